@@ -1,0 +1,81 @@
+# ptrace_profiler - see README.md.  `make`, `make check`, `make demo`.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+PKGS    := libunwind-generic libdw libelf
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wformat=2
+ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+B := build
+SRCS     := $(wildcard src/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/main.c,$(SRCS)))
+HDRS     := $(wildcard include/*.h)
+
+UNIT_SRCS  := $(wildcard test/unit/test_*.c)
+UNIT_BINS  := $(patsubst test/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
+TARGET_SRCS := $(wildcard test/targets/*.c)
+TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS))
+DEMO_BIN := $(B)/demo/workload
+
+.PHONY: all deps check unit integration demo install uninstall clean
+all: ptrace_profiler
+
+ptrace_profiler: $(LIB_OBJS) $(B)/main.o
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: src/%.c $(HDRS) | $(B)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B) $(B)/test $(B)/test/targets $(B)/demo:
+	mkdir -p $@
+
+# --- tests ---------------------------------------------------------------
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | $(B)/test
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
+
+# Targets are built the way the programs they stand for are: optimized,
+# with symbols.  Per-target flags below.
+TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
+$(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
+$(B)/test/targets/%: test/targets/%.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
+
+deps:
+	@sh scripts/install-deps.sh
+
+unit: $(UNIT_BINS)
+	@sh test/run-unit.sh $(UNIT_BINS)
+
+integration: ptrace_profiler $(TARGET_BINS)
+	@bash test/integration.sh
+
+check: deps
+	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS)
+	@sh test/run-unit.sh $(UNIT_BINS)
+	@bash test/integration.sh
+
+$(DEMO_BIN): demo/workload.c | $(B)/demo
+	$(CC) -O1 -g -fno-inline -o $@ $< -pthread
+
+demo: deps
+	@$(MAKE) --no-print-directory ptrace_profiler $(DEMO_BIN)
+	@sh demo/run-demo.sh
+
+install: ptrace_profiler
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 ptrace_profiler $(DESTDIR)$(BINDIR)/ptrace_profiler
+	install -m 0644 man/ptrace_profiler.1 $(DESTDIR)$(MANDIR)/man1/ptrace_profiler.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ptrace_profiler $(DESTDIR)$(MANDIR)/man1/ptrace_profiler.1
+
+clean:
+	rm -rf $(B) ptrace_profiler demo.folded demo.svg

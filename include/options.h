@@ -1,0 +1,50 @@
+/* options.h - command line: what the user asked for, validated.
+ *
+ * Parsing is pure (no I/O besides the error text it fills in), so every rule
+ * about units and bad input is unit-tested.  A bad value yields PARSE_ERROR
+ * and a one-line message naming the value; main() prints it and exits 2.
+ */
+#ifndef PTRACE_PROFILER_OPTIONS_H
+#define PTRACE_PROFILER_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROFILER_VERSION "0.1.0"
+
+enum output_format { FORMAT_FOLDED, FORMAT_STAP };
+
+struct options {
+	pid_t pid;                 /* -p; 0 when a command is launched */
+	char **command;            /* argv after "--"; NULL with -p */
+	uint64_t interval_ns;      /* -d; default 10 ms */
+	uint64_t count;            /* -n sampling rounds; 0 = no limit */
+	uint64_t duration_ns;      /* -t; 0 = no limit */
+	const char *output_path;   /* -o; NULL = stdout */
+	enum output_format format; /* --format */
+};
+
+#define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */
+
+enum parse_result { PARSE_OK, PARSE_EXIT_OK, PARSE_ERROR };
+
+/* "100us", "1.5ms", "2s", "250ns"; a bare number is milliseconds, as in the
+ * original Ptrace_Profiler.  Zero, negative, overflow (> ~584 years),
+ * trailing junk and unknown units are rejected: returns -1. */
+int parse_interval(const char *text, uint64_t *ns_out);
+
+/* A positive decimal integer that fits in 63 bits; anything else is -1. */
+int parse_count(const char *text, uint64_t *out);
+
+/* A positive pid (decimal); anything else is -1.  Existence is not checked. */
+int parse_pid(const char *text, pid_t *out);
+
+/* Fills *o (defaults first).  PARSE_EXIT_OK means --help or --version was
+ * printed to stdout; PARSE_ERROR leaves a one-line message in err. */
+enum parse_result options_parse(int argc, char **argv, struct options *o,
+				char *err, size_t errlen);
+
+void options_print_help(void);
+
+#endif

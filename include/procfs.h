@@ -1,0 +1,65 @@
+/* procfs.h - parsers for the /proc files a sample reads.
+ *
+ * All parsers take a buffer already read (the sampler keeps the files open
+ * and preads them at offset 0), never touch the file system, and accept
+ * truncated or hostile input without reading out of bounds.
+ */
+#ifndef PTRACE_PROFILER_PROCFS_H
+#define PTRACE_PROFILER_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define COMM_MAX 64   /* comm is at most 15 bytes; room for escaping */
+#define KSTACK_MAX 64 /* frames kept from /proc/.../stack */
+#define KSYM_MAX 128  /* a kernel symbol name, truncated beyond */
+
+/* /proc/PID/task/TID/stat: the fields a sample needs. */
+struct task_stat {
+	char state;          /* R, S, D, T, t, Z, X, I, P ... */
+	char comm[COMM_MAX]; /* raw, not sanitized */
+	int processor;       /* CPU it last ran on, -1 if absent */
+};
+
+/* Returns 0, or -1 if the text is not a stat line.  comm may contain
+ * spaces and parentheses: the last ')' ends it. */
+int parse_task_stat(const char *buf, size_t len, struct task_stat *out);
+
+/* The words /proc/PID/status uses for a state letter, "R (running)".
+ * Unknown letters give "? (unknown)". */
+const char *state_description(char state);
+
+/* /proc/PID/task/TID/stack, innermost frame first, as the kernel prints. */
+struct kernel_stack {
+	int depth;
+	char frame[KSTACK_MAX][KSYM_MAX]; /* bare symbol: no [<addr>], offset, module */
+};
+
+/* Parses every "[<addr>] sym+0x1/0x2 [mod]" line; lines that do not parse
+ * are skipped.  Returns the number of frames kept. */
+int parse_kernel_stack(const char *buf, size_t len, struct kernel_stack *out);
+
+/* Removes what is not the target's own kernel work:
+ *  - a stack that passes through a ptrace or job-control stop is our own
+ *    artifact (the thread is still leaving our previous stop): emptied;
+ *  - a stack whose outermost frame is an interrupt entry (asm_sysvec_*,
+ *    asm_common_interrupt...) belongs to a thread preempted in user mode:
+ *    emptied, the user stack alone tells where it was.
+ * Returns the new depth. */
+int kernel_stack_filter(struct kernel_stack *ks);
+
+/* One line of /proc/PID/maps. */
+struct map_entry {
+	uint64_t start, end, offset;
+	char perms[5];
+	uint64_t inode;
+	const char *path; /* points into the parsed line; "" if anonymous */
+};
+
+/* Returns 0, or -1 if the line is not a maps line.  The line need not be
+ * NUL-terminated beyond len; path points into it and runs to the end of
+ * the line (the caller's buffer must stay alive). */
+int parse_maps_line(const char *line, size_t len, struct map_entry *out);
+
+#endif

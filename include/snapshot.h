@@ -1,0 +1,35 @@
+/* snapshot.h - what is copied while a thread is stopped, and nothing more.
+ *
+ * The registers and the live part of the stack (from the stack pointer, less
+ * the red zone, up to the top of the stack mapping, bounded) are everything
+ * the unwinder needs; it runs later, on this copy, while the target runs.
+ */
+#ifndef PTRACE_PROFILER_SNAPSHOT_H
+#define PTRACE_PROFILER_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#define SNAPSHOT_STACK_MAX (256 * 1024) /* deep enough for Oracle stacks */
+#define SNAPSHOT_RED_ZONE 128           /* x86-64 SysV leaf scratch area */
+
+struct snapshot {
+	pid_t tid;
+	struct user_regs_struct regs;
+	uint64_t stack_start; /* target address of stack[0] */
+	size_t stack_len;     /* bytes valid in stack[] */
+	uint8_t stack[SNAPSHOT_STACK_MAX];
+};
+
+/* The thread must be in a ptrace stop.  stack_top is the end of the
+ * thread's stack mapping (0 if unknown: then SNAPSHOT_STACK_MAX is tried
+ * and cut at the first unreadable page).  Returns 0, or -1 with errno. */
+int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s);
+
+/* Bytes of the copy at target address addr, or -1 if not all inside it. */
+int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,
+		  size_t len);
+
+#endif

@@ -1,0 +1,85 @@
+/* target.h - the traced process: its threads and every ptrace call.
+ *
+ * We PTRACE_SEIZE each thread once (no SIGSTOP is sent, the target does not
+ * notice) and only ever stop one thread at a time, for the copy.  Every stop
+ * we did not cause is handed back: a signal-delivery stop is resumed with
+ * its signal, a group stop (SIGSTOP, Ctrl-Z) is left in place with
+ * PTRACE_LISTEN.  If we die, the kernel detaches the seized threads and they
+ * run on: nothing here may leave a thread stopped across a blocking call.
+ */
+#ifndef PTRACE_PROFILER_TARGET_H
+#define PTRACE_PROFILER_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procfs.h"
+
+struct thread {
+	pid_t tid;
+	int stat_fd;        /* /proc/PID/task/TID/stat, kept open */
+	int stack_fd;       /* /proc/PID/task/TID/stack, -1 if unreadable */
+	uint64_t stack_low; /* the mapping holding sp at the last sample; */
+	uint64_t stack_top; /* 0 = not known yet */
+	bool gone;          /* exited: dropped at the next scan */
+	bool group_stop;    /* in a group stop we left in place (LISTEN) */
+	uint64_t samples;
+	char comm[COMM_MAX];
+};
+
+struct target {
+	pid_t pid;          /* thread group id */
+	bool launched;      /* we forked it: we reap it */
+	bool exited;        /* the whole process is gone */
+	int exit_status;    /* wait status of the leader, when launched */
+	bool kernel_stacks; /* /proc/.../stack readable */
+	struct thread *threads;
+	size_t n_threads, cap_threads;
+	uint64_t signals_forwarded;
+};
+
+enum attach_error { ATTACH_OK, ATTACH_NO_PROCESS, ATTACH_DENIED, ATTACH_FAILED };
+
+/* Seizes every thread of pid.  On failure err holds a one-line reason. */
+enum attach_error target_attach(struct target *t, pid_t pid, char *err,
+				size_t errlen);
+
+/* Starts argv[0] (PATH searched) and seizes it once it has exec'd.
+ * Returns 0, or -1 with a reason in err. */
+int target_launch(struct target *t, char **argv, char *err, size_t errlen);
+
+/* Seizes threads created since the last scan, forgets the ones gone. */
+void target_scan_threads(struct target *t);
+
+enum stop_result { STOP_OK, STOP_GONE };
+
+/* Interrupts one thread and waits for it to be stopped.  Stops that are
+ * not ours are handled on the way (signals re-injected).  A thread in a
+ * group stop is already stopped: STOP_OK at once. */
+enum stop_result thread_stop(struct target *t, struct thread *th);
+
+/* Lets a thread stopped by thread_stop() run again. */
+void thread_resume(struct target *t, struct thread *th);
+
+/* Handles events (signal-delivery stops, group stops, exits) until the
+ * absolute CLOCK_MONOTONIC deadline or until *quit becomes nonzero. */
+void target_wait_until(struct target *t, uint64_t deadline_ns,
+		       volatile int *quit);
+
+/* Detaches every thread; the target runs on as if we never came. */
+void target_detach(struct target *t);
+
+/* Frees the thread list (after the summary has been printed). */
+void target_free(struct target *t);
+
+/* Reads a thread's state and kernel stack into the caller's buffers
+ * (pread at 0 of the kept descriptors).  0 or -1 if the thread is gone. */
+int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
+		     struct kernel_stack *ks);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t now_ns(void);
+
+#endif

@@ -1,0 +1,230 @@
+/* sampler.c - the tick loop.
+ *
+ * Per tick and thread: read state and kernel stack from /proc while the
+ * thread runs (once it is stopped they would describe our stop), stop it,
+ * copy registers and live stack, resume it, and only then unwind, name and
+ * count.  Ticks are absolute deadlines; one that has already passed when
+ * the previous round ends is skipped and counted, never made up.
+ */
+#define _GNU_SOURCE
+#include "sampler.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "output.h"
+#include "procfs.h"
+#include "snapshot.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+#define SCAN_INTERVAL_NS 100000000ULL /* look for new threads 10x/s */
+#define KFRAME_MAX (KSYM_MAX + 8)
+
+struct sampler {
+	const struct options *o;
+	struct target *t;
+	struct stack_table *table;
+	FILE *out;
+	struct sampler_result *r;
+	struct modules *modules;
+	struct unwinder *unwinder;
+	struct symbolizer *symbolizer;
+	struct snapshot *snap; /* one copy buffer, reused by every sample */
+	int write_error;
+};
+
+/* The stack mapping holding sp, so the next copies take exactly the live
+ * part.  Read from /proc/PID/maps, after the thread runs again. */
+static void learn_stack_bounds(pid_t pid, struct thread *th, uint64_t sp)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)th->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_entry me;
+		if (parse_maps_line(line, strlen(line), &me) == 0 &&
+		    sp >= me.start && sp < me.end) {
+			th->stack_low = me.start;
+			th->stack_top = me.end;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void record(struct sampler *s, const struct sample_view *v)
+{
+	if (s->o->format == FORMAT_STAP) {
+		if (output_stap_sample(s->out, v) != 0)
+			s->write_error = 1;
+		return;
+	}
+	const char *frames[2 + UNWIND_MAX_FRAMES + KSTACK_MAX];
+	size_t n = sample_frames(v, frames, sizeof(frames) / sizeof(frames[0]));
+	if (stack_table_add(s->table, frames, n, 1) != 0)
+		s->write_error = 1;
+}
+
+static void sample_thread(struct sampler *s, struct thread *th)
+{
+	struct task_stat st;
+	struct kernel_stack ks;
+	if (thread_read_proc(s->t, th, &st, &ks) != 0)
+		return;
+
+	uint64_t t0 = now_ns();
+	if (thread_stop(s->t, th) != STOP_OK)
+		return;
+	int copied = snapshot_capture(th->tid, th->stack_top, s->snap) == 0;
+	thread_resume(s->t, th);
+	uint64_t t1 = now_ns();
+	hist_add(&s->r->frozen, t1 - t0);
+
+	/* --- the thread runs again; everything below is our own time --- */
+	uint64_t ips[UNWIND_MAX_FRAMES];
+	const char *user[UNWIND_MAX_FRAMES];
+	int n_ips = 0, complete = 0;
+	if (copied) {
+		n_ips = unwind_snapshot(s->unwinder, s->snap, ips, UNWIND_MAX_FRAMES, &complete);
+		uint64_t sp = s->snap->regs.rsp;
+		if (sp < th->stack_low || sp >= th->stack_top)
+			learn_stack_bounds(s->t->pid, th, sp);
+	}
+	if (!complete)
+		s->r->unwind_failures++;
+	/* Outermost first, as the folded format wants them. */
+	uint64_t ips_root_first[UNWIND_MAX_FRAMES];
+	for (int i = 0; i < n_ips; i++) {
+		int inner = n_ips - 1 - i;
+		ips_root_first[i] = ips[inner];
+		user[i] = symbolize(s->symbolizer, ips[inner], inner > 0);
+	}
+
+	char kbuf[KSTACK_MAX][KFRAME_MAX];
+	const char *kernel[KSTACK_MAX];
+	int n_k = kernel_stack_filter(&ks);
+	for (int i = 0; i < n_k; i++) {
+		char clean[KSYM_MAX];
+		frame_sanitize(ks.frame[n_k - 1 - i], clean, sizeof(clean));
+		snprintf(kbuf[i], sizeof(kbuf[i]), "%s_[k]", clean);
+		kernel[i] = kbuf[i];
+	}
+
+	/* In a group stop the thread shows 't' to /proc because it is also
+	 * traced; to its user it is stopped. */
+	char state = st.state;
+	if (th->group_stop && state == 't')
+		state = 'T';
+	char comm[COMM_MAX];
+	frame_sanitize(st.comm, comm, sizeof(comm));
+	memcpy(th->comm, comm, sizeof(comm));
+
+	struct sample_view v = {
+		.thread = comm,
+		.state = state_description(state),
+		.user = user,
+		.user_ip = ips_root_first,
+		.n_user = (size_t)n_ips,
+		.kernel = kernel,
+		.n_kernel = (size_t)n_k,
+	};
+	record(s, &v);
+	th->samples++;
+	s->r->samples++;
+	hist_add(&s->r->work, now_ns() - t1);
+}
+
+int sampler_run(const struct options *o, struct target *t,
+		struct stack_table *table, FILE *out, volatile int *quit,
+		struct sampler_result *r)
+{
+	struct sampler s = { .o = o, .t = t, .table = table, .out = out, .r = r };
+	memset(r, 0, sizeof(*r));
+	s.snap = malloc(sizeof(*s.snap));
+	s.modules = modules_open(t->pid);
+	s.unwinder = s.modules ? unwinder_new(s.modules) : NULL;
+	s.symbolizer = s.modules ? symbolizer_new(s.modules) : NULL;
+	if (!s.snap || !s.unwinder || !s.symbolizer) {
+		fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
+			(int)t->pid);
+		s.write_error = 1;
+		goto out;
+	}
+
+	uint64_t start = now_ns(), deadline = start, last_scan = start;
+	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
+	while (!*quit && !t->exited && !s.write_error) {
+		if (o->count && r->rounds >= o->count)
+			break;
+		if (now_ns() >= end)
+			break;
+		for (size_t i = 0; i < t->n_threads && !*quit; i++)
+			if (!t->threads[i].gone)
+				sample_thread(&s, &t->threads[i]);
+		r->rounds++;
+		if (o->count && r->rounds >= o->count)
+			break;
+
+		uint64_t now = now_ns();
+		if (now - last_scan >= SCAN_INTERVAL_NS) {
+			target_scan_threads(t);
+			last_scan = now;
+		}
+		deadline += o->interval_ns;
+		if (now >= deadline) {
+			uint64_t missed = (now - deadline) / o->interval_ns + 1;
+			r->skipped_ticks += missed;
+			deadline += missed * o->interval_ns;
+		}
+		target_wait_until(t, deadline < end ? deadline : end, quit);
+	}
+	r->wall_ns = now_ns() - start;
+out:
+	symbolizer_free(s.symbolizer);
+	unwinder_free(s.unwinder);
+	modules_close(s.modules);
+	free(s.snap);
+	return s.write_error ? -1 : 0;
+}
+
+static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
+{
+	if (!h->count) {
+		fprintf(f, "  %-22s none\n", what);
+		return;
+	}
+	fprintf(f, "  %-22s mean %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", what,
+		(double)h->total_ns / (double)h->count / 1e3,
+		(double)hist_quantile(h, 0.50) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
+		(double)h->max_ns / 1e3);
+}
+
+void sampler_print_summary(FILE *f, const struct options *o,
+			   const struct target *t, const struct sampler_result *r)
+{
+	double wall_s = (double)r->wall_ns / 1e9;
+	double asked = 1e9 / (double)o->interval_ns;
+	double achieved = wall_s > 0 ? (double)r->rounds / wall_s : 0;
+	fprintf(f, "ptrace_profiler: process %d, %" PRIu64 " rounds in %.3f s, %" PRIu64
+		" thread samples\n", (int)t->pid, r->rounds, wall_s, r->samples);
+	fprintf(f, "  rate                   asked %.1f/s, achieved %.1f/s (%.0f%%), skipped ticks %" PRIu64 "\n",
+		asked, achieved, asked > 0 ? 100.0 * achieved / asked : 0, r->skipped_ticks);
+	for (size_t i = 0; i < t->n_threads; i++)
+		fprintf(f, "  thread %-7d %-15s %" PRIu64 " samples\n", (int)t->threads[i].tid,
+			t->threads[i].comm, t->threads[i].samples);
+	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
+		r->unwind_failures, r->samples);
+	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of wall time\n",
+		(double)r->frozen.total_ns / 1e6,
+		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / (double)r->wall_ns : 0);
+	print_hist(f, "stopped per sample", &r->frozen);
+	print_hist(f, "work per sample", &r->work);
+	if (t->signals_forwarded)
+		fprintf(f, "  signals forwarded      %" PRIu64 "\n", t->signals_forwarded);
+}

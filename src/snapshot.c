@@ -1,0 +1,79 @@
+/* snapshot.c - copy registers and the live stack of a stopped thread. */
+#define _GNU_SOURCE
+#include "snapshot.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+/* process_vm_readv does not split an iovec on a fault, so the unbounded
+ * case (stack top unknown) is read page by page: it stops at the first
+ * unmapped page instead of failing the whole copy. */
+#define PAGE 4096
+
+static size_t read_pages(pid_t tid, uint64_t start, uint8_t *buf, size_t len)
+{
+	struct iovec local[SNAPSHOT_STACK_MAX / PAGE + 1];
+	struct iovec remote[SNAPSHOT_STACK_MAX / PAGE + 1];
+	size_t n = 0, off = 0;
+
+	while (off < len) {
+		/* First chunk ends at a page boundary, the rest are pages. */
+		size_t chunk = PAGE - ((start + off) % PAGE);
+		if (chunk > len - off)
+			chunk = len - off;
+		local[n].iov_base = buf + off;
+		local[n].iov_len = chunk;
+		remote[n].iov_base = (void *)(uintptr_t)(start + off);
+		remote[n].iov_len = chunk;
+		n++;
+		off += chunk;
+	}
+	ssize_t got = process_vm_readv(tid, local, n, remote, n, 0);
+	return got < 0 ? 0 : (size_t)got;
+}
+
+int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
+{
+	s->tid = tid;
+	s->stack_len = 0;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) != 0)
+		return -1;
+
+	uint64_t sp = s->regs.rsp;
+	uint64_t start = sp > SNAPSHOT_RED_ZONE ? sp - SNAPSHOT_RED_ZONE : 0;
+	s->stack_start = start;
+
+	if (stack_top > sp && stack_top - start <= SNAPSHOT_STACK_MAX) {
+		/* The usual case: one contiguous copy of exactly the live part. */
+		size_t len = stack_top - start;
+		struct iovec local = { s->stack, len };
+		struct iovec remote = { (void *)(uintptr_t)start, len };
+		ssize_t got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		if (got > 0) {
+			s->stack_len = (size_t)got;
+			return 0;
+		}
+		/* The mapping changed under us: fall back to page-wise. */
+	}
+	size_t len = SNAPSHOT_STACK_MAX;
+	if (stack_top > sp && stack_top - start < len)
+		len = stack_top - start;
+	s->stack_len = read_pages(tid, start, s->stack, len);
+	if (s->stack_len == 0) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,
+		  size_t len)
+{
+	if (addr < s->stack_start || addr - s->stack_start > s->stack_len ||
+	    len > s->stack_len - (addr - s->stack_start))
+		return -1;
+	memcpy(out, s->stack + (addr - s->stack_start), len);
+	return 0;
+}

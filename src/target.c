@@ -1,0 +1,450 @@
+/* target.c - seize, stop, resume and release the target's threads. */
+#define _GNU_SOURCE
+#include "target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static struct thread *find_thread(struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->n_threads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	return NULL;
+}
+
+static void close_thread(struct thread *th)
+{
+	if (th->stat_fd >= 0)
+		close(th->stat_fd);
+	if (th->stack_fd >= 0)
+		close(th->stack_fd);
+	th->stat_fd = th->stack_fd = -1;
+}
+
+static int open_task_file(pid_t pid, pid_t tid, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Seizes one thread and opens the /proc files a sample re-reads.
+ * Returns 0, or the errno of PTRACE_SEIZE. */
+static int add_thread(struct target *t, pid_t tid)
+{
+	if (t->n_threads == t->cap_threads) {
+		size_t cap = t->cap_threads ? t->cap_threads * 2 : 8;
+		struct thread *n = realloc(t->threads, cap * sizeof(*n));
+		if (!n)
+			return ENOMEM;
+		t->threads = n;
+		t->cap_threads = cap;
+	}
+	/* No options: in particular no PTRACE_O_EXITKILL, so that if the
+	 * profiler dies the kernel detaches and the target runs on. */
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+		return errno;
+	struct thread *th = &t->threads[t->n_threads++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->stat_fd = open_task_file(t->pid, tid, "stat");
+	th->stack_fd = t->kernel_stacks ? open_task_file(t->pid, tid, "stack") : -1;
+	return 0;
+}
+
+static void remove_gone_threads(struct target *t)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < t->n_threads; i++) {
+		if (t->threads[i].gone) {
+			close_thread(&t->threads[i]);
+			continue;
+		}
+		t->threads[j++] = t->threads[i];
+	}
+	t->n_threads = j;
+}
+
+/* Seizes every task of the process not seized yet.  Returns the first
+ * seize error other than ESRCH (a thread that just ended), else 0. */
+static int seize_new_tasks(struct target *t)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? ESRCH : errno;
+	int first_err = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0 || find_thread(t, (pid_t)tid))
+			continue;
+		int err = add_thread(t, (pid_t)tid);
+		if (err && err != ESRCH && !first_err)
+			first_err = err;
+	}
+	closedir(d);
+	return first_err;
+}
+
+void target_scan_threads(struct target *t)
+{
+	remove_gone_threads(t);
+	if (!t->exited)
+		seize_new_tasks(t);
+}
+
+/* TracerPid from /proc/PID/status: who already traces it, 0 if nobody. */
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	pid_t tracer = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+static void comm_of(pid_t pid, char *out, size_t outsz)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	out[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, out, outsz - 1);
+	close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void init_target(struct target *t, pid_t pid)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	/* Reading another task's kernel stack needs CAP_SYS_ADMIN: probe once. */
+	char path[64], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->kernel_stacks = fd >= 0 && read(fd, buf, sizeof(buf)) >= 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+static void explain_denied(pid_t pid, int err, char *msg, size_t len)
+{
+	int scope = -1;
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = -1;
+		fclose(f);
+	}
+	char yama[96] = "";
+	if (scope > 0)
+		snprintf(yama, sizeof(yama), "; kernel.yama.ptrace_scope is %d", scope);
+	snprintf(msg, len,
+		 "cannot trace process %d: %s (run as root or with CAP_SYS_PTRACE%s)",
+		 (int)pid, strerror(err), yama);
+}
+
+enum attach_error target_attach(struct target *t, pid_t pid, char *err,
+				size_t errlen)
+{
+	init_target(t, pid);
+	if (kill(pid, 0) != 0 && errno == ESRCH) {
+		snprintf(err, errlen, "no such process: %d", (int)pid);
+		return ATTACH_NO_PROCESS;
+	}
+	pid_t tracer = tracer_of(pid);
+	if (tracer > 0 && tracer != getpid()) {
+		char comm[32];
+		comm_of(tracer, comm, sizeof(comm));
+		snprintf(err, errlen,
+			 "process %d is already traced by process %d (%s); only one tracer at a time",
+			 (int)pid, (int)tracer, comm[0] ? comm : "?");
+		return ATTACH_DENIED;
+	}
+	int e = seize_new_tasks(t);
+	if (t->n_threads == 0) {
+		if (e == ESRCH || e == 0) {
+			snprintf(err, errlen, "no such process: %d", (int)pid);
+			return ATTACH_NO_PROCESS;
+		}
+		if (e == EPERM || e == EACCES) {
+			explain_denied(pid, e, err, errlen);
+			return ATTACH_DENIED;
+		}
+		snprintf(err, errlen, "cannot trace process %d: %s", (int)pid, strerror(e));
+		return ATTACH_FAILED;
+	}
+	return ATTACH_OK;
+}
+
+int target_launch(struct target *t, char **argv, char *err, size_t errlen)
+{
+	int go[2], status_pipe[2];
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	pid_t child = fork();
+	if (child < 0) {
+		snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (child == 0) {
+		/* Undo what the profiler set up for itself before exec. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (int s = 1; s < NSIG; s++)
+			signal(s, SIG_DFL);
+		char c;
+		/* Wait until the parent has seized us, so the run is profiled
+		 * from its first instruction. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(status_pipe[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(status_pipe[1]);
+	init_target(t, child);
+	t->launched = true;
+	int e = add_thread(t, child);
+	if (write(go[1], "g", 1) != 1 && !e)
+		e = errno;
+	close(go[1]);
+	int exec_err = 0;
+	ssize_t n;
+	do
+		n = read(status_pipe[0], &exec_err, sizeof(exec_err));
+	while (n < 0 && errno == EINTR);
+	close(status_pipe[0]);
+	if (e || n > 0) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(n > 0 ? exec_err : e));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, __WALL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Marks a thread gone; the leader's end is the process's end. */
+static void thread_ended(struct target *t, struct thread *th, pid_t tid, int status)
+{
+	if (th)
+		th->gone = true;
+	if (tid == t->pid) {
+		t->exited = true;
+		t->exit_status = status;
+	}
+}
+
+/* A stop we did not ask for: hand it back unchanged. */
+static void handle_event(struct target *t, pid_t tid, int status)
+{
+	struct thread *th = find_thread(t, tid);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		thread_ended(t, th, tid, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	int sig = WSTOPSIG(status);
+	int event = status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		if (is_stop_signal(sig)) {
+			/* Group stop (SIGSTOP, Ctrl-Z): it stays stopped, yet
+			 * we keep hearing about SIGCONT. */
+			if (th)
+				th->group_stop = true;
+			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
+		} else {
+			if (th)
+				th->group_stop = false;
+			ptrace(PTRACE_CONT, tid, NULL, NULL);
+		}
+	} else if (event == 0) {
+		/* Signal-delivery stop: deliver the signal as it came. */
+		t->signals_forwarded++;
+		ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);
+	} else {
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+	}
+}
+
+enum stop_result thread_stop(struct target *t, struct thread *th)
+{
+	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
+		th->gone = true;
+		return STOP_GONE;
+	}
+	for (;;) {
+		int status;
+		pid_t r = waitpid(th->tid, &status, __WALL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue; /* finish this stop even on Ctrl-C */
+			th->gone = true;
+			return STOP_GONE;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			thread_ended(t, th, th->tid, status);
+			return STOP_GONE;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		if ((status >> 16) == PTRACE_EVENT_STOP) {
+			/* Our trap (SIGTRAP), or a group stop that came first. */
+			th->group_stop = is_stop_signal(WSTOPSIG(status));
+			return STOP_OK;
+		}
+		/* A signal arrived before our trap: deliver it, our trap
+		 * is still pending and comes next. */
+		handle_event(t, th->tid, status);
+	}
+}
+
+void thread_resume(struct target *t, struct thread *th)
+{
+	(void)t;
+	if (th->group_stop)
+		ptrace(PTRACE_LISTEN, th->tid, NULL, NULL);
+	else
+		ptrace(PTRACE_CONT, th->tid, NULL, NULL);
+}
+
+void target_wait_until(struct target *t, uint64_t deadline_ns, volatile int *quit)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		int status;
+		pid_t tid;
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+			handle_event(t, tid, status);
+		if (*quit || t->exited)
+			return;
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t left = deadline_ns - now;
+		struct timespec ts = { (time_t)(left / 1000000000ULL),
+				       (long)(left % 1000000000ULL) };
+		/* SIGCHLD is blocked: it wakes us here for any tracee event,
+		 * so a signal for the target waits for no tick. */
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+void target_detach(struct target *t)
+{
+	for (size_t i = 0; i < t->n_threads; i++) {
+		struct thread *th = &t->threads[i];
+		if (th->gone)
+			continue;
+		/* PTRACE_DETACH needs a stopped tracee. */
+		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0)
+			continue;
+		int sig = 0;
+		for (;;) {
+			int status;
+			pid_t r = waitpid(th->tid, &status, __WALL);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+				th->gone = true;
+				break;
+			}
+			if (WIFSTOPPED(status) && (status >> 16) == 0) {
+				/* A signal on its way: detach with it below. */
+				sig = WSTOPSIG(status);
+				t->signals_forwarded++;
+				if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)sig) == 0) {
+					th->gone = true;
+					break;
+				}
+				continue;
+			}
+			if (WIFSTOPPED(status))
+				break;
+		}
+		if (!th->gone)
+			ptrace(PTRACE_DETACH, th->tid, NULL, NULL);
+		th->gone = true;
+	}
+	/* The thread list stays for the summary; target_free() drops it. */
+	for (size_t i = 0; i < t->n_threads; i++)
+		close_thread(&t->threads[i]);
+}
+
+void target_free(struct target *t)
+{
+	free(t->threads);
+	t->threads = NULL;
+	t->n_threads = t->cap_threads = 0;
+}
+
+static ssize_t pread_all(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+	do
+		n = pread(fd, buf, len, 0);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
+		     struct kernel_stack *ks)
+{
+	char buf[4096];
+	ssize_t n = th->stat_fd >= 0 ? pread_all(th->stat_fd, buf, sizeof(buf)) : -1;
+	if (n <= 0 || parse_task_stat(buf, (size_t)n, st) != 0) {
+		th->gone = true;
+		return -1;
+	}
+	ks->depth = 0;
+	if (th->stack_fd >= 0 && t->kernel_stacks) {
+		n = pread_all(th->stack_fd, buf, sizeof(buf));
+		if (n > 0)
+			parse_kernel_stack(buf, (size_t)n, ks);
+	}
+	return 0;
+}
