@@ -54,12 +54,13 @@ struct map_entry {
 	uint64_t start, end, offset;
 	char perms[5];
 	uint64_t inode;
-	const char *path; /* points into the parsed line; "" if anonymous */
+	const char *path; /* points into the parsed line, not NUL-terminated */
+	size_t path_len;  /* 0 if anonymous; "[stack]", "/x (deleted)" kept whole */
 };
 
 /* Returns 0, or -1 if the line is not a maps line.  The line need not be
- * NUL-terminated beyond len; path points into it and runs to the end of
- * the line (the caller's buffer must stay alive). */
+ * NUL-terminated; path points into it (the caller's buffer must stay
+ * alive) and runs to the end of the line, newline excluded. */
 int parse_maps_line(const char *line, size_t len, struct map_entry *out);
 
 #endif

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "symbolize.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,7 +115,10 @@ static void lookup(struct symbolizer *s, uint64_t addr, char *out, size_t outsz)
 	 * symbol's extent.  Size-less symbols (hand-written assembly) only
 	 * name their own first instruction. */
 	if (name && name[0] && (sym.st_size ? off < sym.st_size : off == 0)) {
-		frame_sanitize(name, out, outsz);
+		/* "clock_gettime@@GLIBC_2.17": the version is not the name. */
+		char plain[NAME_MAX_LEN];
+		snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(name, "@"), name);
+		frame_sanitize(plain, out, outsz);
 		return;
 	}
 	const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);

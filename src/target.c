@@ -21,6 +21,10 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+#ifndef STOP_SPIN_NS
+#define STOP_SPIN_NS 50000ULL
+#endif
+
 static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -315,9 +319,18 @@ enum stop_result thread_stop(struct target *t, struct thread *th)
 		th->gone = true;
 		return STOP_GONE;
 	}
+	uint64_t spin_until = now_ns() + STOP_SPIN_NS;
 	for (;;) {
 		int status;
-		pid_t r = waitpid(th->tid, &status, __WALL);
+		/* Spin briefly before sleeping in waitpid: a running thread traps
+		 * within microseconds, and a sleeping tracer needs a cross-CPU
+		 * wake-up that costs more than the whole copy. */
+		pid_t r = waitpid(th->tid, &status, __WALL | WNOHANG);
+		if (r == 0) {
+			if (now_ns() < spin_until)
+				continue;
+			r = waitpid(th->tid, &status, __WALL);
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue; /* finish this stop even on Ctrl-C */

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/run.sh - what a profiler costs its target, side by side in one run.
+#
+# For each interval (100us, 1ms, 10ms) and each tool, a fresh freeze_target
+# runs for $SECONDS_PER_RUN seconds while the tool samples it; rounds are
+# interleaved (every tool once per round, in turn) so that the machine's
+# drifting noise hits every tool alike.  Reported per tool and interval,
+# as medians over the rounds:
+#   rate      samples per second achieved
+#   excess    target-seen frozen time per sample: (gap time under the tool
+#             - gap time of the unprofiled baseline) / samples
+#   p50/p99   of the gaps the target saw (background gaps included)
+#   own       frozen time per sample as the tool itself measures it
+#   cpu       profiler CPU time (user+sys) per sample
+#   lost      target throughput lost against the baseline
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECONDS:-2}
+B=build/bench
+PP=./ptrace_profiler
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+[ "$(id -u)" = 0 ] || { echo "bench: needs root (ptrace of a non-child, /proc/PID/stack)"; exit 1; }
+
+ns_of() { case $1 in *us) echo $(( ${1%us} * 1000 ));; *ms) echo $(( ${1%ms} * 1000000 ));; esac; }
+
+# run_one TOOL INTERVAL ROUND -> appends "tool interval samples gap_total_us iters p50 p99 own_us cpu_us" to $OUT/rows
+run_one() {
+	local tool=$1 iv=$2 report=$OUT/r.$1.$2.$3 log=$OUT/log.$1.$2.$3
+	local ns count samples=0 own=0 cpu=0
+	ns=$(ns_of "$iv")
+	count=$(( SECS * 1000000000 / ns ))
+	$B/freeze_target "$SECS" "$report" &
+	local pid=$!
+	sleep 0.05
+	local t0 t1
+	case $tool in
+	baseline) ;;
+	bare)
+		/usr/bin/time -f "%U %S" -o "$OUT/time" $B/bare_loop $pid "$ns" "$count" >"$log" 2>&1 || true
+		samples=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' "$log")
+		own=$(sed -n 's/.*frozen_mean_us=\([0-9.]*\).*/\1/p' "$log")
+		;;
+	ptrace_profiler)
+		/usr/bin/time -f "%U %S" -o "$OUT/time" $PP -p $pid -d "$iv" -n "$count" >/dev/null 2>"$log" || true
+		samples=$(sed -n 's/.* \([0-9]*\) thread samples.*/\1/p' "$log")
+		own=$(sed -n 's/.*stopped per sample *mean \([0-9.]*\) us.*/\1/p' "$log")
+		;;
+	eu-stack)
+		# One eu-stack process per sample, as a script around it would do.
+		local end=$(( $(date +%s%N) + SECS * 1000000000 - 100000000 ))
+		: >"$OUT/time.acc"
+		while [ "$(date +%s%N)" -lt "$end" ]; do
+			/usr/bin/time -a -f "%U %S" -o "$OUT/time.acc" eu-stack -p $pid >/dev/null 2>&1 || true
+			samples=$((samples + 1))
+			sleep "$(awk -v n="$ns" 'BEGIN{printf "%.6f", n/1e9}')"
+		done
+		awk '{u+=$1; s+=$2} END{print u, s}' "$OUT/time.acc" >"$OUT/time"
+		own=0
+		;;
+	perf)
+		local hz=$(( 1000000000 / ns ))
+		/usr/bin/time -f "%U %S" -o "$OUT/time" perf record -q -g -F "$hz" -p $pid -o "$OUT/perf.data" -- sleep "$SECS" >/dev/null 2>&1 || true
+		samples=$(perf report -i "$OUT/perf.data" --stdio -q --sort pid 2>/dev/null | awk '/freeze_target/{n++} END{print n+0}')
+		samples=$(perf script -i "$OUT/perf.data" -F ip 2>/dev/null | grep -c . || true)
+		own=0
+		;;
+	esac
+	wait $pid || true
+	if [ "$tool" != baseline ]; then
+		cpu=$(awk -v n="${samples:-0}" '{ if (n > 0) printf "%.1f", ($1 + $2) * 1e6 / n; else print 0 }' "$OUT/time")
+	fi
+	local iters gap p50 p99
+	iters=$(sed -n 's/.*iterations=\([0-9]*\).*/\1/p' "$report")
+	gap=$(sed -n 's/.*gap_total_us=\([0-9.]*\).*/\1/p' "$report")
+	p50=$(sed -n 's/.*p50_us=\([0-9.]*\).*/\1/p' "$report")
+	p99=$(sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p' "$report")
+	echo "$tool $iv ${samples:-0} $gap $iters $p50 $p99 ${own:-0} ${cpu:-0}" >>"$OUT/rows"
+}
+
+tools="baseline bare ptrace_profiler"
+command -v eu-stack >/dev/null && have_eu=1 || have_eu=0
+command -v perf >/dev/null && perf record -q -o /dev/null -- true >/dev/null 2>&1 && have_perf=1 || have_perf=0
+
+echo "bench: $(nproc) CPUs, $(uname -r), $ROUNDS rounds x ${SECS}s per tool and interval"
+for r in $(seq "$ROUNDS"); do
+	for iv in 100us 1ms 10ms; do
+		for tool in $tools; do run_one "$tool" "$iv" "$r"; done
+		[ "$iv" = 10ms ] && [ $have_eu = 1 ] && run_one eu-stack "$iv" "$r"
+		[ "$iv" = 1ms ] && [ $have_perf = 1 ] && run_one perf "$iv" "$r"
+	done
+	echo "bench: round $r done" >&2
+done
+
+# -d 100us -n 5000: wall time to completion, profiler vs bare loop.
+for r in $(seq "$ROUNDS"); do
+	$B/freeze_target 30 /dev/null & pid=$!; sleep 0.05
+	s=$(date +%s%N); $B/bare_loop $pid 100000 5000 >/dev/null; e=$(date +%s%N)
+	echo "bare $(( (e - s) / 1000000 ))" >>"$OUT/n5000"
+	s=$(date +%s%N); $PP -p $pid -d 100us -n 5000 >/dev/null 2>&1; e=$(date +%s%N)
+	echo "ptrace_profiler $(( (e - s) / 1000000 ))" >>"$OUT/n5000"
+	kill $pid; wait $pid 2>/dev/null || true
+done
+
+awk '
+function median(arr, n,   i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && arr[j-1] > arr[j]; j--) { t = arr[j]; arr[j] = arr[j-1]; arr[j-1] = t }
+	return n % 2 ? arr[(n+1)/2] : (arr[n/2] + arr[n/2+1]) / 2
+}
+FNR == NR {
+	key = $1 " " $2; n[key]++; k = n[key]
+	samples[key, k] = $3; gap[key, k] = $4; iters[key, k] = $5
+	p50[key, k] = $6; p99[key, k] = $7; own[key, k] = $8; cpu[key, k] = $9
+	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+	next
+}
+{ wall[$1, ++nw[$1]] = $2 }
+END {
+	printf "\n%-16s %-6s %9s %10s %9s %9s %9s %9s %8s\n", "tool", "every", "rate/s", "excess_us", "gap_p50", "gap_p99", "own_us", "cpu_us", "lost%"
+	for (i = 1; i <= nk; i++) {
+		key = order[i]; split(key, kk, " "); base = "baseline " kk[2]
+		m = n[key]
+		for (j = 1; j <= m; j++) {
+			rate[j] = samples[key, j] / secs
+			ex[j] = samples[key, j] > 0 ? (gap[key, j] - gap[base, j]) / samples[key, j] : 0
+			a50[j] = p50[key, j]; a99[j] = p99[key, j]; ow[j] = own[key, j]; cp[j] = cpu[key, j]
+			lost[j] = iters[base, j] > 0 ? 100 * (iters[base, j] - iters[key, j]) / iters[base, j] : 0
+		}
+		printf "%-16s %-6s %9.0f %10.1f %9.0f %9.0f %9.1f %9.1f %8.2f\n", kk[1], kk[2],
+			median(rate, m), median(ex, m), median(a50, m), median(a99, m), median(ow, m), median(cp, m), median(lost, m)
+	}
+	printf "\n-d 100us -n 5000, wall ms (median): "
+	for (t in nw) { for (j = 1; j <= nw[t]; j++) w[j] = wall[t, j]; printf "%s %d  ", t, median(w, nw[t]) }
+	printf "\n"
+}' secs="$SECS" "$OUT/rows" "$OUT/n5000"

@@ -1,0 +1,228 @@
+/* options.c - command line parsing; see options.h for the rules. */
+#define _GNU_SOURCE
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Splits "1.5ms" into an exact decimal value times a unit, without floating
+ * point: 1.5ms = 15 * 10^5 ns.  Returns -1 on anything but digits, at most
+ * one '.', and one of the units (or none: ms). */
+int parse_interval(const char *text, uint64_t *ns_out)
+{
+	if (!text || !isdigit((unsigned char)text[0]))
+		return -1; /* also rejects "", "-5ms", "+5", " 5" */
+	const char *p = text;
+	uint64_t whole = 0, frac = 0, frac_scale = 1;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (frac_scale >= 1000000000ULL)
+				return -1; /* finer than 1 ns in any unit */
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			frac_scale *= 10;
+		}
+	}
+	uint64_t unit;
+	if (*p == '\0' || strcmp(p, "ms") == 0)
+		unit = 1000000ULL;
+	else if (strcmp(p, "ns") == 0)
+		unit = 1ULL;
+	else if (strcmp(p, "us") == 0)
+		unit = 1000ULL;
+	else if (strcmp(p, "s") == 0)
+		unit = 1000000000ULL;
+	else
+		return -1;
+	if (whole > UINT64_MAX / unit)
+		return -1;
+	uint64_t ns = whole * unit;
+	uint64_t frac_ns = frac * unit / frac_scale; /* frac < frac_scale: no overflow */
+	if (frac * unit % frac_scale != 0)
+		return -1; /* e.g. "1.5ns": not a whole number of ns */
+	if (ns > UINT64_MAX - frac_ns)
+		return -1;
+	ns += frac_ns;
+	if (ns == 0 || ns > (uint64_t)INT64_MAX)
+		return -1;
+	*ns_out = ns;
+	return 0;
+}
+
+int parse_count(const char *text, uint64_t *out)
+{
+	if (!text || !isdigit((unsigned char)text[0]))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || *end || v == 0 || v > (unsigned long long)INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_pid(const char *text, pid_t *out)
+{
+	uint64_t v;
+	if (parse_count(text, &v) != 0 || v > 0x7fffffff)
+		return -1;
+	*out = (pid_t)v;
+	return 0;
+}
+
+void options_print_help(void)
+{
+	printf(
+"Usage: ptrace_profiler -p PID [OPTIONS]\n"
+"       ptrace_profiler [OPTIONS] -- COMMAND [ARGS...]\n"
+"\n"
+"Sample where a live process spends its wall-clock time, on and off CPU.\n"
+"Each tick reads every thread's state and kernel stack from /proc, stops\n"
+"the thread just long enough to copy its registers and live stack, lets it\n"
+"run, and then unwinds and names the copy. Output is folded stacks\n"
+"(thread;state;user frames;kernel frames_[k] COUNT) for flamegraph.pl.\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID          profile this running process (all its threads)\n"
+"  -d, --delay INTERVAL   time between samples: 100us, 1.5ms, 2s, 500ns;\n"
+"                         a bare number means milliseconds (default 10ms)\n"
+"  -n, --count N          stop after N sampling rounds\n"
+"  -t, --duration TIME    stop after TIME (same units as --delay)\n"
+"  -o, --output FILE      write the profile to FILE (default: stdout)\n"
+"      --format FORMAT    folded (default) or stap (the original\n"
+"                         Ptrace_Profiler's per-sample blocks)\n"
+"  -h, --help             show this help\n"
+"  -V, --version          show the version\n"
+"\n"
+"Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM or the target's\n"
+"exit; in every case it detaches and writes what it collected. A summary\n"
+"(rate reached, how long the target was kept stopped) goes to stderr.\n"
+"A COMMAND is started, profiled, and ended with the run if still alive.\n"
+"\n"
+"Examples:\n"
+"  ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded\n"
+"  flamegraph.pl out.folded > out.svg\n"
+"  ptrace_profiler -p 1234 -t 30s -o db.folded     # 30 s at 100 samples/s\n"
+"  ptrace_profiler -d 1ms -- ./myprog --its-args   # launch and profile\n"
+"  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
+"\n"
+"Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
+"kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n");
+}
+
+static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return PARSE_ERROR;
+}
+
+enum { OPT_FORMAT = 256 };
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 't' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The option as the user wrote it, for messages: "-d" or "--delay". */
+static const char *spelled(int argc, char **argv, int index)
+{
+	return index > 0 && index < argc ? argv[index] : "option";
+}
+
+enum parse_result options_parse(int argc, char **argv, struct options *o,
+				char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_ns = DEFAULT_INTERVAL_NS;
+	o->format = FORMAT_FOLDED;
+	err[0] = '\0';
+
+	opterr = 0;
+	optind = 0; /* glibc: full re-initialization, so tests can call us again */
+	bool have_pid = false;
+	for (;;) {
+		int prev = optind ? optind : 1;
+		int c = getopt_long(argc, argv, "+:p:d:n:t:o:hV", long_options, NULL);
+		if (c == -1)
+			break;
+		const char *arg = optarg;
+		switch (c) {
+		case 'p':
+			if (parse_pid(arg, &o->pid) != 0)
+				return fail(err, errlen, "invalid pid '%s' for -p: expected a positive integer", arg);
+			have_pid = true;
+			break;
+		case 'd':
+			if (parse_interval(arg, &o->interval_ns) != 0)
+				return fail(err, errlen, "invalid interval '%s' for -d: expected a positive number with unit ns, us, ms or s", arg);
+			break;
+		case 'n':
+			if (parse_count(arg, &o->count) != 0)
+				return fail(err, errlen, "invalid count '%s' for -n: expected a positive integer", arg);
+			break;
+		case 't':
+			if (parse_interval(arg, &o->duration_ns) != 0)
+				return fail(err, errlen, "invalid duration '%s' for -t: expected a positive number with unit ns, us, ms or s", arg);
+			break;
+		case 'o':
+			if (!arg[0])
+				return fail(err, errlen, "invalid output file '' for -o");
+			o->output_path = arg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(arg, "folded") == 0)
+				o->format = FORMAT_FOLDED;
+			else if (strcmp(arg, "stap") == 0)
+				o->format = FORMAT_STAP;
+			else
+				return fail(err, errlen, "unknown format '%s' for --format: expected folded or stap", arg);
+			break;
+		case 'h':
+			options_print_help();
+			return PARSE_EXIT_OK;
+		case 'V':
+			printf("ptrace_profiler %s\n", PROFILER_VERSION);
+			return PARSE_EXIT_OK;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", spelled(argc, argv, prev));
+		default:
+			if (optopt && optopt != '?')
+				return fail(err, errlen, "unknown option '-%c'", optopt);
+			return fail(err, errlen, "unknown option '%s'", spelled(argc, argv, prev));
+		}
+	}
+	if (optind < argc) {
+		/* "--" ends the options; without it the first operand does. */
+		o->command = &argv[optind];
+	}
+	if (have_pid && o->command)
+		return fail(err, errlen, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
+	if (!have_pid && !o->command)
+		return fail(err, errlen, "no target: give -p PID or -- COMMAND");
+	return PARSE_OK;
+}

@@ -1,0 +1,209 @@
+/* procfs.c - parsers for /proc/PID/task/TID/{stat,stack} and maps lines.
+ * Inputs are bounded by len and need not be NUL-terminated. */
+#define _GNU_SOURCE
+#include "procfs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The last occurrence of c in buf[0..len). */
+static const char *last_of(const char *buf, size_t len, char c)
+{
+	return len ? memrchr(buf, c, len) : NULL;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
+{
+	const char *open = len ? memchr(buf, '(', len) : NULL;
+	const char *close = last_of(buf, len, ')');
+	if (!open || !close || close < open)
+		return -1;
+	size_t comm_len = (size_t)(close - open - 1);
+	if (comm_len >= sizeof(out->comm))
+		comm_len = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, comm_len);
+	out->comm[comm_len] = '\0';
+
+	const char *p = close + 1, *end = buf + len;
+	if (end - p < 2 || p[0] != ' ' || p[1] == ' ' || p[1] == '\n')
+		return -1;
+	out->state = p[1];
+	out->processor = -1;
+	/* Fields after comm: state is field 3; processor is field 39. */
+	int field = 3;
+	for (p += 2; p < end && *p != '\n'; p++) {
+		if (*p != ' ')
+			continue;
+		field++;
+		if (field == 39) {
+			const char *q = p + 1;
+			int v = 0, digits = 0;
+			while (q < end && *q >= '0' && *q <= '9' && digits < 9) {
+				v = v * 10 + (*q++ - '0');
+				digits++;
+			}
+			if (digits)
+				out->processor = v;
+			break;
+		}
+	}
+	return 0;
+}
+
+const char *state_description(char state)
+{
+	switch (state) {
+	case 'R': return "R (running)";
+	case 'S': return "S (sleeping)";
+	case 'D': return "D (disk sleep)";
+	case 'T': return "T (stopped)";
+	case 't': return "t (tracing stop)";
+	case 'X': return "X (dead)";
+	case 'x': return "x (dead)";
+	case 'Z': return "Z (zombie)";
+	case 'P': return "P (parked)";
+	case 'I': return "I (idle)";
+	case 'W': return "W (waking)";
+	case 'K': return "K (wakekill)";
+	default: return "? (unknown)";
+	}
+}
+
+int parse_kernel_stack(const char *buf, size_t len, struct kernel_stack *out)
+{
+	const char *p = buf, *end = buf + len;
+	out->depth = 0;
+	while (p < end && out->depth < KSTACK_MAX) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		/* "[<addr>] symbol+0x1/0x2 [module]" */
+		const char *q = p;
+		if (q < line_end && *q == '[') {
+			const char *rb = memchr(q, ']', (size_t)(line_end - q));
+			q = rb ? rb + 1 : line_end;
+			while (q < line_end && is_space(*q))
+				q++;
+			const char *sym = q;
+			while (q < line_end && !is_space(*q) && *q != '+')
+				q++;
+			size_t n = (size_t)(q - sym);
+			if (n > 0) {
+				if (n >= KSYM_MAX)
+					n = KSYM_MAX - 1;
+				memcpy(out->frame[out->depth], sym, n);
+				out->frame[out->depth][n] = '\0';
+				out->depth++;
+			}
+		}
+		p = line_end + 1;
+	}
+	return out->depth;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Frames of a thread that is in, or still leaving, a ptrace or job-control
+ * stop: what they show is our sampling, not the target's work. */
+static int is_stop_artifact(const char *f)
+{
+	static const char *const names[] = {
+		"ptrace_stop", "ptrace_do_notify", "ptrace_notify", "ptrace_signal",
+		"do_signal_stop", "do_jobctl_trap", "signal_delivered",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(f, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Interrupt entries: as the outermost frame, the thread was in user mode
+ * when the interrupt came (a page fault, asm_exc_page_fault, is different:
+ * that is kernel work done for the thread, and stays). */
+static int is_interrupt_entry(const char *f)
+{
+	return starts_with(f, "asm_sysvec_") || starts_with(f, "asm_common_interrupt") ||
+	       strcmp(f, "common_interrupt") == 0 || strcmp(f, "ret_from_intr") == 0 ||
+	       strcmp(f, "apic_timer_interrupt") == 0 ||
+	       strcmp(f, "reschedule_interrupt") == 0;
+}
+
+int kernel_stack_filter(struct kernel_stack *ks)
+{
+	for (int i = 0; i < ks->depth; i++)
+		if (is_stop_artifact(ks->frame[i]))
+			return ks->depth = 0;
+	if (ks->depth > 0 && is_interrupt_entry(ks->frame[ks->depth - 1]))
+		ks->depth = 0;
+	return ks->depth;
+}
+
+/* Parses a hex number at *p (bounded by end); advances *p. */
+static int hex_field(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	int digits = 0;
+	for (; *p < end; (*p)++, digits++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			break;
+		if (digits >= 16)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return digits ? 0 : -1;
+}
+
+static void skip_spaces(const char **p, const char *end)
+{
+	while (*p < end && is_space(**p))
+		(*p)++;
+}
+
+int parse_maps_line(const char *line, size_t len, struct map_entry *out)
+{
+	const char *p = line, *end = line + len;
+	const char *nl = memchr(line, '\n', len);
+	if (nl)
+		end = nl;
+	uint64_t dev;
+	if (hex_field(&p, end, &out->start) || p >= end || *p++ != '-' ||
+	    hex_field(&p, end, &out->end) || out->end < out->start)
+		return -1;
+	skip_spaces(&p, end);
+	if (end - p < 4)
+		return -1;
+	memcpy(out->perms, p, 4);
+	out->perms[4] = '\0';
+	p += 4;
+	skip_spaces(&p, end);
+	if (hex_field(&p, end, &out->offset))
+		return -1;
+	skip_spaces(&p, end);
+	/* dev "fe:01" */
+	if (hex_field(&p, end, &dev) || p >= end || *p++ != ':' || hex_field(&p, end, &dev))
+		return -1;
+	skip_spaces(&p, end);
+	uint64_t inode = 0;
+	int digits = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
+		inode = inode * 10 + (uint64_t)(*p - '0');
+	if (!digits)
+		return -1;
+	out->inode = inode;
+	skip_spaces(&p, end);
+	out->path = p;
+	out->path_len = (size_t)(end - p);
+	return 0;
+}
