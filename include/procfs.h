@@ -49,6 +49,19 @@ int parse_kernel_stack(const char *buf, size_t len, struct kernel_stack *out);
  * Returns the new depth. */
 int kernel_stack_filter(struct kernel_stack *ks);
 
+/* /proc/PID/task/TID/syscall of a thread blocked in a system call:
+ * "nr arg1 ... arg6 sp pc".  Read without stopping the thread, it tells
+ * whether the thread is still exactly where a previous sample found it. */
+struct blocked_syscall {
+	long nr;
+	uint64_t args[6];
+	uint64_t sp, pc;
+};
+
+/* Returns 0 for a thread blocked in a system call; -1 for "running", a
+ * thread blocked outside a system call ("-1 sp pc") or malformed text. */
+int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out);
+
 /* One line of /proc/PID/maps. */
 struct map_entry {
 	uint64_t start, end, offset;

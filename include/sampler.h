@@ -14,6 +14,7 @@
 struct sampler_result {
 	uint64_t rounds;           /* ticks sampled */
 	uint64_t samples;          /* thread samples taken */
+	uint64_t unstopped;        /* of which taken without stopping */
 	uint64_t skipped_ticks;    /* ticks dropped because we overran */
 	uint64_t unwind_failures;  /* unwinds that stopped on an error */
 	uint64_t wall_ns;          /* first tick to end */

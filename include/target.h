@@ -17,15 +17,20 @@
 
 #include "procfs.h"
 
+struct blocked_sample; /* the sampler's, see sampler.c */
+
 struct thread {
 	pid_t tid;
 	int stat_fd;        /* /proc/PID/task/TID/stat, kept open */
 	int stack_fd;       /* /proc/PID/task/TID/stack, -1 if unreadable */
 	uint64_t stack_low; /* the mapping holding sp at the last sample; */
 	uint64_t stack_top; /* 0 = not known yet */
+	int syscall_fd;     /* /proc/PID/task/TID/syscall, -1 if unreadable */
 	bool gone;          /* exited: dropped at the next scan */
 	bool group_stop;    /* in a group stop we left in place (LISTEN) */
 	uint64_t samples;
+	uint64_t samples_unstopped; /* blocked and unchanged: not stopped */
+	struct blocked_sample *blocked; /* freed with the thread */
 	char comm[COMM_MAX];
 };
 
@@ -78,6 +83,10 @@ void target_free(struct target *t);
  * (pread at 0 of the kept descriptors).  0 or -1 if the thread is gone. */
 int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
 		     struct kernel_stack *ks);
+
+/* Where a blocked thread waits, read without stopping it.  0, or -1 if it
+ * runs or is not in a system call. */
+int thread_read_syscall(struct thread *th, struct blocked_syscall *out);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t now_ns(void);

@@ -145,6 +145,31 @@ int kernel_stack_filter(struct kernel_stack *ks)
 	return ks->depth;
 }
 
+/* Parses "0x..." at *p. */
+static int hex_prefixed(const char **p, const char *end, uint64_t *out);
+
+int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out)
+{
+	const char *p = buf, *end = buf + len;
+	long nr = 0;
+	int digits = 0;
+	for (; p < end && *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
+		nr = nr * 10 + (*p - '0');
+	if (!digits || p >= end || *p != ' ')
+		return -1; /* "running", "-1 ...": nothing to compare */
+	out->nr = nr;
+	uint64_t *fields[8] = { &out->args[0], &out->args[1], &out->args[2], &out->args[3],
+				&out->args[4], &out->args[5], &out->sp, &out->pc };
+	for (int i = 0; i < 8; i++) {
+		if (p >= end || *p != ' ')
+			return -1;
+		p++;
+		if (hex_prefixed(&p, end, fields[i]) != 0)
+			return -1;
+	}
+	return p == end || *p == '\n' ? 0 : -1;
+}
+
 /* Parses a hex number at *p (bounded by end); advances *p. */
 static int hex_field(const char **p, const char *end, uint64_t *out)
 {
@@ -163,6 +188,14 @@ static int hex_field(const char **p, const char *end, uint64_t *out)
 	}
 	*out = v;
 	return digits ? 0 : -1;
+}
+
+static int hex_prefixed(const char **p, const char *end, uint64_t *out)
+{
+	if (end - *p < 3 || (*p)[0] != '0' || (*p)[1] != 'x')
+		return -1;
+	*p += 2;
+	return hex_field(p, end, out);
 }
 
 static void skip_spaces(const char **p, const char *end)

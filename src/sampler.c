@@ -10,6 +10,8 @@
 #include "sampler.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
+#include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,20 @@
 #include "snapshot.h"
 #include "symbolize.h"
 #include "unwind.h"
+
+/* A thread blocked in a system call does not move: while it stays blocked
+ * at the same place (same call, arguments, sp and pc in /proc/.../syscall,
+ * same stack bytes), its last unwound user stack is still the truth and
+ * it is not stopped again.  Sleeping threads cost the target nothing, and
+ * their system calls are not interrupted and restarted every tick. */
+struct blocked_sample {
+	struct blocked_syscall where;
+	uint64_t stack_start;
+	size_t stack_len;
+	uint64_t stack_hash;
+	int n_ips, complete;
+	uint64_t ips[UNWIND_MAX_FRAMES];
+};
 
 #define SCAN_INTERVAL_NS 100000000ULL /* look for new threads 10x/s */
 #define KFRAME_MAX (KSYM_MAX + 8)
@@ -58,6 +74,66 @@ static void learn_stack_bounds(pid_t pid, struct thread *th, uint64_t sp)
 	fclose(f);
 }
 
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* The registers of a thread stopped inside a system call, in the shape
+ * /proc/.../syscall prints them. */
+static int syscall_of_regs(const struct user_regs_struct *r, struct blocked_syscall *w)
+{
+	if ((long)r->orig_rax < 0)
+		return -1;
+	*w = (struct blocked_syscall){
+		(long)r->orig_rax, { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 },
+		r->rsp, r->rip };
+	return 0;
+}
+
+/* Still blocked exactly where the cached sample was taken? */
+static bool blocked_unchanged(struct sampler *s, struct thread *th)
+{
+	struct blocked_sample *b = th->blocked;
+	struct blocked_syscall now;
+	if (!b || thread_read_syscall(th, &now) != 0 ||
+	    memcmp(&now, &b->where, sizeof(now)) != 0)
+		return false;
+	/* A blocked thread's stack does not change: re-read it without
+	 * stopping anybody, and compare. */
+	struct iovec local = { s->snap->stack, b->stack_len };
+	struct iovec remote = { (void *)(uintptr_t)b->stack_start, b->stack_len };
+	if (process_vm_readv(th->tid, &local, 1, &remote, 1, 0) != (ssize_t)b->stack_len)
+		return false;
+	return hash_bytes(s->snap->stack, b->stack_len) == b->stack_hash;
+}
+
+static void remember_blocked(struct thread *th, const struct snapshot *snap,
+			     const uint64_t *ips, int n, int complete)
+{
+	struct blocked_syscall where;
+	if (syscall_of_regs(&snap->regs, &where) != 0) {
+		free(th->blocked);
+		th->blocked = NULL;
+		return;
+	}
+	if (!th->blocked && !(th->blocked = malloc(sizeof(*th->blocked))))
+		return;
+	struct blocked_sample *b = th->blocked;
+	b->where = where;
+	b->stack_start = snap->stack_start;
+	b->stack_len = snap->stack_len;
+	b->stack_hash = hash_bytes(snap->stack, snap->stack_len);
+	b->n_ips = n;
+	b->complete = complete;
+	memcpy(b->ips, ips, (size_t)n * sizeof(*ips));
+}
+
 static void record(struct sampler *s, const struct sample_view *v)
 {
 	if (s->o->format == FORMAT_STAP) {
@@ -78,23 +154,36 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	if (thread_read_proc(s->t, th, &st, &ks) != 0)
 		return;
 
-	uint64_t t0 = now_ns();
-	if (thread_stop(s->t, th) != STOP_OK)
-		return;
-	int copied = snapshot_capture(th->tid, th->stack_top, s->snap) == 0;
-	thread_resume(s->t, th);
-	uint64_t t1 = now_ns();
-	hist_add(&s->r->frozen, t1 - t0);
-
-	/* --- the thread runs again; everything below is our own time --- */
 	uint64_t ips[UNWIND_MAX_FRAMES];
 	const char *user[UNWIND_MAX_FRAMES];
 	int n_ips = 0, complete = 0;
-	if (copied) {
-		n_ips = unwind_snapshot(s->unwinder, s->snap, ips, UNWIND_MAX_FRAMES, &complete);
-		uint64_t sp = s->snap->regs.rsp;
-		if (sp < th->stack_low || sp >= th->stack_top)
-			learn_stack_bounds(s->t->pid, th, sp);
+	uint64_t t1;
+	bool asleep = st.state == 'S' || st.state == 'D';
+	if (asleep && blocked_unchanged(s, th)) {
+		t1 = now_ns();
+		n_ips = th->blocked->n_ips;
+		complete = th->blocked->complete;
+		memcpy(ips, th->blocked->ips, (size_t)n_ips * sizeof(*ips));
+		th->samples_unstopped++;
+		s->r->unstopped++;
+	} else {
+		uint64_t t0 = now_ns();
+		if (thread_stop(s->t, th) != STOP_OK)
+			return;
+		int copied = snapshot_capture(th->tid, th->stack_top, s->snap) == 0;
+		thread_resume(s->t, th);
+		t1 = now_ns();
+		hist_add(&s->r->frozen, t1 - t0);
+
+		/* --- the thread runs again; all below is our own time --- */
+		if (copied) {
+			n_ips = unwind_snapshot(s->unwinder, s->snap, ips, UNWIND_MAX_FRAMES,
+						&complete);
+			uint64_t sp = s->snap->regs.rsp;
+			if (sp < th->stack_low || sp >= th->stack_top)
+				learn_stack_bounds(s->t->pid, th, sp);
+			remember_blocked(th, s->snap, ips, n_ips, complete);
+		}
 	}
 	if (!complete)
 		s->r->unwind_failures++;
@@ -220,6 +309,8 @@ void sampler_print_summary(FILE *f, const struct options *o,
 			t->threads[i].comm, t->threads[i].samples);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
+	fprintf(f, "  not stopped            %" PRIu64 " samples (blocked where the previous sample found them)\n",
+		r->unstopped);
 	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of wall time\n",
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / (double)r->wall_ns : 0);

@@ -44,7 +44,11 @@ static void close_thread(struct thread *th)
 		close(th->stat_fd);
 	if (th->stack_fd >= 0)
 		close(th->stack_fd);
-	th->stat_fd = th->stack_fd = -1;
+	if (th->syscall_fd >= 0)
+		close(th->syscall_fd);
+	th->stat_fd = th->stack_fd = th->syscall_fd = -1;
+	free(th->blocked);
+	th->blocked = NULL;
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -75,6 +79,7 @@ static int add_thread(struct target *t, pid_t tid)
 	th->tid = tid;
 	th->stat_fd = open_task_file(t->pid, tid, "stat");
 	th->stack_fd = t->kernel_stacks ? open_task_file(t->pid, tid, "stack") : -1;
+	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
 	return 0;
 }
 
@@ -460,4 +465,11 @@ int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
 			parse_kernel_stack(buf, (size_t)n, ks);
 	}
 	return 0;
+}
+
+int thread_read_syscall(struct thread *th, struct blocked_syscall *out)
+{
+	char buf[256];
+	ssize_t n = th->syscall_fd >= 0 ? pread_all(th->syscall_fd, buf, sizeof(buf)) : -1;
+	return n > 0 ? parse_proc_syscall(buf, (size_t)n, out) : -1;
 }
