@@ -25,7 +25,7 @@ TARGET_SRCS := $(wildcard test/targets/*.c)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS))
 DEMO_BIN := $(B)/demo/workload
 
-.PHONY: all deps check unit integration demo install uninstall clean
+.PHONY: all deps check unit integration demo bench install uninstall clean
 all: ptrace_profiler
 
 ptrace_profiler: $(LIB_OBJS) $(B)/main.o
@@ -34,7 +34,7 @@ ptrace_profiler: $(LIB_OBJS) $(B)/main.o
 $(B)/%.o: src/%.c $(HDRS) | $(B)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B) $(B)/test $(B)/test/targets $(B)/demo:
+$(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 	mkdir -p $@
 
 # --- tests ---------------------------------------------------------------
@@ -68,6 +68,14 @@ $(DEMO_BIN): demo/workload.c | $(B)/demo
 demo: deps
 	@$(MAKE) --no-print-directory ptrace_profiler $(DEMO_BIN)
 	@sh demo/run-demo.sh
+
+# --- benchmark (bench/run.sh says what it measures) ----------------------
+BENCH_BINS := $(B)/bench/freeze_target $(B)/bench/bare_loop
+$(B)/bench/%: bench/%.c | $(B)/bench
+	$(CC) -O2 -g -Wall -Wextra -o $@ $<
+
+bench: ptrace_profiler $(BENCH_BINS)
+	@bash bench/run.sh
 
 install: ptrace_profiler
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
