@@ -34,15 +34,24 @@ int output_folded(FILE *f, const struct stack_table *t)
 	return ferror(f) ? -1 : 0;
 }
 
-/* stackcollapse-stap.pl keeps what follows " : " and drops the last
- * "+..." of each line: "+0x0" protects names that contain a '+'. */
+/* stackcollapse-stap.pl keeps what follows the last " : " of a line and
+ * drops from its last '+': a name is written with " : " folded to ": ",
+ * and followed by "+0x0", so that it comes out whole. */
+static void stap_frame(FILE *f, uint64_t addr, const char *name)
+{
+	fprintf(f, " 0x%016" PRIx64 " : ", addr);
+	for (const char *p = name; *p; p++)
+		if (!(p[0] == ' ' && p[1] == ':' && p[2] == ' '))
+			fputc(*p, f);
+	fputs("+0x0\n", f);
+}
+
 int output_stap_sample(FILE *f, const struct sample_view *s)
 {
 	for (size_t i = s->n_kernel; i-- > 0;)
-		fprintf(f, " 0x%016" PRIx64 " : %s+0x0\n", (uint64_t)0, s->kernel[i]);
+		stap_frame(f, 0, s->kernel[i]);
 	for (size_t i = s->n_user; i-- > 0;)
-		fprintf(f, " 0x%016" PRIx64 " : %s+0x0\n",
-			s->user_ip ? s->user_ip[i] : (uint64_t)0, s->user[i]);
+		stap_frame(f, s->user_ip ? s->user_ip[i] : 0, s->user[i]);
 	fprintf(f, " %s\n1\n\n", s->state);
 	return ferror(f) ? -1 : 0;
 }

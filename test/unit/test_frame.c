@@ -1,0 +1,81 @@
+/* Unit tests: frame text from untrusted symbol names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "frame.h"
+
+static void keeps_ordinary_names(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_int_equal(frame_sanitize("main", out, sizeof(out)), 4);
+	assert_string_equal(out, "main");
+	frame_sanitize("ns::Foo<int>::bar(int) const", out, sizeof(out));
+	assert_string_equal(out, "ns::Foo<int>::bar(int) const");
+	frame_sanitize("R (running)", out, sizeof(out));
+	assert_string_equal(out, "R (running)");
+}
+
+static void neutralizes_separators_and_controls(void **state)
+{
+	(void)state;
+	char out[64];
+	frame_sanitize("a;b", out, sizeof(out));
+	assert_string_equal(out, "a:b");
+	frame_sanitize("evil\nmain;x 99", out, sizeof(out));
+	assert_string_equal(out, "evil?main:x 99");
+	frame_sanitize("\x1b[31mred\x7f\t", out, sizeof(out));
+	assert_string_equal(out, "?[31mred??");
+	/* Bytes >= 0x80 (UTF-8) pass: they neither split nor forge lines. */
+	frame_sanitize("caf\xc3\xa9", out, sizeof(out));
+	assert_string_equal(out, "caf\xc3\xa9");
+}
+
+static void empty_and_truncated(void **state)
+{
+	(void)state;
+	char out[8];
+	frame_sanitize("", out, sizeof(out));
+	assert_string_equal(out, "[unknow"); /* "[unknown]" cut to 7 + NUL */
+	frame_sanitize(NULL, out, sizeof(out));
+	assert_string_equal(out, "[unknow");
+	assert_int_equal(frame_sanitize("abcdefghijkl", out, sizeof(out)), 7);
+	assert_string_equal(out, "abcdefg");
+	char one[1] = { 'x' };
+	assert_int_equal(frame_sanitize("abc", one, 1), 0);
+	assert_int_equal(one[0], '\0');
+}
+
+static void module_names(void **state)
+{
+	(void)state;
+	char out[64];
+	frame_module_name("/usr/lib/x86_64-linux-gnu/libc.so.6", out, sizeof(out));
+	assert_string_equal(out, "[libc.so.6]");
+	frame_module_name("postgres", out, sizeof(out));
+	assert_string_equal(out, "[postgres]");
+	frame_module_name("/tmp/we;ird\nname.so", out, sizeof(out));
+	assert_string_equal(out, "[we:ird?name.so]");
+	frame_module_name("", out, sizeof(out));
+	assert_string_equal(out, "[unknown]");
+	frame_module_name("/dir/", out, sizeof(out));
+	assert_string_equal(out, "[unknown]");
+	char small[6];
+	frame_module_name("/lib/libverylong.so", small, sizeof(small));
+	assert_string_equal(small, "[lib]");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keeps_ordinary_names),
+		cmocka_unit_test(neutralizes_separators_and_controls),
+		cmocka_unit_test(empty_and_truncated),
+		cmocka_unit_test(module_names),
+	};
+	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
+}
