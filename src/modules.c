@@ -8,7 +8,10 @@
 #include <time.h>
 
 #define MAX_LOADS 16
-#define REFRESH_MIN_NS 200000000ULL /* unknown addresses re-read maps at most 5x/s */
+/* An address in no known module re-reads the maps, at most every 20 ms:
+ * fast enough for a program still loading its libraries, bounded for one
+ * that runs code from anonymous memory (a JIT) that no re-read can name. */
+#define REFRESH_MIN_NS 20000000ULL
 
 struct load_segment {
 	uint64_t vaddr, offset, filesz;
@@ -80,6 +83,8 @@ struct modules *modules_open(pid_t pid)
 		return NULL;
 	}
 	m->refreshes = 0;
+	m->last_refresh_ns = 0; /* the first miss re-reads at once: a program just
+				 * started is still loading its libraries */
 	return m;
 }
 

@@ -33,6 +33,7 @@ struct blocked_sample {
 	uint64_t stack_start;
 	size_t stack_len;
 	uint64_t stack_hash;
+	unsigned modules_seen;  /* the unwind is only as good as the module list */
 	int n_ips, complete;
 	uint64_t ips[UNWIND_MAX_FRAMES];
 };
@@ -101,7 +102,8 @@ static bool blocked_unchanged(struct sampler *s, struct thread *th)
 {
 	struct blocked_sample *b = th->blocked;
 	struct blocked_syscall now;
-	if (!b || thread_read_syscall(th, &now) != 0 ||
+	if (!b || b->modules_seen != modules_refresh_count(s->modules) ||
+	    thread_read_syscall(th, &now) != 0 ||
 	    memcmp(&now, &b->where, sizeof(now)) != 0)
 		return false;
 	/* A blocked thread's stack does not change: re-read it without
@@ -113,11 +115,14 @@ static bool blocked_unchanged(struct sampler *s, struct thread *th)
 	return hash_bytes(s->snap->stack, b->stack_len) == b->stack_hash;
 }
 
-static void remember_blocked(struct thread *th, const struct snapshot *snap,
+static void remember_blocked(struct sampler *s, struct thread *th,
 			     const uint64_t *ips, int n, int complete)
 {
+	const struct snapshot *snap = s->snap;
 	struct blocked_syscall where;
-	if (syscall_of_regs(&snap->regs, &where) != 0) {
+	/* An unwind that failed (a library not known yet) is not kept: the
+	 * next tick stops the thread and tries again. */
+	if (!complete || syscall_of_regs(&snap->regs, &where) != 0) {
 		free(th->blocked);
 		th->blocked = NULL;
 		return;
@@ -129,6 +134,7 @@ static void remember_blocked(struct thread *th, const struct snapshot *snap,
 	b->stack_start = snap->stack_start;
 	b->stack_len = snap->stack_len;
 	b->stack_hash = hash_bytes(snap->stack, snap->stack_len);
+	b->modules_seen = modules_refresh_count(s->modules);
 	b->n_ips = n;
 	b->complete = complete;
 	memcpy(b->ips, ips, (size_t)n * sizeof(*ips));
@@ -182,7 +188,7 @@ static void sample_thread(struct sampler *s, struct thread *th)
 			uint64_t sp = s->snap->regs.rsp;
 			if (sp < th->stack_low || sp >= th->stack_top)
 				learn_stack_bounds(s->t->pid, th, sp);
-			remember_blocked(th, s->snap, ips, n_ips, complete);
+			remember_blocked(s, th, ips, n_ips, complete);
 		}
 	}
 	if (!complete)

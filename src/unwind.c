@@ -196,6 +196,9 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 	int n = 0;
 
 	*complete = 0;
+	/* Looked up first: an unknown address re-reads the module list
+	 * before libunwind caches anything about it. */
+	bool leaf_known = modules_find(u->modules, s->regs.rip) != NULL;
 	if (modules_refresh_count(u->modules) != u->seen_refreshes) {
 		u->seen_refreshes = modules_refresh_count(u->modules);
 		unw_flush_cache(u->as, 0, 0);
@@ -231,5 +234,9 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 		prev_sp = sp;
 		ips[n++] = ip;
 	}
+	/* Code in no module (not loaded yet, or anonymous memory) has no
+	 * unwind info: whatever libunwind made of it is not a full stack. */
+	if (!leaf_known)
+		*complete = 0;
 	return n;
 }

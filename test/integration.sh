@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Integration tests: the real binary against the small targets in
+# test/targets/ (built by `make check`).  Each test asserts an outcome -
+# shares within a tolerance, frames present, exit codes, the target's own
+# view - and prints PASS, FAIL (with the numbers) or SKIP (with the reason).
+# The last line is "integration: N passed, M failed, K skipped".
+set -u
+cd "$(dirname "$0")/.."
+
+PP=./ptrace_profiler
+T=build/test/targets
+TMP=$(mktemp -d)
+PIDS=()
+TOL=8 # percentage points: a noisy 2-CPU VM
+
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+passed=0 failed=0 skipped=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() {
+	echo "FAIL $1: $2"
+	failed=$((failed + 1))
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then head -n 5 "$3" | cut -c1-400 | sed 's/^/    /'; fi
+}
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+
+# start CMD...: runs a target in the background; its pid in $TPID.
+start() {
+	"$@" &
+	TPID=$!
+	PIDS+=("$TPID")
+	sleep 0.2
+}
+stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# share FILE REGEX: % of samples whose folded stack matches REGEX.
+share() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+# share_of FILE SUBSET_REGEX REGEX: % of the samples matching SUBSET that also match REGEX.
+share_of() { awk -v s="$2" -v re="$3" '$0 ~ s { n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
+atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# The target must come out as it went in: running, not traced.
+untouched() {
+	local pid=$1 state tracer
+	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != T ] && [ "$state" != t ] && [ "$tracer" = 0 ]
+}
+
+[ -x "$PP" ] || { echo "integration: $PP not built"; exit 1; }
+
+# --- what this machine lets us do --------------------------------------
+CAN_ATTACH=0
+sleep 5 &
+probe=$!
+if "$PP" -p "$probe" -n 1 >/dev/null 2>"$TMP/probe.err"; then CAN_ATTACH=1; fi
+kill "$probe" 2>/dev/null
+WHY_NO_ATTACH="cannot ptrace a running process here ($(head -n 1 "$TMP/probe.err")); run as root or set kernel.yama.ptrace_scope=0"
+KSTACKS=0
+cat /proc/self/stack >/dev/null 2>&1 && KSTACKS=1
+WHY_NO_KSTACKS="/proc/PID/stack is not readable (needs root): kernel frames not checked"
+
+# --- bad input: exit 2, one line on stderr naming the value, no stdout --
+true &
+gone=$!
+wait "$gone"
+bad_input() {
+	local name=$1 must=$2
+	shift 2
+	"$PP" "$@" >"$TMP/bi.out" 2>"$TMP/bi.err"
+	local rc=$? lines
+	lines=$(wc -l <"$TMP/bi.err")
+	if [ "$rc" != 2 ]; then fail "bad input $name" "exit status $rc, expected 2"
+	elif [ -s "$TMP/bi.out" ]; then fail "bad input $name" "wrote to stdout"
+	elif [ "$lines" != 1 ]; then fail "bad input $name" "$lines lines on stderr, expected 1" "$TMP/bi.err"
+	elif ! grep -qF -- "$must" "$TMP/bi.err"; then fail "bad input $name" "message does not name '$must': $(cat "$TMP/bi.err")"
+	else pass "bad input $name"
+	fi
+}
+bad_input "unknown unit" "10xs" -p 1 -d 10xs
+bad_input "zero interval" "'0'" -p 1 -d 0
+bad_input "negative interval" "-5ms" -p 1 -d -5ms
+bad_input "not a number" "abc" -p 1 -d abc
+bad_input "overflow" "99999999999999999999s" -p 1 -d 99999999999999999999s
+bad_input "zero count" "'0'" -p 1 -n 0
+bad_input "negative count" "-1" -p 1 -n -1
+bad_input "fractional count" "1.5" -p 1 -n 1.5
+bad_input "bad duration" "5parsecs" -p 1 -t 5parsecs
+bad_input "pid zero" "'0'" -p 0
+bad_input "pid not a number" "abc" -p abc
+bad_input "no such process" "$gone" -p "$gone"
+bad_input "unknown option" "--bogus" --bogus
+bad_input "no target" "no target"
+bad_input "unknown format" "json" -p 1 --format json
+bad_input "missing value" "-n" -p 1 -n
+bad_input "command not found" "no-such-command-xyz" -- no-such-command-xyz
+
+"$PP" --help >"$TMP/help.out" 2>"$TMP/help.err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^Usage: ptrace_profiler' "$TMP/help.out" && grep -q -- '--delay' "$TMP/help.out" &&
+	grep -q 'flamegraph.pl' "$TMP/help.out" && [ ! -s "$TMP/help.err" ]; then pass "--help"
+else fail "--help" "exit $rc or usage/examples missing on stdout"; fi
+if "$PP" -V | grep -Eq '^ptrace_profiler [0-9]+\.[0-9]+'; then pass "--version"; else fail "--version" "no version line"; fi
+
+# --- launch mode and the target's own view (works under Yama scope 1) ---
+"$PP" -d 1ms -o "$TMP/launch.folded" -- "$T/sleep_check" 20 20 "$TMP/sleep_check.txt" >"$TMP/launch.out" 2>"$TMP/launch.err"
+rc=$?
+report=$(cat "$TMP/sleep_check.txt" 2>/dev/null)
+if [ $rc != 0 ]; then fail "launch: -- COMMAND" "exit status $rc" "$TMP/launch.err"
+elif [ -s "$TMP/launch.out" ]; then fail "launch: -- COMMAND" "stdout not empty with -o"
+elif [ "$(total "$TMP/launch.folded")" -lt 100 ]; then fail "launch: -- COMMAND" "only $(total "$TMP/launch.folded") samples in ~0.4 s at 1 ms" "$TMP/launch.folded"
+elif ! grep -q 'exited' "$TMP/launch.err"; then fail "launch: -- COMMAND" "no note that the target exited" "$TMP/launch.err"
+else pass "launch: -- COMMAND ($(total "$TMP/launch.folded") samples, target ran to its end)"; fi
+case $report in
+"sleeps=20 short=0 eintr=0 "*) pass "target's own view: 20 nanosleeps, none cut short or interrupted ($report)" ;;
+*) fail "target's own view" "sleep_check reported '$report'" ;;
+esac
+nap=$(share "$TMP/launch.folded" ';nap;')
+if atleast "$nap" 90; then pass "launch: samples in nap ${nap}%"; else fail "launch: samples in nap" "${nap}%, expected >= 90%" "$TMP/launch.folded"; fi
+
+if [ $CAN_ATTACH = 0 ]; then
+	for t in "split shares" "vDSO unwinding" "sleeping part" "deep recursion -O2 -fomit-frame-pointer" \
+		"blocked thread" "-d 100us -n 5000" "stap format" "SIGINT ends the run"; do
+		skip "$t" "$WHY_NO_ATTACH"
+	done
+else
+	# --- a known wall-clock split ------------------------------------------
+	start "$T/split"
+	"$PP" -p "$TPID" -d 1ms -t 4s >"$TMP/split.folded" 2>"$TMP/split.err"
+	rc=$?
+	a=$(share "$TMP/split.folded" ';cpu_work')
+	b=$(share "$TMP/split.folded" ';sleep_work')
+	c=$(share "$TMP/split.folded" ';cpu_other')
+	if [ $rc = 0 ] && near "$a" 50 $TOL && near "$b" 30 $TOL && near "$c" 20 $TOL; then
+		pass "split shares: cpu_work ${a}% (50), sleep_work ${b}% (30), cpu_other ${c}% (20)"
+	else fail "split shares" "exit $rc; cpu_work ${a}% (50), sleep_work ${b}% (30), cpu_other ${c}% (20), tolerance $TOL" "$TMP/split.folded"; fi
+	if untouched "$TPID"; then pass "target running and untraced after the run"
+	else fail "target after the run" "state/TracerPid: $(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' ')"; fi
+
+	main=$(share "$TMP/split.folded" ';main;')
+	vdso=$(share_of "$TMP/split.folded" ';cpu_work' 'vdso|clock_gettime')
+	if atleast "$main" 98 && atleast "$vdso" 30; then
+		pass "vDSO unwinding: ${vdso}% of cpu_work samples in clock_gettime/vDSO, main in ${main}% of all"
+	else fail "vDSO unwinding" "main in ${main}% (>= 98), clock_gettime/vDSO in ${vdso}% of cpu_work (>= 30)" "$TMP/split.folded"; fi
+
+	sleeping=$(share_of "$TMP/split.folded" ';sleep_work' '^split;S \(sleeping\);')
+	if [ $KSTACKS = 0 ]; then
+		skip "sleeping part: kernel frames" "$WHY_NO_KSTACKS"
+		kern=100
+	else
+		kern=$(share_of "$TMP/split.folded" ';sleep_work' 'do_syscall_64_\[k\]')
+	fi
+	if atleast "$sleeping" 90 && atleast "$kern" 90; then
+		pass "sleeping part: S (sleeping) in ${sleeping}%, kernel frames in ${kern}% of sleep_work samples"
+	else fail "sleeping part" "S (sleeping) in ${sleeping}% (>= 90), do_syscall_64_[k] in ${kern}% (>= 90)" "$TMP/split.folded"; fi
+
+	# --- the documented command line, exactly ------------------------------
+	"$PP" -p "$TPID" -d 100us -n 5000 >"$TMP/n5000.folded" 2>"$TMP/n5000.err"
+	rc=$?
+	n=$(total "$TMP/n5000.folded")
+	if [ $rc = 0 ] && [ "$n" = 5000 ]; then pass "-d 100us -n 5000: 5000 samples ($(grep -o 'achieved [0-9.]*/s' "$TMP/n5000.err"))"
+	else fail "-d 100us -n 5000" "exit $rc, $n samples" "$TMP/n5000.err"; fi
+
+	# --- stap format -------------------------------------------------------
+	"$PP" -p "$TPID" -d 1ms -n 20 --format stap >"$TMP/stap.out" 2>/dev/null
+	blocks=$(awk '
+		/^1$/ { if (prev !~ /^ [A-Za-z?] \(/) bad++; ones++; expect_blank = 1; prev = $0; next }
+		expect_blank { if ($0 != "") bad++; expect_blank = 0 }
+		{ prev = $0 }
+		END { print (bad ? "bad" : ones + 0) }' "$TMP/stap.out")
+	if [ "$blocks" = 20 ] && grep -q ' : cpu_work+0x0$\| : cpu_other+0x0$\| : sleep_work+0x0$' "$TMP/stap.out"; then
+		pass "stap format: 20 blocks ending in state line, 1, blank"
+	else fail "stap format" "blocks: $blocks" "$TMP/stap.out"; fi
+
+	# --- SIGINT: detach, write what was collected --------------------------
+	"$PP" -p "$TPID" -d 1ms >"$TMP/int.folded" 2>"$TMP/int.err" &
+	prof=$!
+	sleep 1
+	kill -INT $prof
+	wait $prof
+	rc=$?
+	n=$(total "$TMP/int.folded")
+	if [ $rc = 0 ] && [ "$n" -gt 300 ] && untouched "$TPID"; then pass "SIGINT ends the run: exit 0, $n samples written, target untraced"
+	else fail "SIGINT ends the run" "exit $rc, $n samples" "$TMP/int.err"; fi
+	stop_target "$TPID"
+
+	# --- deep recursion without frame pointers -----------------------------
+	start "$T/recursion"
+	"$PP" -p "$TPID" -d 1ms -n 500 >"$TMP/rec.folded" 2>/dev/null
+	stop_target "$TPID"
+	main=$(share "$TMP/rec.folded" ';main;')
+	full=$(awk '{ n = $NF; t += n; c = gsub(/;recurse_[ab]/, "&"); if (c == 41 && $0 ~ /;leaf_spin$|;leaf_spin /) m += n }
+		END { printf "%.1f", t ? 100 * m / t : 0 }' "$TMP/rec.folded")
+	if atleast "$main" 95 && atleast "$full" 90; then
+		pass "deep recursion -O2 -fomit-frame-pointer: main in ${main}%, all 41 frames + leaf_spin in ${full}%"
+	else fail "deep recursion -O2 -fomit-frame-pointer" "main in ${main}% (>= 95), all 41 frames in ${full}% (>= 90)" "$TMP/rec.folded"; fi
+
+	# --- a thread blocked in a system call, next to a spinning one ---------
+	start "$T/blocked"
+	"$PP" -p "$TPID" -d 1ms -n 200 >"$TMP/blk.folded" 2>"$TMP/blk.err"
+	stop_target "$TPID"
+	waiting=$(share_of "$TMP/blk.folded" '^blocked;' '^blocked;S \(sleeping\);.*;wait_for_input;')
+	spinning=$(share_of "$TMP/blk.folded" '^spinner;' '^spinner;R \(running\);.*;spin')
+	nblk=$(grep '^blocked;' "$TMP/blk.folded" | total /dev/stdin)
+	nspin=$(grep '^spinner;' "$TMP/blk.folded" | total /dev/stdin)
+	if [ $KSTACKS = 1 ]; then
+		pipe=$(share_of "$TMP/blk.folded" '^blocked;' 'pipe_read_\[k\]')
+	else
+		pipe=100
+		skip "blocked thread: kernel frames" "$WHY_NO_KSTACKS"
+	fi
+	if [ "$nblk" = 200 ] && [ "$nspin" = 200 ] && atleast "$waiting" 95 && atleast "$spinning" 90 && atleast "$pipe" 95; then
+		pass "blocked thread: 200+200 samples; blocked in read ${waiting}% (pipe_read_[k] ${pipe}%), spinner on CPU ${spinning}%"
+	else fail "blocked thread" "samples $nblk/$nspin (200 each), S+wait_for_input ${waiting}% (>= 95), pipe_read_[k] ${pipe}% (>= 95), spinner R ${spinning}% (>= 90)" "$TMP/blk.folded"; fi
+fi
+
+echo "integration: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
