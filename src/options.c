@@ -118,7 +118,7 @@ void options_print_help(void)
 "  ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded\n"
 "  flamegraph.pl out.folded > out.svg\n"
 "  ptrace_profiler -p 1234 -t 30s -o db.folded     # 30 s at 100 samples/s\n"
-"  ptrace_profiler -d 1ms -- ./myprog --its-args   # launch and profile\n"
+"  ptrace_profiler -d 1ms -- ./myprog arg1          # launch and profile\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
