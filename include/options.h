@@ -23,6 +23,9 @@ struct options {
 	uint64_t duration_ns;      /* -t; 0 = no limit */
 	const char *output_path;   /* -o; NULL = stdout */
 	enum output_format format; /* --format */
+	uint64_t ksuseopc_addr;    /* --ksuseopc; 0 = no Oracle state */
+	uint64_t ksusetim_addr;    /* --ksusetim; given with --ksuseopc */
+	const char *event_names;   /* --event-names FILE; NULL = numbers */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */

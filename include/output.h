@@ -17,6 +17,7 @@
 /* One sample, every string already sanitized. */
 struct sample_view {
 	const char *thread;        /* root frame: the thread's comm */
+	const char *app_state;     /* e.g. the Oracle wait event; may be NULL */
 	const char *state;         /* "S (sleeping)" */
 	const char *const *user;   /* outermost first */
 	const uint64_t *user_ip;   /* same order; may be NULL */
@@ -25,7 +26,8 @@ struct sample_view {
 	size_t n_kernel;
 };
 
-/* Root-first frame list of a sample: thread, state, user, kernel.
+/* Root-first frame list of a sample: thread, app state (if any), state,
+ * user, kernel.
  * Returns the number written (at most max). */
 size_t sample_frames(const struct sample_view *s, const char **out, size_t max);
 

@@ -8,6 +8,7 @@
 
 #include "aggregate.h"
 #include "options.h"
+#include "oracle.h"
 #include "stats.h"
 #include "target.h"
 
@@ -24,10 +25,12 @@ struct sampler_result {
 
 /* Samples until -n/-t is reached, *quit is set, or the target exits.
  * Folded output aggregates into table; stap output is written to out as
- * samples come.  Returns 0, or -1 on an output error. */
+ * samples come.  With Oracle addresses in o, each sample also gets the
+ * session's wait event (names may be NULL).  Returns 0, or -1 on an
+ * output error. */
 int sampler_run(const struct options *o, struct target *t,
-		struct stack_table *table, FILE *out, volatile int *quit,
-		struct sampler_result *r);
+		const struct event_names *names, struct stack_table *table,
+		FILE *out, volatile int *quit, struct sampler_result *r);
 
 /* The stderr summary. */
 void sampler_print_summary(FILE *f, const struct options *o,

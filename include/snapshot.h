@@ -15,8 +15,16 @@
 #define SNAPSHOT_STACK_MAX (256 * 1024) /* deep enough for Oracle stacks */
 #define SNAPSHOT_RED_ZONE 128           /* x86-64 SysV leaf scratch area */
 
+#define SNAPSHOT_WORDS 2
+
 struct snapshot {
 	pid_t tid;
+	/* 4-byte words of the target read in the same stop (Oracle's session
+	 * state): set n_words and word_addr before the capture. */
+	int n_words;
+	uint64_t word_addr[SNAPSHOT_WORDS];
+	uint32_t word[SNAPSHOT_WORDS];
+	int words_ok;
 	struct user_regs_struct regs;
 	uint64_t stack_start; /* target address of stack[0] */
 	size_t stack_len;     /* bytes valid in stack[] */
@@ -27,6 +35,9 @@ struct snapshot {
  * thread's stack mapping (0 if unknown: then SNAPSHOT_STACK_MAX is tried
  * and cut at the first unreadable page).  Returns 0, or -1 with errno. */
 int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s);
+
+/* Reads only the extra words (no stop needed).  0, or -1. */
+int snapshot_read_words(pid_t tid, struct snapshot *s);
 
 /* Bytes of the copy at target address addr, or -1 if not all inside it. */
 int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,

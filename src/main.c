@@ -15,6 +15,8 @@
 
 #include "aggregate.h"
 #include "options.h"
+#include "oracle.h"
+#include "snapshot.h"
 #include "output.h"
 #include "sampler.h"
 #include "target.h"
@@ -44,6 +46,26 @@ static void setup_signals(void)
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 }
 
+/* Both Oracle fields must be readable in the target before we start. */
+static int oracle_addresses_readable(const struct options *o, const struct target *t,
+				     char *err, size_t errlen)
+{
+	static struct snapshot probe; /* large: not on the stack */
+	const char *names[2] = { "--ksuseopc", "--ksusetim" };
+	uint64_t addr[2] = { o->ksuseopc_addr, o->ksusetim_addr };
+	for (int i = 0; i < 2; i++) {
+		probe.n_words = 1;
+		probe.word_addr[0] = addr[i];
+		if (snapshot_read_words(t->pid, &probe) != 0) {
+			snprintf(err, errlen, "cannot read %s address 0x%llx (%llu) in process %d: %s",
+				 names[i], (unsigned long long)addr[i], (unsigned long long)addr[i],
+				 (int)t->pid, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -57,6 +79,13 @@ int main(int argc, char **argv)
 		return 2;
 	case PARSE_OK:
 		break;
+	}
+
+	/* Everything the user gave is checked before the target is touched. */
+	struct event_names *names = NULL;
+	if (o.event_names && !(names = oracle_names_load(o.event_names, err, sizeof(err)))) {
+		fprintf(stderr, "ptrace_profiler: %s\n", err);
+		return 2;
 	}
 
 	FILE *out = stdout;
@@ -85,13 +114,21 @@ int main(int argc, char **argv)
 			return e == ATTACH_NO_PROCESS ? 2 : 1;
 		}
 	}
+	if (o.ksuseopc_addr && oracle_addresses_readable(&o, &t, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ptrace_profiler: %s\n", err);
+		target_detach(&t);
+		if (o.command)
+			kill(t.pid, SIGTERM);
+		target_free(&t);
+		return 2;
+	}
 	if (!t.kernel_stacks)
 		fprintf(stderr, "ptrace_profiler: warning: cannot read /proc/%d/stack "
 			"(needs root): user stacks only\n", (int)t.pid);
 
 	struct stack_table *table = stack_table_new();
 	struct sampler_result r;
-	int rc = table ? sampler_run(&o, &t, table, out, &quit, &r) : -1;
+	int rc = table ? sampler_run(&o, &t, names, table, out, &quit, &r) : -1;
 	if (!table)
 		memset(&r, 0, sizeof(r));
 
@@ -115,6 +152,7 @@ int main(int argc, char **argv)
 			(int)t.pid);
 	sampler_print_summary(stderr, &o, &t, &r);
 	stack_table_free(table);
+	oracle_names_free(names);
 	target_free(&t);
 	if (out != stdout)
 		fclose(out);

@@ -1,6 +1,7 @@
 /* options.c - command line parsing; see options.h for the rules. */
 #define _GNU_SOURCE
 #include "options.h"
+#include "oracle.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -106,6 +107,12 @@ void options_print_help(void)
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
 "      --format FORMAT    folded (default) or stap (the original\n"
 "                         Ptrace_Profiler's per-sample blocks)\n"
+"      --ksuseopc ADDR    Oracle: address of X$KSUSE.KSUSEOPC (event#) of the\n"
+"                         session, decimal or 0x hex (oracle_scripts/)\n"
+"      --ksusetim ADDR    Oracle: address of X$KSUSE.KSUSETIM; with --ksuseopc\n"
+"                         adds the wait event under the thread name\n"
+"      --event-names FILE Oracle: event names (eventsname.sql's sed file,\n"
+"                         or N<TAB>NAME lines)\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
 "\n"
@@ -134,7 +141,7 @@ static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 	return PARSE_ERROR;
 }
 
-enum { OPT_FORMAT = 256 };
+enum { OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -143,6 +150,9 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, 't' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "ksuseopc", required_argument, NULL, OPT_KSUSEOPC },
+	{ "ksusetim", required_argument, NULL, OPT_KSUSETIM },
+	{ "event-names", required_argument, NULL, OPT_EVENT_NAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -202,6 +212,17 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 			else
 				return fail(err, errlen, "unknown format '%s' for --format: expected folded or stap", arg);
 			break;
+		case OPT_KSUSEOPC:
+		case OPT_KSUSETIM:
+			if (parse_address(arg, c == OPT_KSUSEOPC ? &o->ksuseopc_addr : &o->ksusetim_addr) != 0)
+				return fail(err, errlen, "invalid address '%s' for --%s: expected a decimal or 0x hex address",
+					    arg, c == OPT_KSUSEOPC ? "ksuseopc" : "ksusetim");
+			break;
+		case OPT_EVENT_NAMES:
+			if (!arg[0])
+				return fail(err, errlen, "invalid file '' for --event-names");
+			o->event_names = arg;
+			break;
 		case 'h':
 			options_print_help();
 			return PARSE_EXIT_OK;
@@ -224,5 +245,11 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		return fail(err, errlen, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
 	if (!have_pid && !o->command)
 		return fail(err, errlen, "no target: give -p PID or -- COMMAND");
+	if (!o->ksuseopc_addr != !o->ksusetim_addr)
+		return fail(err, errlen, "--ksuseopc and --ksusetim go together (only --%s was given)",
+			    o->ksuseopc_addr ? "ksuseopc" : "ksusetim");
+	if (o->event_names && !o->ksuseopc_addr)
+		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
+			    o->event_names);
 	return PARSE_OK;
 }

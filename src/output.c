@@ -8,6 +8,8 @@ size_t sample_frames(const struct sample_view *s, const char **out, size_t max)
 	size_t n = 0;
 	if (n < max)
 		out[n++] = s->thread;
+	if (s->app_state && n < max)
+		out[n++] = s->app_state;
 	if (n < max)
 		out[n++] = s->state;
 	for (size_t i = 0; i < s->n_user && n < max; i++)
@@ -52,6 +54,9 @@ int output_stap_sample(FILE *f, const struct sample_view *s)
 		stap_frame(f, 0, s->kernel[i]);
 	for (size_t i = s->n_user; i-- > 0;)
 		stap_frame(f, s->user_ip ? s->user_ip[i] : 0, s->user[i]);
-	fprintf(f, " %s\n1\n\n", s->state);
+	fprintf(f, " %s\n", s->state);
+	if (s->app_state)
+		fprintf(f, " %s\n", s->app_state);
+	fputs("1\n\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -43,6 +43,7 @@ struct blocked_sample {
 
 struct sampler {
 	const struct options *o;
+	const struct event_names *names;
 	struct target *t;
 	struct stack_table *table;
 	FILE *out;
@@ -167,6 +168,8 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	bool asleep = st.state == 'S' || st.state == 'D';
 	if (asleep && blocked_unchanged(s, th)) {
 		t1 = now_ns();
+		if (s->o->ksuseopc_addr)
+			snapshot_read_words(th->tid, s->snap);
 		n_ips = th->blocked->n_ips;
 		complete = th->blocked->complete;
 		memcpy(ips, th->blocked->ips, (size_t)n_ips * sizeof(*ips));
@@ -220,8 +223,20 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	frame_sanitize(st.comm, comm, sizeof(comm));
 	memcpy(th->comm, comm, sizeof(comm));
 
+	/* Oracle's view of the same instant: the words were read in the stop. */
+	char oracle[320];
+	const char *app_state = NULL;
+	if (s->o->ksuseopc_addr && s->snap->words_ok) {
+		oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names,
+				   oracle, sizeof(oracle));
+		app_state = oracle;
+	} else if (s->o->ksuseopc_addr) {
+		app_state = "[unreadable] (Oracle state)";
+	}
+
 	struct sample_view v = {
 		.thread = comm,
+		.app_state = app_state,
 		.state = state_description(state),
 		.user = user,
 		.user_ip = ips_root_first,
@@ -236,12 +251,19 @@ static void sample_thread(struct sampler *s, struct thread *th)
 }
 
 int sampler_run(const struct options *o, struct target *t,
-		struct stack_table *table, FILE *out, volatile int *quit,
-		struct sampler_result *r)
+		const struct event_names *names, struct stack_table *table,
+		FILE *out, volatile int *quit, struct sampler_result *r)
 {
-	struct sampler s = { .o = o, .t = t, .table = table, .out = out, .r = r };
+	struct sampler s = { .o = o, .names = names, .t = t, .table = table, .out = out, .r = r };
 	memset(r, 0, sizeof(*r));
 	s.snap = malloc(sizeof(*s.snap));
+	if (s.snap && o->ksuseopc_addr) {
+		s.snap->n_words = 2;
+		s.snap->word_addr[0] = o->ksuseopc_addr;
+		s.snap->word_addr[1] = o->ksusetim_addr;
+	} else if (s.snap) {
+		s.snap->n_words = 0;
+	}
 	s.modules = modules_open(t->pid);
 	s.unwinder = s.modules ? unwinder_new(s.modules) : NULL;
 	s.symbolizer = s.modules ? symbolizer_new(s.modules) : NULL;

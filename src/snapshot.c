@@ -34,10 +34,26 @@ static size_t read_pages(pid_t tid, uint64_t start, uint8_t *buf, size_t len)
 	return got < 0 ? 0 : (size_t)got;
 }
 
+/* The extra words, on their own (the thread need not be stopped). */
+int snapshot_read_words(pid_t tid, struct snapshot *s)
+{
+	struct iovec local[SNAPSHOT_WORDS], remote[SNAPSHOT_WORDS];
+	for (int i = 0; i < s->n_words; i++) {
+		local[i] = (struct iovec){ &s->word[i], 4 };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
+	}
+	ssize_t want = 4 * s->n_words;
+	s->words_ok = s->n_words > 0 &&
+		      process_vm_readv(tid, local, (unsigned long)s->n_words, remote,
+				       (unsigned long)s->n_words, 0) == want;
+	return s->words_ok ? 0 : -1;
+}
+
 int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
 {
 	s->tid = tid;
 	s->stack_len = 0;
+	s->words_ok = 0;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) != 0)
 		return -1;
 
@@ -46,13 +62,22 @@ int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
 	s->stack_start = start;
 
 	if (stack_top > sp && stack_top - start <= SNAPSHOT_STACK_MAX) {
-		/* The usual case: one contiguous copy of exactly the live part. */
+		/* The usual case: one copy of exactly the live part, and the
+		 * extra words in the same system call. */
 		size_t len = stack_top - start;
-		struct iovec local = { s->stack, len };
-		struct iovec remote = { (void *)(uintptr_t)start, len };
-		ssize_t got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		struct iovec local[1 + SNAPSHOT_WORDS] = { { s->stack, len } };
+		struct iovec remote[1 + SNAPSHOT_WORDS] = { { (void *)(uintptr_t)start, len } };
+		for (int i = 0; i < s->n_words; i++) {
+			local[1 + i] = (struct iovec){ &s->word[i], 4 };
+			remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
+		}
+		unsigned long n = 1 + (unsigned long)s->n_words;
+		ssize_t got = process_vm_readv(tid, local, n, remote, n, 0);
 		if (got > 0) {
-			s->stack_len = (size_t)got;
+			s->stack_len = (size_t)got < len ? (size_t)got : len;
+			s->words_ok = s->n_words > 0 && (size_t)got == len + 4 * (size_t)s->n_words;
+			if (s->n_words && !s->words_ok)
+				snapshot_read_words(tid, s);
 			return 0;
 		}
 		/* The mapping changed under us: fall back to page-wise. */
@@ -61,6 +86,8 @@ int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
 	if (stack_top > sp && stack_top - start < len)
 		len = stack_top - start;
 	s->stack_len = read_pages(tid, start, s->stack, len);
+	if (s->n_words)
+		snapshot_read_words(tid, s);
 	if (s->stack_len == 0) {
 		errno = EFAULT;
 		return -1;

@@ -122,6 +122,14 @@ static void command_line_defaults_and_values(void **state)
 	assert_int_equal(o.interval_ns, 5000000); /* bare number: ms */
 	assert_int_equal(o.count, 3);
 	assert_int_equal(o.pid, 9);
+	assert_int_equal(o.ksuseopc_addr, 0);
+
+	const char *w4[] = { "-p", "9", "--ksuseopc", "139984506261505", "--ksusetim", "0x7f4fe4002003",
+			     "--event-names", "ev.sed", NULL };
+	assert_int_equal(parse(&o, err, w4), PARSE_OK);
+	assert_int_equal(o.ksuseopc_addr, 139984506261505ULL);
+	assert_int_equal(o.ksusetim_addr, 0x7f4fe4002003ULL);
+	assert_string_equal(o.event_names, "ev.sed");
 }
 
 static void command_line_launch(void **state)
@@ -144,7 +152,7 @@ static void command_line_errors(void **state)
 {
 	(void)state;
 	struct {
-		const char *words[6];
+		const char *words[8];
 		const char *must_name;
 	} cases[] = {
 		{ { "-p", "1", "-d", "10xs" }, "'10xs'" },
@@ -163,6 +171,11 @@ static void command_line_errors(void **state)
 		{ { NULL }, "no target" },
 		{ { "-d", "1ms" }, "no target" },
 		{ { "-p", "1", "--", "ls" }, "'ls'" },
+		{ { "-p", "1", "--ksuseopc", "4096" }, "go together" },
+		{ { "-p", "1", "--ksusetim", "4096" }, "go together" },
+		{ { "-p", "1", "--ksuseopc", "zz", "--ksusetim", "5" }, "'zz'" },
+		{ { "-p", "1", "--ksuseopc", "4096", "--ksusetim", "0" }, "'0'" },
+		{ { "-p", "1", "--event-names", "ev.sed" }, "'ev.sed'" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct options o;

@@ -17,7 +17,8 @@ static const char *const kernel[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_
 
 static struct sample_view sleeping(void)
 {
-	return (struct sample_view){ "db_writer", "S (sleeping)", user, user_ip, 3, kernel, 2 };
+	return (struct sample_view){ .thread = "db_writer", .state = "S (sleeping)", .user = user,
+				     .user_ip = user_ip, .n_user = 3, .kernel = kernel, .n_kernel = 2 };
 }
 
 static void frames_root_first(void **state)
@@ -121,7 +122,8 @@ static void stap_collapses_like_folded(void **state)
 	(void)state;
 	/* A name with '+' and " : " in it survives the collapse rules. */
 	const char *const odd_user[] = { "main", "operator+ : x" };
-	struct sample_view v = { "t", "R (running)", odd_user, NULL, 2, kernel, 1 };
+	struct sample_view v = { .thread = "t", .state = "R (running)", .user = odd_user,
+				 .n_user = 2, .kernel = kernel, .n_kernel = 1 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -132,6 +134,29 @@ static void stap_collapses_like_folded(void **state)
 	/* The thread name is not part of the original format. */
 	assert_string_equal(collapsed,
 		"R (running);main;operator+: x;entry_SYSCALL_64_after_hwframe_[k] 1\n");
+	free(text);
+}
+
+static void oracle_state_under_the_thread(void **state)
+{
+	(void)state;
+	struct sample_view v = sleeping();
+	v.app_state = "event=db file sequential read (Oracle state)";
+	const char *out[16];
+	assert_int_equal(sample_frames(&v, out, 16), 8);
+	assert_string_equal(out[0], "db_writer");
+	assert_string_equal(out[1], "event=db file sequential read (Oracle state)");
+	assert_string_equal(out[2], "S (sleeping)");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	output_stap_sample(f, &v);
+	fclose(f);
+	char collapsed[4096];
+	collapse_stap(text, collapsed, sizeof(collapsed));
+	assert_string_equal(collapsed,
+		"event=db file sequential read (Oracle state);S (sleeping);_start;main;work;"
+		"entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n");
 	free(text);
 }
 
@@ -154,6 +179,7 @@ int main(void)
 		cmocka_unit_test(folded_text),
 		cmocka_unit_test(stap_block),
 		cmocka_unit_test(stap_collapses_like_folded),
+		cmocka_unit_test(oracle_state_under_the_thread),
 		cmocka_unit_test(write_errors_are_reported),
 	};
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
