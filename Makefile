@@ -48,6 +48,21 @@ $(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-i
 $(B)/test/targets/%: test/targets/%.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
 
+# The same code and tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+S := $(B)/san
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LIB_OBJS := $(patsubst $(B)/%,$(S)/%,$(LIB_OBJS))
+SAN_UNIT_BINS := $(patsubst $(B)/test/%,$(S)/test/%,$(UNIT_BINS))
+
+$(S)/%.o: src/%.c $(HDRS) | $(S)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+$(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
+$(S) $(S)/test:
+	mkdir -p $@
+
 deps:
 	@sh scripts/install-deps.sh
 
@@ -58,9 +73,13 @@ integration: ptrace_profiler $(TARGET_BINS)
 	@bash test/integration.sh
 
 check: deps
-	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS)
+	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) \
+		$(S)/ptrace_profiler $(SAN_UNIT_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 	@bash test/integration.sh
+	@echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@sh test/run-unit.sh $(SAN_UNIT_BINS)
+	@PP=$(S)/ptrace_profiler bash test/integration.sh
 
 $(DEMO_BIN): demo/workload.c | $(B)/demo
 	$(CC) -O1 -g -fno-inline -o $@ $< -pthread

@@ -25,6 +25,8 @@ uint64_t now_ns(void)
 #define STOP_SPIN_NS 50000ULL
 #endif
 
+static void close_thread(struct thread *th);
+
 static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -206,6 +208,7 @@ enum attach_error target_attach(struct target *t, pid_t pid, char *err,
 	}
 	int e = seize_new_tasks(t);
 	if (t->n_threads == 0) {
+		target_free(t);
 		if (e == ESRCH || e == 0) {
 			snprintf(err, errlen, "no such process: %d", (int)pid);
 			return ATTACH_NO_PROCESS;
@@ -269,6 +272,9 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen)
 			 strerror(n > 0 ? exec_err : e));
 		kill(child, SIGKILL);
 		waitpid(child, NULL, __WALL);
+		for (size_t i = 0; i < t->n_threads; i++)
+			close_thread(&t->threads[i]);
+		target_free(t);
 		return -1;
 	}
 	return 0;

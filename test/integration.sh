@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-PP=./ptrace_profiler
+PP=${PP:-./ptrace_profiler} # make check runs it again with a sanitizer build
 T=build/test/targets
 TMP=$(mktemp -d)
 PIDS=()

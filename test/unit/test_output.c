@@ -110,9 +110,11 @@ static void collapse_stap(const char *text, char *out, size_t outsz)
 		}
 		if (last)
 			line = last + 3;
-		char tmp[4096];
+		char tmp[2 * sizeof(stack) + 2];
 		snprintf(tmp, sizeof(tmp), "%s%s%s", line, stack[0] ? ";" : "", stack);
-		strcpy(stack, tmp);
+		size_t keep = strlen(tmp) < sizeof(stack) ? strlen(tmp) : sizeof(stack) - 1;
+		memcpy(stack, tmp, keep);
+		stack[keep] = '\0';
 	}
 	free(copy);
 }
