@@ -35,6 +35,9 @@ void modules_close(struct modules *m);
 /* Re-reads /proc/PID/maps.  Returns 0 or -1. */
 int modules_refresh(struct modules *m);
 
+/* The same after an execve: the next miss re-reads again at once. */
+int modules_new_program(struct modules *m);
+
 /* The module holding addr; refreshes once if none does (rate limited).
  * NULL if the address belongs to no file-backed module. */
 const struct module_image *modules_find(struct modules *m, uint64_t addr);

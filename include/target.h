@@ -43,6 +43,7 @@ struct target {
 	struct thread *threads;
 	size_t n_threads, cap_threads;
 	uint64_t signals_forwarded;
+	unsigned execs;     /* execve calls seen since attach */
 };
 
 enum attach_error { ATTACH_OK, ATTACH_NO_PROCESS, ATTACH_DENIED, ATTACH_FAILED };

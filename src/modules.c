@@ -49,11 +49,15 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int free_removed(Dwfl_Module *mod, void *userdata, const char *name,
+/* libdw passes the address of the module's userdata (void **), as it does
+ * for dwfl_getmodules callbacks, although the prototype says void *. */
+static int free_removed(Dwfl_Module *mod, void *userdata_ptr, const char *name,
 			Dwarf_Addr base, void *arg)
 {
 	(void)mod, (void)name, (void)base, (void)arg;
-	free(userdata);
+	void **userdata = userdata_ptr;
+	free(*userdata);
+	*userdata = NULL;
 	return DWARF_CB_OK;
 }
 
@@ -71,6 +75,15 @@ int modules_refresh(struct modules *m)
 	return rc == 0 ? 0 : -1;
 }
 
+int modules_new_program(struct modules *m)
+{
+	int rc = modules_refresh(m);
+	/* A program just started or exec'd is still loading its libraries:
+	 * the next miss re-reads the maps at once. */
+	m->last_refresh_ns = 0;
+	return rc;
+}
+
 struct modules *modules_open(pid_t pid)
 {
 	struct modules *m = calloc(1, sizeof(*m));
@@ -78,13 +91,11 @@ struct modules *modules_open(pid_t pid)
 		return NULL;
 	m->pid = pid;
 	m->dwfl = dwfl_begin(&proc_callbacks);
-	if (!m->dwfl || modules_refresh(m) != 0) {
+	if (!m->dwfl || modules_new_program(m) != 0) {
 		modules_close(m);
 		return NULL;
 	}
 	m->refreshes = 0;
-	m->last_refresh_ns = 0; /* the first miss re-reads at once: a program just
-				 * started is still loading its libraries */
 	return m;
 }
 

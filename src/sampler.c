@@ -275,6 +275,7 @@ int sampler_run(const struct options *o, struct target *t,
 	}
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
+	unsigned execs_seen = t->execs;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
 	while (!*quit && !t->exited && !s.write_error) {
 		if (o->count && r->rounds >= o->count)
@@ -289,6 +290,15 @@ int sampler_run(const struct options *o, struct target *t,
 			break;
 
 		uint64_t now = now_ns();
+		if (t->execs != execs_seen) {
+			/* A new program image: new modules; its other threads
+			 * are gone and the stack bounds are stale. */
+			execs_seen = t->execs;
+			modules_new_program(s.modules);
+			for (size_t i = 0; i < t->n_threads; i++)
+				t->threads[i].stack_low = t->threads[i].stack_top = 0;
+			last_scan = 0;
+		}
 		if (now - last_scan >= SCAN_INTERVAL_NS) {
 			target_scan_threads(t);
 			last_scan = now;

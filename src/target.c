@@ -72,9 +72,10 @@ static int add_thread(struct target *t, pid_t tid)
 		t->threads = n;
 		t->cap_threads = cap;
 	}
-	/* No options: in particular no PTRACE_O_EXITKILL, so that if the
-	 * profiler dies the kernel detaches and the target runs on. */
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+	/* PTRACE_O_TRACEEXEC: after an execve every address means something
+	 * else, and we must know.  No PTRACE_O_EXITKILL: if the profiler dies
+	 * the kernel detaches and the target runs on. */
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) != 0)
 		return errno;
 	struct thread *th = &t->threads[t->n_threads++];
 	memset(th, 0, sizeof(*th));
@@ -267,6 +268,17 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen)
 		n = read(status_pipe[0], &exec_err, sizeof(exec_err));
 	while (n < 0 && errno == EINTR);
 	close(status_pipe[0]);
+	if (!e && n == 0) {
+		/* The exec we asked for reports itself (PTRACE_O_TRACEEXEC):
+		 * let it go on. */
+		int status;
+		while (waitpid(child, &status, __WALL) < 0 && errno == EINTR)
+			;
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, child, NULL, NULL);
+		else
+			e = ECHILD;
+	}
 	if (e || n > 0) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
 			 strerror(n > 0 ? exec_err : e));
@@ -315,6 +327,10 @@ static void handle_event(struct target *t, pid_t tid, int status)
 				th->group_stop = false;
 			ptrace(PTRACE_CONT, tid, NULL, NULL);
 		}
+	} else if (event == PTRACE_EVENT_EXEC) {
+		/* A new program: the sampler re-reads the modules. */
+		t->execs++;
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
 	} else if (event == 0) {
 		/* Signal-delivery stop: deliver the signal as it came. */
 		t->signals_forwarded++;
