@@ -15,8 +15,14 @@
 
 enum output_format { FORMAT_FOLDED, FORMAT_STAP };
 
+#define MAX_PIDS 64
+#define MAX_TIDS 256
+
 struct options {
-	pid_t pid;                 /* -p; 0 when a command is launched */
+	pid_t pids[MAX_PIDS];      /* -p PID[,PID...]; none when a command is launched */
+	size_t n_pids;
+	pid_t tids[MAX_TIDS];      /* --tid TID[,TID...]; none = every thread */
+	size_t n_tids;
 	char **command;            /* argv after "--"; NULL with -p */
 	uint64_t interval_ns;      /* -d; default 10 ms */
 	uint64_t count;            /* -n sampling rounds; 0 = no limit */
@@ -42,6 +48,11 @@ int parse_count(const char *text, uint64_t *out);
 
 /* A positive pid (decimal); anything else is -1.  Existence is not checked. */
 int parse_pid(const char *text, pid_t *out);
+
+/* "12,34,56": up to max positive pids, no empty item, no duplicate.
+ * Returns the count, or -1 (then *bad points at the offending item, or is
+ * NULL when the list is too long). */
+int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad);
 
 /* Fills *o (defaults first).  PARSE_EXIT_OK means --help or --version was
  * printed to stdout; PARSE_ERROR leaves a one-line message in err. */

@@ -28,13 +28,13 @@ struct sampler_result {
  * samples come.  With Oracle addresses in o, each sample also gets the
  * session's wait event (names may be NULL).  Returns 0, or -1 on an
  * output error. */
-int sampler_run(const struct options *o, struct target *t,
+int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 		const struct event_names *names, struct stack_table *table,
 		FILE *out, volatile int *quit, struct sampler_result *r);
 
 /* The stderr summary. */
 void sampler_print_summary(FILE *f, const struct options *o,
-			   const struct target *t,
+			   const struct target *ts, size_t n_targets,
 			   const struct sampler_result *r);
 
 #endif

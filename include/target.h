@@ -28,6 +28,7 @@ struct thread {
 	int syscall_fd;     /* /proc/PID/task/TID/syscall, -1 if unreadable */
 	bool gone;          /* exited: dropped at the next scan */
 	bool group_stop;    /* in a group stop we left in place (LISTEN) */
+	unsigned group_stops; /* group stops entered: tells one from the next */
 	uint64_t samples;
 	uint64_t samples_unstopped; /* blocked and unchanged: not stopped */
 	struct blocked_sample *blocked; /* freed with the thread */
@@ -42,15 +43,23 @@ struct target {
 	bool kernel_stacks; /* /proc/.../stack readable */
 	struct thread *threads;
 	size_t n_threads, cap_threads;
+	const pid_t *only_tids; /* --tid: the threads to sample; NULL = all */
+	size_t n_only_tids;
+	char comm[COMM_MAX];    /* the process's name, for several processes */
 	uint64_t signals_forwarded;
+	uint64_t ended_threads, ended_samples; /* threads gone during the run */
 	unsigned execs;     /* execve calls seen since attach */
 };
 
 enum attach_error { ATTACH_OK, ATTACH_NO_PROCESS, ATTACH_DENIED, ATTACH_FAILED };
 
-/* Seizes every thread of pid.  On failure err holds a one-line reason. */
-enum attach_error target_attach(struct target *t, pid_t pid, char *err,
-				size_t errlen);
+/* Seizes every thread of pid, or only those of only_tids (n_only > 0) that
+ * belong to it.  On failure err holds a one-line reason. */
+enum attach_error target_attach(struct target *t, pid_t pid, const pid_t *only_tids,
+				size_t n_only, char *err, size_t errlen);
+
+/* Does t hold thread tid? */
+bool target_has_thread(const struct target *t, pid_t tid);
 
 /* Starts argv[0] (PATH searched) and seizes it once it has exec'd.
  * Returns 0, or -1 with a reason in err. */
@@ -69,10 +78,11 @@ enum stop_result thread_stop(struct target *t, struct thread *th);
 /* Lets a thread stopped by thread_stop() run again. */
 void thread_resume(struct target *t, struct thread *th);
 
-/* Handles events (signal-delivery stops, group stops, exits) until the
- * absolute CLOCK_MONOTONIC deadline or until *quit becomes nonzero. */
-void target_wait_until(struct target *t, uint64_t deadline_ns,
-		       volatile int *quit);
+/* Handles events (signal-delivery stops, group stops, exits) of all n
+ * targets until the absolute CLOCK_MONOTONIC deadline, until *quit
+ * becomes nonzero, or until every target has exited. */
+void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns,
+			volatile int *quit);
 
 /* Detaches every thread; the target runs on as if we never came. */
 void target_detach(struct target *t);

@@ -66,6 +66,34 @@ static int oracle_addresses_readable(const struct options *o, const struct targe
 	return 0;
 }
 
+/* Detaches the targets attached so far (on an error before sampling). */
+static void release(struct target *ts, size_t n, const struct options *o)
+{
+	for (size_t i = 0; i < n; i++) {
+		target_detach(&ts[i]);
+		if (o->command)
+			kill(ts[i].pid, SIGTERM);
+		target_free(&ts[i]);
+	}
+}
+
+/* Every --tid must be a thread of one of the processes. */
+static bool missing_thread(const struct options *o, const struct target *ts, size_t n,
+			   char *err, size_t errlen)
+{
+	for (size_t k = 0; k < o->n_tids; k++) {
+		bool found = false;
+		for (size_t i = 0; i < n && !found; i++)
+			found = target_has_thread(&ts[i], o->tids[k]);
+		if (!found) {
+			snprintf(err, errlen, "no thread %d in the process%s given with -p",
+				 (int)o->tids[k], n > 1 ? "es" : "");
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -101,44 +129,58 @@ int main(int argc, char **argv)
 	/* Wake up on time: the default 50 us timer slack is half of a 100 us tick. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
-	struct target t;
+	static struct target ts[MAX_PIDS];
+	size_t n = 0;
 	if (o.command) {
-		if (target_launch(&t, o.command, err, sizeof(err)) != 0) {
+		if (target_launch(&ts[0], o.command, err, sizeof(err)) != 0) {
 			fprintf(stderr, "ptrace_profiler: %s\n", err);
 			return 2;
 		}
+		n = 1;
 	} else {
-		enum attach_error e = target_attach(&t, o.pid, err, sizeof(err));
-		if (e != ATTACH_OK) {
+		for (; n < o.n_pids; n++) {
+			enum attach_error e = target_attach(&ts[n], o.pids[n], o.tids, o.n_tids,
+							    err, sizeof(err));
+			if (e != ATTACH_OK) {
+				fprintf(stderr, "ptrace_profiler: %s\n", err);
+				release(ts, n, &o);
+				return e == ATTACH_NO_PROCESS ? 2 : 1;
+			}
+		}
+		if (missing_thread(&o, ts, n, err, sizeof(err))) {
 			fprintf(stderr, "ptrace_profiler: %s\n", err);
-			return e == ATTACH_NO_PROCESS ? 2 : 1;
+			release(ts, n, &o);
+			return 2;
 		}
 	}
-	if (o.ksuseopc_addr && oracle_addresses_readable(&o, &t, err, sizeof(err)) != 0) {
+	if (o.ksuseopc_addr && oracle_addresses_readable(&o, &ts[0], err, sizeof(err)) != 0) {
 		fprintf(stderr, "ptrace_profiler: %s\n", err);
-		target_detach(&t);
-		if (o.command)
-			kill(t.pid, SIGTERM);
-		target_free(&t);
+		release(ts, n, &o);
 		return 2;
 	}
-	if (!t.kernel_stacks)
-		fprintf(stderr, "ptrace_profiler: warning: cannot read /proc/%d/stack "
-			"(needs root): user stacks only\n", (int)t.pid);
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].kernel_stacks) {
+			fprintf(stderr, "ptrace_profiler: warning: cannot read /proc/%d/stack "
+				"(needs root): user stacks only\n", (int)ts[i].pid);
+			break;
+		}
 
 	struct stack_table *table = stack_table_new();
 	struct sampler_result r;
-	int rc = table ? sampler_run(&o, &t, names, table, out, &quit, &r) : -1;
+	int rc = table ? sampler_run(&o, ts, n, names, table, out, &quit, &r) : -1;
 	if (!table)
 		memset(&r, 0, sizeof(r));
 
-	bool exited = t.exited;
-	target_detach(&t);
-	if (o.command && !exited) {
+	bool exited[MAX_PIDS] = { false };
+	for (size_t i = 0; i < n; i++) {
+		exited[i] = ts[i].exited;
+		target_detach(&ts[i]);
+	}
+	if (o.command && !exited[0]) {
 		/* Launched and still running: it was started for this run, so
 		 * it ends with it, as with perf record -- COMMAND. */
-		kill(t.pid, SIGTERM);
-		waitpid(t.pid, NULL, 0);
+		kill(ts[0].pid, SIGTERM);
+		waitpid(ts[0].pid, NULL, 0);
 	}
 
 	if (rc == 0 && o.format == FORMAT_FOLDED && output_folded(out, table) != 0)
@@ -147,13 +189,15 @@ int main(int argc, char **argv)
 		rc = -1;
 	if (rc != 0)
 		fprintf(stderr, "ptrace_profiler: error writing the output\n");
-	if (exited)
-		fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
-			(int)t.pid);
-	sampler_print_summary(stderr, &o, &t, &r);
+	for (size_t i = 0; i < n; i++)
+		if (exited[i])
+			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
+				(int)ts[i].pid);
+	sampler_print_summary(stderr, &o, ts, n, &r);
 	stack_table_free(table);
 	oracle_names_free(names);
-	target_free(&t);
+	for (size_t i = 0; i < n; i++)
+		target_free(&ts[i]);
 	if (out != stdout)
 		fclose(out);
 	return rc == 0 ? 0 : 1;

@@ -86,6 +86,42 @@ int parse_pid(const char *text, pid_t *out)
 	return 0;
 }
 
+int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad)
+{
+	size_t n = 0;
+	for (const char *item = text;; ) {
+		size_t len = strcspn(item, ",");
+		char copy[24];
+		pid_t v;
+		*bad = item;
+		int ok = len < sizeof(copy);
+		if (ok) {
+			memcpy(copy, item, len);
+			copy[len] = '\0';
+			ok = parse_pid(copy, &v) == 0;
+		}
+		for (size_t i = 0; ok && i < n; i++)
+			ok = out[i] != v;
+		if (!ok)
+			return -1;
+		if (n == max) {
+			*bad = NULL;
+			return -1;
+		}
+		out[n++] = v;
+		if (!item[len])
+			return (int)n;
+		item += len + 1;
+	}
+}
+
+/* The bad item of a list, for the message: "12" of "5,12x,7". */
+static const char *item_text(const char *bad, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(bad, ","), bad);
+	return buf;
+}
+
 void options_print_help(void)
 {
 	printf(
@@ -99,7 +135,8 @@ void options_print_help(void)
 "(thread;state;user frames;kernel frames_[k] COUNT) for flamegraph.pl.\n"
 "\n"
 "Options:\n"
-"  -p, --pid PID          profile this running process (all its threads)\n"
+"  -p, --pid PID[,PID...] profile these running processes (all threads)\n"
+"      --tid TID[,TID...] only these threads (of the processes given with -p)\n"
 "  -d, --delay INTERVAL   time between samples: 100us, 1.5ms, 2s, 500ns;\n"
 "                         a bare number means milliseconds (default 10ms)\n"
 "  -n, --count N          stop after N sampling rounds\n"
@@ -141,10 +178,11 @@ static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 	return PARSE_ERROR;
 }
 
-enum { OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES };
+enum { OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, OPT_TID },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "duration", required_argument, NULL, 't' },
@@ -183,10 +221,24 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		const char *arg = optarg;
 		switch (c) {
 		case 'p':
-			if (parse_pid(arg, &o->pid) != 0)
-				return fail(err, errlen, "invalid pid '%s' for -p: expected a positive integer", arg);
-			have_pid = true;
+		case OPT_TID: {
+			const char *bad, *what = c == 'p' ? "pid" : "tid";
+			char item[64];
+			int n = c == 'p' ? parse_pid_list(optarg, o->pids, MAX_PIDS, &bad)
+					 : parse_pid_list(optarg, o->tids, MAX_TIDS, &bad);
+			if (n < 0 && !bad)
+				return fail(err, errlen, "too many %ss in '%s' (at most %d)", what, arg,
+					    c == 'p' ? MAX_PIDS : MAX_TIDS);
+			if (n < 0)
+				return fail(err, errlen, "invalid %s '%s' in '%s' for %s: expected positive integers, comma-separated, each once",
+					    what, item_text(bad, item, sizeof(item)), arg, c == 'p' ? "-p" : "--tid");
+			if (c == 'p')
+				o->n_pids = (size_t)n;
+			else
+				o->n_tids = (size_t)n;
+			have_pid |= c == 'p';
 			break;
+		}
 		case 'd':
 			if (parse_interval(arg, &o->interval_ns) != 0)
 				return fail(err, errlen, "invalid interval '%s' for -d: expected a positive number with unit ns, us, ms or s", arg);
@@ -243,11 +295,16 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 	}
 	if (have_pid && o->command)
 		return fail(err, errlen, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
+	if (o->n_tids && !have_pid)
+		return fail(err, errlen, "--tid needs -p: the threads of which process?");
 	if (!have_pid && !o->command)
 		return fail(err, errlen, "no target: give -p PID or -- COMMAND");
 	if (!o->ksuseopc_addr != !o->ksusetim_addr)
 		return fail(err, errlen, "--ksuseopc and --ksusetim go together (only --%s was given)",
 			    o->ksuseopc_addr ? "ksuseopc" : "ksusetim");
+	if (o->ksuseopc_addr && o->n_pids > 1)
+		return fail(err, errlen, "--ksuseopc and --ksusetim are addresses in one session's process: give one pid, not %zu",
+			    o->n_pids);
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
 			    o->event_names);

@@ -34,20 +34,33 @@ struct blocked_sample {
 	size_t stack_len;
 	uint64_t stack_hash;
 	unsigned modules_seen;  /* the unwind is only as good as the module list */
+	bool in_group_stop;     /* taken in group stop number group_stops: */
+	unsigned group_stops;   /* valid while that stop lasts */
 	int n_ips, complete;
 	uint64_t ips[UNWIND_MAX_FRAMES];
 };
 
-#define SCAN_INTERVAL_NS 100000000ULL /* look for new threads 10x/s */
+#define SCAN_MIN_NS 1000000ULL
 #define KFRAME_MAX (KSYM_MAX + 8)
+
+/* What is kept per process: its modules and caches. */
+struct process {
+	struct target *t;
+	struct modules *modules;
+	struct unwinder *unwinder;
+	struct symbolizer *symbolizer;
+	unsigned execs_seen;
+};
 
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
-	struct target *t;
 	struct stack_table *table;
 	FILE *out;
 	struct sampler_result *r;
+	bool several;          /* several processes: root frames name them */
+	/* The process being sampled; its fields are copied here. */
+	struct target *t;
 	struct modules *modules;
 	struct unwinder *unwinder;
 	struct symbolizer *symbolizer;
@@ -103,6 +116,10 @@ static bool blocked_unchanged(struct sampler *s, struct thread *th)
 {
 	struct blocked_sample *b = th->blocked;
 	struct blocked_syscall now;
+	if (b && b->in_group_stop)
+		/* A stopped thread runs no code until SIGCONT, which we see. */
+		return th->group_stop && b->group_stops == th->group_stops &&
+		       b->modules_seen == modules_refresh_count(s->modules);
 	if (!b || b->modules_seen != modules_refresh_count(s->modules) ||
 	    thread_read_syscall(th, &now) != 0 ||
 	    memcmp(&now, &b->where, sizeof(now)) != 0)
@@ -120,10 +137,12 @@ static void remember_blocked(struct sampler *s, struct thread *th,
 			     const uint64_t *ips, int n, int complete)
 {
 	const struct snapshot *snap = s->snap;
-	struct blocked_syscall where;
+	struct blocked_syscall where = { 0 };
 	/* An unwind that failed (a library not known yet) is not kept: the
-	 * next tick stops the thread and tries again. */
-	if (!complete || syscall_of_regs(&snap->regs, &where) != 0) {
+	 * next tick stops the thread and tries again.  Kept: a thread blocked
+	 * in a system call, or one in a group stop (SIGSTOP, Ctrl-Z). */
+	bool stopped = th->group_stop;
+	if (!complete || (!stopped && syscall_of_regs(&snap->regs, &where) != 0)) {
 		free(th->blocked);
 		th->blocked = NULL;
 		return;
@@ -136,6 +155,8 @@ static void remember_blocked(struct sampler *s, struct thread *th,
 	b->stack_len = snap->stack_len;
 	b->stack_hash = hash_bytes(snap->stack, snap->stack_len);
 	b->modules_seen = modules_refresh_count(s->modules);
+	b->in_group_stop = stopped;
+	b->group_stops = th->group_stops;
 	b->n_ips = n;
 	b->complete = complete;
 	memcpy(b->ips, ips, (size_t)n * sizeof(*ips));
@@ -165,7 +186,7 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	const char *user[UNWIND_MAX_FRAMES];
 	int n_ips = 0, complete = 0;
 	uint64_t t1;
-	bool asleep = st.state == 'S' || st.state == 'D';
+	bool asleep = st.state == 'S' || st.state == 'D' || th->group_stop;
 	if (asleep && blocked_unchanged(s, th)) {
 		t1 = now_ns();
 		if (s->o->ksuseopc_addr)
@@ -222,6 +243,15 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	char comm[COMM_MAX];
 	frame_sanitize(st.comm, comm, sizeof(comm));
 	memcpy(th->comm, comm, sizeof(comm));
+	char root[2 * COMM_MAX + 16];
+	if (s->several) {
+		/* "postgres[1234]/walwriter": which process, which thread */
+		char proc[COMM_MAX];
+		frame_sanitize(s->t->comm, proc, sizeof(proc));
+		snprintf(root, sizeof(root), "%s[%d]/%s", proc, (int)s->t->pid, comm);
+	} else {
+		snprintf(root, sizeof(root), "%s", comm);
+	}
 
 	/* Oracle's view of the same instant: the words were read in the stop. */
 	char oracle[320];
@@ -235,7 +265,7 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	}
 
 	struct sample_view v = {
-		.thread = comm,
+		.thread = root,
 		.app_state = app_state,
 		.state = state_description(state),
 		.user = user,
@@ -250,72 +280,106 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	hist_add(&s->r->work, now_ns() - t1);
 }
 
-int sampler_run(const struct options *o, struct target *t,
+static bool any_alive(const struct target *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].exited)
+			return true;
+	return false;
+}
+
+int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 		const struct event_names *names, struct stack_table *table,
 		FILE *out, volatile int *quit, struct sampler_result *r)
 {
-	struct sampler s = { .o = o, .names = names, .t = t, .table = table, .out = out, .r = r };
+	struct sampler s = { .o = o, .names = names, .table = table, .out = out, .r = r,
+			     .several = n_targets > 1 };
 	memset(r, 0, sizeof(*r));
+	struct process *procs = calloc(n_targets, sizeof(*procs));
 	s.snap = malloc(sizeof(*s.snap));
-	if (s.snap && o->ksuseopc_addr) {
-		s.snap->n_words = 2;
-		s.snap->word_addr[0] = o->ksuseopc_addr;
-		s.snap->word_addr[1] = o->ksusetim_addr;
-	} else if (s.snap) {
-		s.snap->n_words = 0;
-	}
-	s.modules = modules_open(t->pid);
-	s.unwinder = s.modules ? unwinder_new(s.modules) : NULL;
-	s.symbolizer = s.modules ? symbolizer_new(s.modules) : NULL;
-	if (!s.snap || !s.unwinder || !s.symbolizer) {
-		fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
-			(int)t->pid);
+	if (!procs || !s.snap) {
 		s.write_error = 1;
 		goto out;
 	}
+	s.snap->n_words = 0;
+	if (o->ksuseopc_addr) {
+		s.snap->n_words = 2;
+		s.snap->word_addr[0] = o->ksuseopc_addr;
+		s.snap->word_addr[1] = o->ksusetim_addr;
+	}
+	for (size_t i = 0; i < n_targets; i++) {
+		struct process *p = &procs[i];
+		p->t = &ts[i];
+		p->execs_seen = ts[i].execs;
+		p->modules = modules_open(ts[i].pid);
+		p->unwinder = p->modules ? unwinder_new(p->modules) : NULL;
+		p->symbolizer = p->modules ? symbolizer_new(p->modules) : NULL;
+		if (!p->unwinder || !p->symbolizer) {
+			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
+				(int)ts[i].pid);
+			s.write_error = 1;
+			goto out;
+		}
+	}
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
-	unsigned execs_seen = t->execs;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	while (!*quit && !t->exited && !s.write_error) {
+	/* New threads are looked for every round, but not more than every
+	 * millisecond (a directory read per 100 us tick is not free). */
+	uint64_t scan_every = o->interval_ns > SCAN_MIN_NS ? o->interval_ns : SCAN_MIN_NS;
+	while (!*quit && any_alive(ts, n_targets) && !s.write_error) {
 		if (o->count && r->rounds >= o->count)
 			break;
 		if (now_ns() >= end)
 			break;
-		for (size_t i = 0; i < t->n_threads && !*quit; i++)
-			if (!t->threads[i].gone)
-				sample_thread(&s, &t->threads[i]);
+		for (size_t i = 0; i < n_targets && !*quit; i++) {
+			struct process *p = &procs[i];
+			s.t = p->t;
+			s.modules = p->modules;
+			s.unwinder = p->unwinder;
+			s.symbolizer = p->symbolizer;
+			for (size_t k = 0; k < p->t->n_threads && !*quit; k++)
+				if (!p->t->threads[k].gone)
+					sample_thread(&s, &p->t->threads[k]);
+		}
 		r->rounds++;
 		if (o->count && r->rounds >= o->count)
 			break;
 
 		uint64_t now = now_ns();
-		if (t->execs != execs_seen) {
-			/* A new program image: new modules; its other threads
-			 * are gone and the stack bounds are stale. */
-			execs_seen = t->execs;
-			modules_new_program(s.modules);
-			for (size_t i = 0; i < t->n_threads; i++)
-				t->threads[i].stack_low = t->threads[i].stack_top = 0;
-			last_scan = 0;
+		bool scan = now - last_scan >= scan_every;
+		for (size_t i = 0; i < n_targets; i++) {
+			struct process *p = &procs[i];
+			if (p->t->execs != p->execs_seen) {
+				/* A new program image: new modules; its other
+				 * threads are gone, the stack bounds are stale. */
+				p->execs_seen = p->t->execs;
+				modules_new_program(p->modules);
+				for (size_t k = 0; k < p->t->n_threads; k++)
+					p->t->threads[k].stack_low = p->t->threads[k].stack_top = 0;
+				scan = true;
+			}
+			if (scan)
+				target_scan_threads(p->t);
 		}
-		if (now - last_scan >= SCAN_INTERVAL_NS) {
-			target_scan_threads(t);
+		if (scan)
 			last_scan = now;
-		}
 		deadline += o->interval_ns;
 		if (now >= deadline) {
 			uint64_t missed = (now - deadline) / o->interval_ns + 1;
 			r->skipped_ticks += missed;
 			deadline += missed * o->interval_ns;
 		}
-		target_wait_until(t, deadline < end ? deadline : end, quit);
+		targets_wait_until(ts, n_targets, deadline < end ? deadline : end, quit);
 	}
 	r->wall_ns = now_ns() - start;
 out:
-	symbolizer_free(s.symbolizer);
-	unwinder_free(s.unwinder);
-	modules_close(s.modules);
+	for (size_t i = 0; procs && i < n_targets; i++) {
+		symbolizer_free(procs[i].symbolizer);
+		unwinder_free(procs[i].unwinder);
+		modules_close(procs[i].modules);
+	}
+	free(procs);
 	free(s.snap);
 	return s.write_error ? -1 : 0;
 }
@@ -333,27 +397,43 @@ static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
 }
 
 void sampler_print_summary(FILE *f, const struct options *o,
-			   const struct target *t, const struct sampler_result *r)
+			   const struct target *ts, size_t n_targets,
+			   const struct sampler_result *r)
 {
 	double wall_s = (double)r->wall_ns / 1e9;
 	double asked = 1e9 / (double)o->interval_ns;
 	double achieved = wall_s > 0 ? (double)r->rounds / wall_s : 0;
-	fprintf(f, "ptrace_profiler: process %d, %" PRIu64 " rounds in %.3f s, %" PRIu64
-		" thread samples\n", (int)t->pid, r->rounds, wall_s, r->samples);
+	fprintf(f, "ptrace_profiler: %zu process%s, %" PRIu64 " rounds in %.3f s, %" PRIu64
+		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->rounds, wall_s,
+		r->samples);
 	fprintf(f, "  rate                   asked %.1f/s, achieved %.1f/s (%.0f%%), skipped ticks %" PRIu64 "\n",
 		asked, achieved, asked > 0 ? 100.0 * achieved / asked : 0, r->skipped_ticks);
-	for (size_t i = 0; i < t->n_threads; i++)
-		fprintf(f, "  thread %-7d %-15s %" PRIu64 " samples\n", (int)t->threads[i].tid,
-			t->threads[i].comm, t->threads[i].samples);
+	uint64_t forwarded = 0;
+	for (size_t p = 0; p < n_targets; p++) {
+		const struct target *t = &ts[p];
+		forwarded += t->signals_forwarded;
+		fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm,
+			t->n_threads, t->n_threads == 1 ? "" : "s");
+		if (t->ended_threads)
+			fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
+				t->ended_samples);
+		fputc('\n', f);
+		for (size_t i = 0; i < t->n_threads; i++)
+			fprintf(f, "    thread %-7d %-15s %" PRIu64 " samples\n", (int)t->threads[i].tid,
+				t->threads[i].comm, t->threads[i].samples);
+	}
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  not stopped            %" PRIu64 " samples (blocked where the previous sample found them)\n",
 		r->unstopped);
-	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of wall time\n",
+	/* Per thread: stops of different threads add up to more than the
+	 * wall time while each thread lost only its own share. */
+	double threads = r->rounds ? (double)r->samples / (double)r->rounds : 1;
+	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
 		(double)r->frozen.total_ns / 1e6,
-		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / (double)r->wall_ns : 0);
+		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
 	print_hist(f, "stopped per sample", &r->frozen);
 	print_hist(f, "work per sample", &r->work);
-	if (t->signals_forwarded)
-		fprintf(f, "  signals forwarded      %" PRIu64 "\n", t->signals_forwarded);
+	if (forwarded)
+		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }

@@ -91,12 +91,32 @@ static void remove_gone_threads(struct target *t)
 	size_t j = 0;
 	for (size_t i = 0; i < t->n_threads; i++) {
 		if (t->threads[i].gone) {
+			t->ended_threads++;
+			t->ended_samples += t->threads[i].samples;
 			close_thread(&t->threads[i]);
 			continue;
 		}
 		t->threads[j++] = t->threads[i];
 	}
 	t->n_threads = j;
+}
+
+static bool wanted(const struct target *t, pid_t tid)
+{
+	if (!t->n_only_tids)
+		return true;
+	for (size_t i = 0; i < t->n_only_tids; i++)
+		if (t->only_tids[i] == tid)
+			return true;
+	return false;
+}
+
+bool target_has_thread(const struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->n_threads; i++)
+		if (t->threads[i].tid == tid)
+			return true;
+	return false;
 }
 
 /* Seizes every task of the process not seized yet.  Returns the first
@@ -113,7 +133,7 @@ static int seize_new_tasks(struct target *t)
 	while ((de = readdir(d)) != NULL) {
 		char *end;
 		long tid = strtol(de->d_name, &end, 10);
-		if (*end || tid <= 0 || find_thread(t, (pid_t)tid))
+		if (*end || tid <= 0 || find_thread(t, (pid_t)tid) || !wanted(t, (pid_t)tid))
 			continue;
 		int err = add_thread(t, (pid_t)tid);
 		if (err && err != ESRCH && !first_err)
@@ -164,6 +184,7 @@ static void init_target(struct target *t, pid_t pid)
 {
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
+	comm_of(pid, t->comm, sizeof(t->comm));
 	/* Reading another task's kernel stack needs CAP_SYS_ADMIN: probe once. */
 	char path[64], buf[64];
 	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
@@ -190,10 +211,12 @@ static void explain_denied(pid_t pid, int err, char *msg, size_t len)
 		 (int)pid, strerror(err), yama);
 }
 
-enum attach_error target_attach(struct target *t, pid_t pid, char *err,
-				size_t errlen)
+enum attach_error target_attach(struct target *t, pid_t pid, const pid_t *only_tids,
+				size_t n_only, char *err, size_t errlen)
 {
 	init_target(t, pid);
+	t->only_tids = only_tids;
+	t->n_only_tids = n_only;
 	if (kill(pid, 0) != 0 && errno == ESRCH) {
 		snprintf(err, errlen, "no such process: %d", (int)pid);
 		return ATTACH_NO_PROCESS;
@@ -208,6 +231,11 @@ enum attach_error target_attach(struct target *t, pid_t pid, char *err,
 		return ATTACH_DENIED;
 	}
 	int e = seize_new_tasks(t);
+	if (t->n_threads == 0 && n_only && (e == 0 || e == ESRCH) && kill(pid, 0) == 0) {
+		snprintf(err, errlen, "none of the threads given with --tid belongs to process %d",
+			 (int)pid);
+		return ATTACH_NO_PROCESS;
+	}
 	if (t->n_threads == 0) {
 		target_free(t);
 		if (e == ESRCH || e == 0) {
@@ -303,6 +331,13 @@ static void thread_ended(struct target *t, struct thread *th, pid_t tid, int sta
 	}
 }
 
+static void enter_group_stop(struct thread *th, bool stopped)
+{
+	if (stopped && !th->group_stop)
+		th->group_stops++;
+	th->group_stop = stopped;
+}
+
 /* A stop we did not ask for: hand it back unchanged. */
 static void handle_event(struct target *t, pid_t tid, int status)
 {
@@ -320,7 +355,7 @@ static void handle_event(struct target *t, pid_t tid, int status)
 			/* Group stop (SIGSTOP, Ctrl-Z): it stays stopped, yet
 			 * we keep hearing about SIGCONT. */
 			if (th)
-				th->group_stop = true;
+				enter_group_stop(th, true);
 			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
 		} else {
 			if (th)
@@ -372,7 +407,7 @@ enum stop_result thread_stop(struct target *t, struct thread *th)
 			continue;
 		if ((status >> 16) == PTRACE_EVENT_STOP) {
 			/* Our trap (SIGTRAP), or a group stop that came first. */
-			th->group_stop = is_stop_signal(WSTOPSIG(status));
+			enter_group_stop(th, is_stop_signal(WSTOPSIG(status)));
 			return STOP_OK;
 		}
 		/* A signal arrived before our trap: deliver it, our trap
@@ -390,7 +425,24 @@ void thread_resume(struct target *t, struct thread *th)
 		ptrace(PTRACE_CONT, th->tid, NULL, NULL);
 }
 
-void target_wait_until(struct target *t, uint64_t deadline_ns, volatile int *quit)
+/* The target an event of tid belongs to. */
+static struct target *owner_of(struct target *ts, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].pid == tid || find_thread(&ts[i], tid))
+			return &ts[i];
+	return &ts[0]; /* a thread we no longer list: only resume it */
+}
+
+static bool all_exited(const struct target *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].exited)
+			return false;
+	return true;
+}
+
+void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volatile int *quit)
 {
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -399,18 +451,18 @@ void target_wait_until(struct target *t, uint64_t deadline_ns, volatile int *qui
 		int status;
 		pid_t tid;
 		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
-			handle_event(t, tid, status);
-		if (*quit || t->exited)
+			handle_event(owner_of(ts, n, tid), tid, status);
+		if (*quit || all_exited(ts, n))
 			return;
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return;
 		uint64_t left = deadline_ns - now;
-		struct timespec ts = { (time_t)(left / 1000000000ULL),
-				       (long)(left % 1000000000ULL) };
+		struct timespec wait = { (time_t)(left / 1000000000ULL),
+					 (long)(left % 1000000000ULL) };
 		/* SIGCHLD is blocked: it wakes us here for any tracee event,
 		 * so a signal for the target waits for no tick. */
-		sigtimedwait(&chld, NULL, &ts);
+		sigtimedwait(&chld, NULL, &wait);
 	}
 }
 

@@ -99,7 +99,8 @@ static void command_line_defaults_and_values(void **state)
 	char err[256];
 	const char *w1[] = { "-p", "42", NULL };
 	assert_int_equal(parse(&o, err, w1), PARSE_OK);
-	assert_int_equal(o.pid, 42);
+	assert_int_equal(o.n_pids, 1);
+	assert_int_equal(o.pids[0], 42);
 	assert_int_equal(o.interval_ns, DEFAULT_INTERVAL_NS);
 	assert_int_equal(o.count, 0);
 	assert_int_equal(o.duration_ns, 0);
@@ -110,7 +111,8 @@ static void command_line_defaults_and_values(void **state)
 	const char *w2[] = { "--pid", "7", "--delay", "100us", "--count", "5000", "--duration",
 			     "3s", "--output", "x.folded", "--format", "stap", NULL };
 	assert_int_equal(parse(&o, err, w2), PARSE_OK);
-	assert_int_equal(o.pid, 7);
+	assert_int_equal(o.n_pids, 1);
+	assert_int_equal(o.pids[0], 7);
 	assert_int_equal(o.interval_ns, 100000);
 	assert_int_equal(o.count, 5000);
 	assert_int_equal(o.duration_ns, 3000000000ULL);
@@ -121,7 +123,8 @@ static void command_line_defaults_and_values(void **state)
 	assert_int_equal(parse(&o, err, w3), PARSE_OK);
 	assert_int_equal(o.interval_ns, 5000000); /* bare number: ms */
 	assert_int_equal(o.count, 3);
-	assert_int_equal(o.pid, 9);
+	assert_int_equal(o.n_pids, 1);
+	assert_int_equal(o.pids[0], 9);
 	assert_int_equal(o.ksuseopc_addr, 0);
 
 	const char *w4[] = { "-p", "9", "--ksuseopc", "139984506261505", "--ksusetim", "0x7f4fe4002003",
@@ -130,6 +133,28 @@ static void command_line_defaults_and_values(void **state)
 	assert_int_equal(o.ksuseopc_addr, 139984506261505ULL);
 	assert_int_equal(o.ksusetim_addr, 0x7f4fe4002003ULL);
 	assert_string_equal(o.event_names, "ev.sed");
+}
+
+static void pid_and_tid_lists(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	char pids[] = "10,20,30";
+	const char *w[] = { "-p", pids, "--tid", "11,21", NULL };
+	assert_int_equal(parse(&o, err, w), PARSE_OK);
+	assert_int_equal(o.n_pids, 3);
+	assert_int_equal(o.pids[2], 30);
+	assert_int_equal(o.n_tids, 2);
+	assert_int_equal(o.tids[1], 21);
+	assert_string_equal(pids, "10,20,30"); /* the argument is left as it was */
+
+	char many[MAX_PIDS * 4 + 8] = "";
+	for (int i = 1; i <= MAX_PIDS + 1; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%d", i > 1 ? "," : "", i);
+	const char *w2[] = { "-p", many, NULL };
+	assert_int_equal(parse(&o, err, w2), PARSE_ERROR);
+	assert_non_null(strstr(err, "too many pids"));
 }
 
 static void command_line_launch(void **state)
@@ -171,6 +196,11 @@ static void command_line_errors(void **state)
 		{ { NULL }, "no target" },
 		{ { "-d", "1ms" }, "no target" },
 		{ { "-p", "1", "--", "ls" }, "'ls'" },
+		{ { "-p", "1,x,3" }, "'x'" },
+		{ { "-p", "1,,3" }, "''" },
+		{ { "-p", "1,2,1" }, "'1'" },
+		{ { "-p", "1", "--tid", "5,0" }, "'0'" },
+		{ { "--tid", "5" }, "--tid needs -p" },
 		{ { "-p", "1", "--ksuseopc", "4096" }, "go together" },
 		{ { "-p", "1", "--ksusetim", "4096" }, "go together" },
 		{ { "-p", "1", "--ksuseopc", "zz", "--ksusetim", "5" }, "'zz'" },
@@ -213,6 +243,7 @@ int main(void)
 		cmocka_unit_test(interval_largest),
 		cmocka_unit_test(count_and_pid),
 		cmocka_unit_test(command_line_defaults_and_values),
+		cmocka_unit_test(pid_and_tid_lists),
 		cmocka_unit_test(command_line_launch),
 		cmocka_unit_test(command_line_errors),
 		cmocka_unit_test(help_and_version_exit_ok),
