@@ -25,7 +25,7 @@ TARGET_SRCS := $(wildcard test/targets/*.c)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS))
 DEMO_BIN := $(B)/demo/workload
 
-.PHONY: all deps check unit integration demo bench install uninstall clean
+.PHONY: all deps check unit integration fuzz demo bench install uninstall clean
 all: ptrace_profiler
 
 ptrace_profiler: $(LIB_OBJS) $(B)/main.o
@@ -63,6 +63,36 @@ $(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test
 $(S) $(S)/test:
 	mkdir -p $@
 
+# --- fuzzing (libFuzzer, Debian's clang) ----------------------------------
+# make fuzz runs each target for FUZZ_SECONDS on the seeds in
+# test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
+# belongs in that corpus directory, where make check replays it for ever.
+FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
+FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+F := $(B)/fuzz
+$(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) | $(F)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS)
+$(F):
+	mkdir -p $@
+
+fuzz: $(addprefix $(F)/,$(FUZZ_TARGETS))
+	@status=0; for t in $(FUZZ_TARGETS); do \
+		name=$${t#fuzz_}; mkdir -p $(F)/corpus-$$name; \
+		echo "== $$t, $(FUZZ_SECONDS) s"; \
+		$(F)/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(F)/crash-$$name- \
+			$(F)/corpus-$$name test/fuzz/corpus/$$name >$(F)/$$t.log 2>&1 \
+			&& tail -n 1 $(F)/$$t.log \
+			|| { status=1; grep -E 'ERROR|SUMMARY|written to' $(F)/$$t.log; \
+			     echo "   keep it: copy that file into test/fuzz/corpus/$$name/"; }; \
+	done; exit $$status
+
+# make check replays every corpus input through the fuzz targets (ASan+UBSan).
+REGRESS_BINS := $(patsubst %,$(S)/test/regress_%,$(FUZZ_TARGETS))
+$(S)/test/regress_%: test/fuzz/%.c test/fuzz/regress.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< test/fuzz/regress.c $(SAN_LIB_OBJS) $(LDLIBS)
+
 deps:
 	@sh scripts/install-deps.sh
 
@@ -74,11 +104,13 @@ integration: ptrace_profiler $(TARGET_BINS)
 
 check: deps
 	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) \
-		$(S)/ptrace_profiler $(SAN_UNIT_BINS)
+		$(S)/ptrace_profiler $(SAN_UNIT_BINS) $(REGRESS_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 	@bash test/integration.sh
 	@echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@sh test/run-unit.sh $(SAN_UNIT_BINS)
+	@for t in $(FUZZ_TARGETS); do printf '%s: ' "$$t corpus replay"; \
+		$(S)/test/regress_$$t test/fuzz/corpus/$${t#fuzz_}/* || exit 1; done
 	@PP=$(S)/ptrace_profiler bash test/integration.sh
 
 $(DEMO_BIN): demo/workload.c | $(B)/demo

@@ -89,7 +89,7 @@ int parse_kernel_stack(const char *buf, size_t len, struct kernel_stack *out)
 			while (q < line_end && is_space(*q))
 				q++;
 			const char *sym = q;
-			while (q < line_end && !is_space(*q) && *q != '+')
+			while (q < line_end && !is_space(*q) && *q != '+' && *q != '\0')
 				q++;
 			size_t n = (size_t)(q - sym);
 			if (n > 0) {

@@ -95,6 +95,16 @@ static void kernel_stack_lines(void **state)
 	free(b);
 }
 
+static void kernel_stack_nul_bytes(void **state)
+{
+	(void)state;
+	/* Found by fuzzing: a NUL inside a line made an empty frame. */
+	static const char text[] = "[<0>]\0do_nanosleep+0\n[<0>] vfs_\0read+0x1/0x2\n";
+	struct kernel_stack ks;
+	assert_int_equal(parse_kernel_stack(text, sizeof(text) - 1, &ks), 1);
+	assert_string_equal(ks.frame[0], "vfs_");
+}
+
 static void kernel_stack_bounded(void **state)
 {
 	(void)state;
@@ -241,6 +251,7 @@ int main(void)
 		cmocka_unit_test(stat_rejects),
 		cmocka_unit_test(state_words),
 		cmocka_unit_test(kernel_stack_lines),
+		cmocka_unit_test(kernel_stack_nul_bytes),
 		cmocka_unit_test(kernel_stack_bounded),
 		cmocka_unit_test(kernel_filter_drops_our_stop),
 		cmocka_unit_test(kernel_filter_drops_user_preemption),
