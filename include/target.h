@@ -31,6 +31,7 @@ struct thread {
 	unsigned group_stops; /* group stops entered: tells one from the next */
 	uint64_t samples;
 	uint64_t samples_unstopped; /* blocked and unchanged: not stopped */
+	uint64_t stop_timeouts;     /* did not stop within 200 ms: no sample */
 	struct blocked_sample *blocked; /* freed with the thread */
 	char comm[COMM_MAX];
 };
@@ -68,11 +69,12 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen);
 /* Seizes threads created since the last scan, forgets the ones gone. */
 void target_scan_threads(struct target *t);
 
-enum stop_result { STOP_OK, STOP_GONE };
+enum stop_result { STOP_OK, STOP_GONE, STOP_TIMEOUT };
 
 /* Interrupts one thread and waits for it to be stopped.  Stops that are
- * not ours are handled on the way (signals re-injected).  A thread in a
- * group stop is already stopped: STOP_OK at once. */
+ * not ours are handled on the way (signals re-injected).  A thread that
+ * does not stop within 200 ms (uninterruptible sleep) gives STOP_TIMEOUT:
+ * never wait for the target, it does not wait for us. */
 enum stop_result thread_stop(struct target *t, struct thread *th);
 
 /* Lets a thread stopped by thread_stop() run again. */

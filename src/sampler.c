@@ -198,7 +198,10 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		s->r->unstopped++;
 	} else {
 		uint64_t t0 = now_ns();
-		if (thread_stop(s->t, th) != STOP_OK)
+		enum stop_result stop = thread_stop(s->t, th);
+		if (stop == STOP_TIMEOUT)
+			s->r->stop_timeouts++;
+		if (stop != STOP_OK)
 			return;
 		int copied = snapshot_capture(th->tid, th->stack_top, s->snap) == 0;
 		thread_resume(s->t, th);
@@ -424,6 +427,9 @@ void sampler_print_summary(FILE *f, const struct options *o,
 	}
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
+	if (r->stop_timeouts)
+		fprintf(f, "  no sample              %" PRIu64 " times a thread did not stop within 200 ms\n",
+			r->stop_timeouts);
 	fprintf(f, "  not stopped            %" PRIu64 " samples (blocked where the previous sample found them)\n",
 		r->unstopped);
 	/* Per thread: stops of different threads add up to more than the

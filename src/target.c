@@ -24,6 +24,8 @@ uint64_t now_ns(void)
 #ifndef STOP_SPIN_NS
 #define STOP_SPIN_NS 50000ULL
 #endif
+#define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
+#define STOP_GIVE_UP_NS 200000000ULL  /* no sample after 200 ms */
 
 static void close_thread(struct thread *th);
 
@@ -381,17 +383,36 @@ enum stop_result thread_stop(struct target *t, struct thread *th)
 		th->gone = true;
 		return STOP_GONE;
 	}
-	uint64_t spin_until = now_ns() + STOP_SPIN_NS;
+	uint64_t start = now_ns(), spin_until = start + STOP_SPIN_NS;
+	uint64_t next_nudge = start + STOP_NUDGE_NS;
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	for (;;) {
 		int status;
-		/* Spin briefly before sleeping in waitpid: a running thread traps
-		 * within microseconds, and a sleeping tracer needs a cross-CPU
-		 * wake-up that costs more than the whole copy. */
+		/* Spin briefly before sleeping: a running thread traps within
+		 * microseconds, and a sleeping tracer needs a cross-CPU wake-up
+		 * that costs more than the whole copy. */
 		pid_t r = waitpid(th->tid, &status, __WALL | WNOHANG);
 		if (r == 0) {
-			if (now_ns() < spin_until)
+			uint64_t now = now_ns();
+			if (now < spin_until)
 				continue;
-			r = waitpid(th->tid, &status, __WALL);
+			if (now - start >= STOP_GIVE_UP_NS) {
+				/* Deep in the kernel (D state) or our trap was lost:
+				 * no sample.  A trap that comes later is resumed by
+				 * targets_wait_until like any stop we did not wait for. */
+				th->stop_timeouts++;
+				return STOP_TIMEOUT;
+			}
+			if (now >= next_nudge) {
+				/* An execve can swallow a pending interrupt: ask again. */
+				ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
+				next_nudge = now + STOP_NUDGE_NS;
+			}
+			struct timespec nap = { 0, 1000000 };
+			sigtimedwait(&chld, NULL, &nap);
+			continue;
 		}
 		if (r < 0) {
 			if (errno == EINTR)
