@@ -308,6 +308,7 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen)
 			ptrace(PTRACE_CONT, child, NULL, NULL);
 		else
 			e = ECHILD;
+		comm_of(child, t->comm, sizeof(t->comm)); /* ours until the exec */
 	}
 	if (e || n > 0) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
@@ -367,6 +368,7 @@ static void handle_event(struct target *t, pid_t tid, int status)
 	} else if (event == PTRACE_EVENT_EXEC) {
 		/* A new program: the sampler re-reads the modules. */
 		t->execs++;
+		comm_of(t->pid, t->comm, sizeof(t->comm));
 		ptrace(PTRACE_CONT, tid, NULL, NULL);
 	} else if (event == 0) {
 		/* Signal-delivery stop: deliver the signal as it came. */
