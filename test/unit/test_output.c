@@ -119,6 +119,18 @@ static void collapse_stap(const char *text, char *out, size_t outsz)
 	free(copy);
 }
 
+/* One sample in stap format, as stackcollapse-stap.pl would fold it. */
+static void stap_collapsed(const struct sample_view *v, char *out, size_t outsz)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	output_stap_sample(f, v);
+	fclose(f);
+	collapse_stap(text, out, outsz);
+	free(text);
+}
+
 static void stap_collapses_like_folded(void **state)
 {
 	(void)state;
@@ -126,17 +138,11 @@ static void stap_collapses_like_folded(void **state)
 	const char *const odd_user[] = { "main", "operator+ : x" };
 	struct sample_view v = { .thread = "t", .state = "R (running)", .user = odd_user,
 				 .n_user = 2, .kernel = kernel, .n_kernel = 1 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	output_stap_sample(f, &v);
-	fclose(f);
 	char collapsed[4096];
-	collapse_stap(text, collapsed, sizeof(collapsed));
+	stap_collapsed(&v, collapsed, sizeof(collapsed));
 	/* The thread name is not part of the original format. */
 	assert_string_equal(collapsed,
 		"R (running);main;operator+: x;entry_SYSCALL_64_after_hwframe_[k] 1\n");
-	free(text);
 }
 
 static void oracle_state_under_the_thread(void **state)
@@ -149,17 +155,11 @@ static void oracle_state_under_the_thread(void **state)
 	assert_string_equal(out[0], "db_writer");
 	assert_string_equal(out[1], "event=db file sequential read (Oracle state)");
 	assert_string_equal(out[2], "S (sleeping)");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	output_stap_sample(f, &v);
-	fclose(f);
 	char collapsed[4096];
-	collapse_stap(text, collapsed, sizeof(collapsed));
+	stap_collapsed(&v, collapsed, sizeof(collapsed));
 	assert_string_equal(collapsed,
 		"event=db file sequential read (Oracle state);S (sleeping);_start;main;work;"
 		"entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n");
-	free(text);
 }
 
 static void write_errors_are_reported(void **state)
