@@ -20,6 +20,7 @@ struct task_stat {
 	char state;          /* R, S, D, T, t, Z, X, I, P ... */
 	char comm[COMM_MAX]; /* raw, not sanitized */
 	int processor;       /* CPU it last ran on, -1 if absent */
+	int num_threads;     /* threads in its process, -1 if absent */
 };
 
 /* Returns 0, or -1 if the text is not a stat line.  comm may contain

@@ -47,6 +47,7 @@ struct target {
 	const pid_t *only_tids; /* --tid: the threads to sample; NULL = all */
 	size_t n_only_tids;
 	char comm[COMM_MAX];    /* the process's name, for several processes */
+	int num_threads;        /* as the leader's stat last said; -1 unknown */
 	uint64_t signals_forwarded;
 	uint64_t ended_threads, ended_samples; /* threads gone during the run */
 	unsigned execs;     /* execve calls seen since attach */

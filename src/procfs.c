@@ -17,6 +17,17 @@ static int is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* A decimal field of at most 9 digits at q, or -1. */
+static int small_number(const char *q, const char *end)
+{
+	int v = 0, digits = 0;
+	while (q < end && *q >= '0' && *q <= '9' && digits < 9) {
+		v = v * 10 + (*q++ - '0');
+		digits++;
+	}
+	return digits ? v : -1;
+}
+
 int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 {
 	const char *open = len ? memchr(buf, '(', len) : NULL;
@@ -34,21 +45,17 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 		return -1;
 	out->state = p[1];
 	out->processor = -1;
-	/* Fields after comm: state is field 3; processor is field 39. */
+	out->num_threads = -1;
+	/* Fields after comm: state is field 3, num_threads 20, processor 39. */
 	int field = 3;
 	for (p += 2; p < end && *p != '\n'; p++) {
 		if (*p != ' ')
 			continue;
 		field++;
+		if (field == 20)
+			out->num_threads = small_number(p + 1, end);
 		if (field == 39) {
-			const char *q = p + 1;
-			int v = 0, digits = 0;
-			while (q < end && *q >= '0' && *q <= '9' && digits < 9) {
-				v = v * 10 + (*q++ - '0');
-				digits++;
-			}
-			if (digits)
-				out->processor = v;
+			out->processor = small_number(p + 1, end);
 			break;
 		}
 	}

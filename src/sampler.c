@@ -40,7 +40,7 @@ struct blocked_sample {
 	uint64_t ips[UNWIND_MAX_FRAMES];
 };
 
-#define SCAN_MIN_NS 1000000ULL
+#define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define KFRAME_MAX (KSYM_MAX + 8)
 
 /* What is kept per process: its modules and caches. */
@@ -89,13 +89,20 @@ static void learn_stack_bounds(pid_t pid, struct thread *th, uint64_t sp)
 	fclose(f);
 }
 
+/* A 64-bit fingerprint of a stack copy, a word at a time (stacks are
+ * word arrays; a byte-wise hash cost more than the rest of a sample). */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	uint64_t h = 0xcbf29ce484222325ULL ^ n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
 	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
 }
 
@@ -181,6 +188,8 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	struct kernel_stack ks;
 	if (thread_read_proc(s->t, th, &st, &ks) != 0)
 		return;
+	if (th->tid == s->t->pid)
+		s->t->num_threads = st.num_threads;
 
 	uint64_t ips[UNWIND_MAX_FRAMES];
 	const char *user[UNWIND_MAX_FRAMES];
@@ -283,6 +292,18 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	hist_add(&s->r->work, now_ns() - t1);
 }
 
+/* Did threads start or end since the last scan? */
+static bool threads_changed(const struct target *t)
+{
+	int alive = 0;
+	for (size_t i = 0; i < t->n_threads; i++) {
+		if (t->threads[i].gone)
+			return true;
+		alive++;
+	}
+	return t->num_threads >= 0 && t->num_threads != alive;
+}
+
 static bool any_alive(const struct target *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -327,9 +348,6 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	/* New threads are looked for every round, but not more than every
-	 * millisecond (a directory read per 100 us tick is not free). */
-	uint64_t scan_every = o->interval_ns > SCAN_MIN_NS ? o->interval_ns : SCAN_MIN_NS;
 	while (!*quit && any_alive(ts, n_targets) && !s.write_error) {
 		if (o->count && r->rounds >= o->count)
 			break;
@@ -350,9 +368,13 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 			break;
 
 		uint64_t now = now_ns();
-		bool scan = now - last_scan >= scan_every;
+		bool scan_due = now - last_scan >= SCAN_FALLBACK_NS, scanned = false;
 		for (size_t i = 0; i < n_targets; i++) {
 			struct process *p = &procs[i];
+			/* The leader's stat, read anyway, counts the threads: the
+			 * task directory is read only when that count or a thread's
+			 * end says something changed. */
+			bool scan = scan_due || (!p->t->n_only_tids && threads_changed(p->t));
 			if (p->t->execs != p->execs_seen) {
 				/* A new program image: new modules; its other
 				 * threads are gone, the stack bounds are stale. */
@@ -362,10 +384,12 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 					p->t->threads[k].stack_low = p->t->threads[k].stack_top = 0;
 				scan = true;
 			}
-			if (scan)
+			if (scan) {
 				target_scan_threads(p->t);
+				scanned = true;
+			}
 		}
-		if (scan)
+		if (scanned)
 			last_scan = now;
 		deadline += o->interval_ns;
 		if (now >= deadline) {

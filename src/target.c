@@ -186,6 +186,7 @@ static void init_target(struct target *t, pid_t pid)
 {
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
+	t->num_threads = -1;
 	comm_of(pid, t->comm, sizeof(t->comm));
 	/* Reading another task's kernel stack needs CAP_SYS_ADMIN: probe once. */
 	char path[64], buf[64];

@@ -24,7 +24,7 @@ static void stat_plain(void **state)
 {
 	(void)state;
 	const char *line = "1234 (postgres) S 1 1234 1234 0 -1 4194560 1200 0 0 0 10 5 0 0 20 0 "
-			   "1 0 100 1000000 200 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n";
+			   "7 0 100 1000000 200 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n";
 	size_t len;
 	char *b = exact(line, &len);
 	struct task_stat st;
@@ -32,6 +32,7 @@ static void stat_plain(void **state)
 	assert_string_equal(st.comm, "postgres");
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.processor, 1);
+	assert_int_equal(st.num_threads, 7);
 	free(b);
 }
 
@@ -47,6 +48,7 @@ static void stat_hostile_comm(void **state)
 	assert_string_equal(st.comm, "a) S (b) c");
 	assert_int_equal(st.state, 'R');
 	assert_int_equal(st.processor, -1); /* line too short */
+	assert_int_equal(st.num_threads, -1);
 	free(b);
 }
 
