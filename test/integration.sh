@@ -344,6 +344,19 @@ lifecycle_tests() {
 		skip "already traced" "strace is not installed"
 	fi
 
+	# Not allowed: say why, and what would allow it.
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+		start "$T/split"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$PP" -p "$TPID" -n 10 >"$TMP/eperm.out" 2>"$TMP/eperm.err"
+		rc=$?
+		if [ $rc = 1 ] && [ ! -s "$TMP/eperm.out" ] && grep -q "cannot trace process $TPID: Operation not permitted (run as root or with CAP_SYS_PTRACE" "$TMP/eperm.err" &&
+			untouched "$TPID"; then pass "not permitted (as nobody): $(cat "$TMP/eperm.err")"
+		else fail "not permitted" "exit $rc: $(cat "$TMP/eperm.err")"; fi
+		stop_target "$TPID"
+	else
+		skip "not permitted" "needs root and setpriv to run the profiler as another user"
+	fi
+
 	# kill -9 of the profiler at random moments: the target never stays
 	# stopped, never dies.
 	start "$T/split"
