@@ -34,6 +34,12 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 	const char *close = last_of(buf, len, ')');
 	if (!open || !close || close < open)
 		return -1;
+	/* "PID (": the first '(' opens comm, so the pid before it is digits. */
+	if (open - buf < 2 || open[-1] != ' ')
+		return -1;
+	for (const char *d = buf; d < open - 1; d++)
+		if (*d < '0' || *d > '9')
+			return -1;
 	size_t comm_len = (size_t)(close - open - 1);
 	if (comm_len >= sizeof(out->comm))
 		comm_len = sizeof(out->comm) - 1;
@@ -41,8 +47,9 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 	out->comm[comm_len] = '\0';
 
 	const char *p = close + 1, *end = buf + len;
-	if (end - p < 2 || p[0] != ' ' || p[1] == ' ' || p[1] == '\n')
-		return -1;
+	if (end - p < 2 || p[0] != ' ' || p[1] == ' ' || p[1] == '\n' ||
+	    (end - p > 2 && p[2] != ' ' && p[2] != '\n'))
+		return -1; /* the state is one letter */
 	out->state = p[1];
 	out->processor = -1;
 	out->num_threads = -1;
@@ -205,44 +212,59 @@ static int hex_prefixed(const char **p, const char *end, uint64_t *out)
 	return hex_field(p, end, out);
 }
 
-static void skip_spaces(const char **p, const char *end)
+/* At least one blank, then past all of them; -1 if there is none. */
+static int need_spaces(const char **p, const char *end)
 {
+	if (*p >= end || !is_space(**p))
+		return -1;
 	while (*p < end && is_space(**p))
 		(*p)++;
+	return 0;
+}
+
+/* "r-xp": each letter in its place or '-', then private or shared. */
+static int valid_perms(const char *p)
+{
+	return (p[0] == 'r' || p[0] == '-') && (p[1] == 'w' || p[1] == '-') &&
+	       (p[2] == 'x' || p[2] == '-') && (p[3] == 'p' || p[3] == 's');
 }
 
 int parse_maps_line(const char *line, size_t len, struct map_entry *out)
 {
 	const char *p = line, *end = line + len;
-	const char *nl = memchr(line, '\n', len);
+	const char *nl = len ? memchr(line, '\n', len) : NULL;
 	if (nl)
 		end = nl;
 	uint64_t dev;
 	if (hex_field(&p, end, &out->start) || p >= end || *p++ != '-' ||
 	    hex_field(&p, end, &out->end) || out->end < out->start)
 		return -1;
-	skip_spaces(&p, end);
-	if (end - p < 4)
+	if (need_spaces(&p, end) || end - p < 4 || !valid_perms(p))
 		return -1;
 	memcpy(out->perms, p, 4);
 	out->perms[4] = '\0';
 	p += 4;
-	skip_spaces(&p, end);
-	if (hex_field(&p, end, &out->offset))
+	if (need_spaces(&p, end) || hex_field(&p, end, &out->offset))
 		return -1;
-	skip_spaces(&p, end);
 	/* dev "fe:01" */
-	if (hex_field(&p, end, &dev) || p >= end || *p++ != ':' || hex_field(&p, end, &dev))
+	if (need_spaces(&p, end) || hex_field(&p, end, &dev) || p >= end || *p++ != ':' ||
+	    hex_field(&p, end, &dev) || need_spaces(&p, end))
 		return -1;
-	skip_spaces(&p, end);
 	uint64_t inode = 0;
 	int digits = 0;
-	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
-		inode = inode * 10 + (uint64_t)(*p - '0');
-	if (!digits)
+	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+		uint64_t d = (uint64_t)(*p - '0');
+		if (inode > (UINT64_MAX - d) / 10)
+			return -1;
+		inode = inode * 10 + d;
+	}
+	if (!digits || (p < end && !is_space(*p)))
 		return -1;
 	out->inode = inode;
-	skip_spaces(&p, end);
+	/* The path runs to the end of the line: it may hold spaces, and
+	 * " (deleted)" stays part of it. */
+	while (p < end && is_space(*p))
+		p++;
 	out->path = p;
 	out->path_len = (size_t)(end - p);
 	return 0;

@@ -245,6 +245,322 @@ static void maps_rejects(void **state)
 	}
 }
 
+/* A stat line with fields 1..n: pid, comm, state, then 4, 5, ... n. */
+static char *stat_line(const char *comm, int n, size_t *len)
+{
+	char text[1024];
+	int off = snprintf(text, sizeof(text), "42 (%s) R", comm);
+	for (int f = 4; f <= n; f++)
+		off += snprintf(text + off, sizeof(text) - (size_t)off, " %d", f == 20 ? 3 : f == 39 ? 7 : f);
+	return exact(text, len);
+}
+
+static void stat_processor_is_field_39(void **state)
+{
+	(void)state;
+	struct task_stat st;
+	size_t len;
+	char *b = stat_line("x", 39, &len); /* ends right after the processor */
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_int_equal(st.processor, 7);
+	assert_int_equal(st.num_threads, 3);
+	free(b);
+	b = stat_line("x", 38, &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_int_equal(st.processor, -1);
+	assert_int_equal(st.num_threads, 3);
+	free(b);
+	b = stat_line("x", 52, &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_int_equal(st.processor, 7);
+	free(b);
+	/* Spaces and ") S (" in comm do not shift the fields. */
+	b = stat_line("a) S (b c", 52, &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_string_equal(st.comm, "a) S (b c");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.processor, 7);
+	assert_int_equal(st.num_threads, 3);
+	free(b);
+	b = stat_line("x", 19, &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_int_equal(st.num_threads, -1);
+	free(b);
+}
+
+static void stat_every_prefix(void **state)
+{
+	(void)state;
+	/* A read cut anywhere: never past len.  Cut inside comm, an earlier
+	 * ')' may pass for the end of it; from the state on, all is right. */
+	const char *line = "9 (we (ird) name)) D 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 4 18 19 "
+			   "20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 11 0\n";
+	size_t state_at = (size_t)(strstr(line, ")) D") - line) + 3;
+	for (size_t n = 0; n <= strlen(line); n++) {
+		char *b = malloc(n ? n : 1);
+		memcpy(b, line, n);
+		struct task_stat st;
+		int r = parse_task_stat(b, n, &st);
+		if (n <= state_at) {
+			if (r == 0)
+				assert_true(strlen(st.comm) < COMM_MAX);
+		} else {
+			assert_int_equal(r, 0);
+			assert_int_equal(st.state, 'D');
+			assert_string_equal(st.comm, "we (ird) name)");
+		}
+		free(b);
+	}
+	size_t len;
+	char *b = exact(line, &len);
+	struct task_stat st;
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_string_equal(st.comm, "we (ird) name)");
+	assert_int_equal(st.num_threads, 4);
+	assert_int_equal(st.processor, 11);
+	free(b);
+}
+
+static void stat_long_and_odd_comm(void **state)
+{
+	(void)state;
+	char comm[300];
+	memset(comm, 'c', sizeof(comm) - 1);
+	comm[sizeof(comm) - 1] = '\0';
+	size_t len;
+	char *b = stat_line(comm, 40, &len);
+	struct task_stat st;
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_int_equal(strlen(st.comm), COMM_MAX - 1);
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.processor, 7);
+	free(b);
+
+	/* comm is raw: a newline in it is kept (frame_sanitize's business). */
+	b = exact("5 (a\nb) S 1", &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_string_equal(st.comm, "a\nb");
+	assert_int_equal(st.state, 'S');
+	free(b);
+
+	b = exact("5 () Z 1", &len);
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_string_equal(st.comm, "");
+	assert_int_equal(st.state, 'Z');
+	free(b);
+
+	/* Not "PID (": no stat line. */
+	const char *bad[] = { "(a) S 1", "x (a) S 1", "5(a) S 1", "5  (a)S 1", "-5 (a) S 1",
+			      "5 (a)  S 1", "5 (a)\nS", "5 (a) Sx 1", "5 (a) sleeping 1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = exact(bad[i], &len);
+		if (parse_task_stat(b, len, &st) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+}
+
+static void state_words_all(void **state)
+{
+	(void)state;
+	const char *want[][2] = {
+		{ "R", "R (running)" }, { "S", "S (sleeping)" }, { "D", "D (disk sleep)" },
+		{ "T", "T (stopped)" }, { "t", "t (tracing stop)" }, { "X", "X (dead)" },
+		{ "Z", "Z (zombie)" }, { "P", "P (parked)" }, { "I", "I (idle)" },
+		{ "W", "W (waking)" }, { "K", "K (wakekill)" }, { "x", "x (dead)" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(state_description(want[i][0][0]), want[i][1]);
+	const char unknown[] = { '\0', 'r', 's', 'Q', '?', ' ', '\n', (char)0xff };
+	for (size_t i = 0; i < sizeof(unknown); i++)
+		assert_string_equal(state_description(unknown[i]), "? (unknown)");
+}
+
+static void kernel_stack_odd_lines(void **state)
+{
+	(void)state;
+	struct kernel_stack ks;
+	size_t len;
+	const char *text = "\n\n"
+			   "[<0>] \n"                   /* no symbol */
+			   "[<0>]\n"
+			   "do_nanosleep+0x6f/0x190\n"  /* no address */
+			   "[<0> do_x+0x1/0x2\n"        /* no ']' */
+			   "[<0>] bare_symbol\n"        /* no offset: kept */
+			   "[<0>]   \tspaced+0x1/0x2\n"
+			   "[<ffffffffc0a1b2c3>] xfs_buf_lock+0x3e/0xf0 [xfs]\n"
+			   "[<0>] __x64_sys_read+0x19/0x20";
+	char *b = exact(text, &len);
+	assert_int_equal(parse_kernel_stack(b, len, &ks), 4);
+	assert_int_equal(ks.depth, 4);
+	assert_string_equal(ks.frame[0], "bare_symbol");
+	assert_string_equal(ks.frame[1], "spaced");
+	assert_string_equal(ks.frame[2], "xfs_buf_lock");
+	assert_string_equal(ks.frame[3], "__x64_sys_read");
+	free(b);
+
+	b = exact("", &len);
+	assert_int_equal(parse_kernel_stack(b, len, &ks), 0);
+	free(b);
+	b = exact("\n", &len);
+	assert_int_equal(parse_kernel_stack(b, len, &ks), 0);
+	free(b);
+}
+
+static void kernel_stack_every_prefix(void **state)
+{
+	(void)state;
+	const char *text = "[<0>] do_nanosleep+0x6f/0x190\n"
+			   "[<0>] hrtimer_nanosleep+0xd7/0x1b0 [mod]\n"
+			   "[<0>] entry_SYSCALL_64_after_hwframe+0x76/0x7e\n";
+	for (size_t n = 0; n <= strlen(text); n++) {
+		char *b = malloc(n ? n : 1);
+		memcpy(b, text, n);
+		struct kernel_stack ks;
+		int d = parse_kernel_stack(b, n, &ks);
+		assert_true(d >= 0 && d <= 3);
+		for (int i = 0; i < d; i++)
+			assert_true(ks.frame[i][0] != '\0');
+		free(b);
+	}
+}
+
+static void kernel_filter_every_stop_artifact(void **state)
+{
+	(void)state;
+	const char *artifacts[] = { "ptrace_stop", "ptrace_do_notify", "ptrace_notify",
+				    "ptrace_signal", "do_signal_stop", "do_jobctl_trap",
+				    "signal_delivered" };
+	for (size_t a = 0; a < sizeof(artifacts) / sizeof(artifacts[0]); a++)
+		for (int at = 0; at < 3; at++) {
+			const char *frames[4] = { "get_signal", "do_syscall_64",
+						  "entry_SYSCALL_64_after_hwframe", NULL };
+			frames[at] = artifacts[a];
+			struct kernel_stack ks = stack_of(frames);
+			if (kernel_stack_filter(&ks) != 0 || ks.depth != 0)
+				fail_msg("%s at %d kept", artifacts[a], at);
+		}
+	/* Names that only look alike stay. */
+	struct kernel_stack ks = stack_of((const char *const[]){
+		"ptrace_stop_x", "xptrace_stop", "do_signal_stop2", "ptrace", NULL });
+	assert_int_equal(kernel_stack_filter(&ks), 4);
+}
+
+static void kernel_filter_every_interrupt_entry(void **state)
+{
+	(void)state;
+	const char *entries[] = { "asm_sysvec_apic_timer_interrupt", "asm_sysvec_reschedule_ipi",
+				  "asm_sysvec_call_function_single", "asm_common_interrupt",
+				  "common_interrupt", "ret_from_intr", "apic_timer_interrupt",
+				  "reschedule_interrupt" };
+	for (size_t e = 0; e < sizeof(entries) / sizeof(entries[0]); e++) {
+		struct kernel_stack ks = stack_of((const char *const[]){
+			"__schedule", "preempt_schedule_irq", entries[e], NULL });
+		if (kernel_stack_filter(&ks) != 0)
+			fail_msg("%s outermost kept", entries[e]);
+		/* Not outermost: the interrupt came inside the kernel. */
+		ks = stack_of((const char *const[]){ entries[e], "vfs_read", "do_syscall_64", NULL });
+		if (kernel_stack_filter(&ks) != 3)
+			fail_msg("%s inside a system call dropped", entries[e]);
+	}
+	/* Exceptions are the thread's own kernel work. */
+	const char *exceptions[] = { "asm_exc_page_fault", "asm_exc_int3", "common_interrupt_x",
+				     "asm_sysve" };
+	for (size_t e = 0; e < sizeof(exceptions) / sizeof(exceptions[0]); e++) {
+		struct kernel_stack ks = stack_of((const char *const[]){ "handle_mm_fault", exceptions[e], NULL });
+		if (kernel_stack_filter(&ks) != 2)
+			fail_msg("%s dropped", exceptions[e]);
+	}
+	struct kernel_stack none = { 0 };
+	assert_int_equal(kernel_stack_filter(&none), 0);
+}
+
+static void maps_special_paths(void **state)
+{
+	(void)state;
+	struct {
+		const char *line, *path;
+	} cases[] = {
+		{ "7ffc1000-7ffc2000 rw-p 00000000 00:00 0                          [stack]\n", "[stack]" },
+		{ "7ffd3000-7ffd5000 r-xp 00000000 00:00 0                          [vdso]", "[vdso]" },
+		{ "7f00-7f10 r-xp 00001000 08:02 99 /opt/my app/lib x.so (deleted)\n",
+		  "/opt/my app/lib x.so (deleted)" },
+		{ "7f00-7f10 r--s 00000000 00:05 7\t/dev/shm/seg\n", "/dev/shm/seg" },
+		{ "7f00-7f10 ---p 00000000 00:00 0\n", "" },
+		{ "7f00-7f10 rw-p 00000000 00:00 0\n/second/line\n", "" },
+		{ "0-1000 rw-p 0 0:0 0 /x", "/x" },
+		{ "7f00-7f10 r-xp 0 08:02 18446744073709551615 /big", "/big" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+		char *b = exact(cases[i].line, &len);
+		struct map_entry m;
+		if (parse_maps_line(b, len, &m) != 0)
+			fail_msg("rejected '%s'", cases[i].line);
+		assert_int_equal(m.path_len, strlen(cases[i].path));
+		assert_memory_equal(m.path, cases[i].path, m.path_len);
+		assert_true(m.path >= b && m.path + m.path_len <= b + len);
+		free(b);
+	}
+	size_t len;
+	char *b = exact("7ffc1000-7ffc2000 rw-s 00a0b000 fe:01 4242 /f", &len);
+	struct map_entry m;
+	assert_int_equal(parse_maps_line(b, len, &m), 0);
+	assert_int_equal(m.offset, 0xa0b000);
+	assert_string_equal(m.perms, "rw-s");
+	assert_int_equal(m.inode, 4242);
+	free(b);
+}
+
+static void maps_rejects_more(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+		"1000-2000 r-x 0 00:00 0",           /* three perm letters */
+		"1000-2000 rwxq 0 00:00 0",
+		"1000-2000 xwrp 0 00:00 0",
+		"1000-2000r-xp 0 00:00 0",           /* fields run together */
+		"1000-2000 r-xp0 00:00 0",
+		"1000-2000 r-xp 0 00:000",
+		"1000-2000 r-xp 0 00:00 12x /p",
+		"1000-2000 r-xp 0 00:00 18446744073709551616 /p", /* inode overflow */
+		"1000 - 2000 r-xp 0 00:00 0",
+		"\n1000-2000 r-xp 0 00:00 0",
+		"1000-2000 r-xp 0 00:00",
+		"1000-2000 r-xp 0 00:00 ",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len;
+		char *b = exact(bad[i], &len);
+		struct map_entry m;
+		if (parse_maps_line(b, len, &m) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+}
+
+static void maps_every_prefix(void **state)
+{
+	(void)state;
+	const char *line = "55d0c8a4e000-55d0c8a50000 r-xp 00002000 fe:01 1234   /usr/bin/cat\n";
+	size_t inode_end = (size_t)(strstr(line, "1234") - line) + 4;
+	for (size_t n = 0; n <= strlen(line); n++) {
+		char *b = malloc(n ? n : 1);
+		memcpy(b, line, n);
+		struct map_entry m;
+		int r = parse_maps_line(b, n, &m);
+		if (r == 0)
+			assert_true(m.path >= b && m.path + m.path_len <= b + n);
+		if (n >= inode_end) {
+			/* Past the inode only the path is cut. */
+			assert_int_equal(r, 0);
+			assert_int_equal(m.inode, 1234);
+			assert_memory_equal(m.path, "/usr/bin/cat", m.path_len);
+		}
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +578,17 @@ int main(void)
 		cmocka_unit_test(syscall_not_blocked),
 		cmocka_unit_test(maps_lines),
 		cmocka_unit_test(maps_rejects),
+		cmocka_unit_test(stat_processor_is_field_39),
+		cmocka_unit_test(stat_every_prefix),
+		cmocka_unit_test(stat_long_and_odd_comm),
+		cmocka_unit_test(state_words_all),
+		cmocka_unit_test(kernel_stack_odd_lines),
+		cmocka_unit_test(kernel_stack_every_prefix),
+		cmocka_unit_test(kernel_filter_every_stop_artifact),
+		cmocka_unit_test(kernel_filter_every_interrupt_entry),
+		cmocka_unit_test(maps_special_paths),
+		cmocka_unit_test(maps_rejects_more),
+		cmocka_unit_test(maps_every_prefix),
 	};
 	return cmocka_run_group_tests_name("procfs", tests, NULL, NULL);
 }
