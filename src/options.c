@@ -156,7 +156,9 @@ void options_print_help(void)
 "Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM or the target's\n"
 "exit; in every case it detaches and writes what it collected. A summary\n"
 "(rate reached, how long the target was kept stopped) goes to stderr.\n"
-"A COMMAND is started, profiled, and ended with the run if still alive.\n"
+"A COMMAND is started, profiled, and ended with the run if still alive;\n"
+"options end at \"--\" or at the first word that is not one, so the\n"
+"command's own options are its own.\n"
 "\n"
 "Examples:\n"
 "  ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded\n"
@@ -169,6 +171,7 @@ void options_print_help(void)
 "kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n");
 }
 
+__attribute__((format(printf, 3, 4)))
 static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -200,6 +203,26 @@ static const struct option long_options[] = {
 static const char *spelled(int argc, char **argv, int index)
 {
 	return index > 0 && index < argc ? argv[index] : "option";
+}
+
+/* What getopt_long's '?' was about.  optopt is the short option, or the
+ * long option's value when "--help=x" gave a value to one that takes none,
+ * or 0 for a long option unknown or ambiguous ("--d": --delay, --duration). */
+static enum parse_result bad_option(int argc, char **argv, int index, char *err,
+				    size_t errlen)
+{
+	const char *word = spelled(argc, argv, index);
+	if (strncmp(word, "--", 2) != 0 || !word[2])
+		return fail(err, errlen, "unknown option '-%c'", optopt ? optopt : '?');
+	size_t len = strcspn(word + 2, "=");
+	if (optopt)
+		return fail(err, errlen, "option '%.*s' takes no value", (int)len + 2, word);
+	int matches = 0;
+	for (const struct option *lo = long_options; lo->name; lo++)
+		matches += strncmp(lo->name, word + 2, len) == 0;
+	if (matches > 1)
+		return fail(err, errlen, "ambiguous option '%.*s'", (int)len + 2, word);
+	return fail(err, errlen, "unknown option '%.*s'", (int)len + 2, word);
 }
 
 enum parse_result options_parse(int argc, char **argv, struct options *o,
@@ -284,9 +307,7 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		case ':':
 			return fail(err, errlen, "option '%s' needs a value", spelled(argc, argv, prev));
 		default:
-			if (optopt && optopt != '?')
-				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'", spelled(argc, argv, prev));
+			return bad_option(argc, argv, prev, err, errlen);
 		}
 	}
 	if (optind < argc) {

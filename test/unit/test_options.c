@@ -1,9 +1,11 @@
 /* Unit tests: interval/count/pid parsing and the command line. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -234,6 +236,289 @@ static void help_and_version_exit_ok(void **state)
 	assert_int_equal(v, PARSE_EXIT_OK);
 }
 
+static void interval_exact_values(void **state)
+{
+	(void)state;
+	struct {
+		const char *text;
+		uint64_t ns;
+	} ok[] = {
+		{ "1ns", 1 },
+		{ "0.5us", 500 },
+		{ "1.5us", 1500 },
+		{ "0.001ms", 1000 },
+		{ "1.000000001s", 1000000001ULL },
+		{ "00010ms", 10000000 },
+		{ "0.1", 100000 },            /* bare: ms */
+		{ "9223372036s", 9223372036000000000ULL },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t ns = 0;
+		if (parse_interval(ok[i].text, &ns) != 0 || ns != ok[i].ns)
+			fail_msg("'%s' gave %llu, not %llu", ok[i].text, (unsigned long long)ns,
+				 (unsigned long long)ok[i].ns);
+	}
+	const char *bad[] = { "9223372037s", "18446744073709551615ns", "1.0000000001s",
+			      "0x10ms", "inf", "nan", "1,5ms", "1.5 ms", "10ms\n", "\t10ms",
+			      "1e-3s", "10msms", "10sm", "0.0000001ms", "0ns", "0.000s" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t ns;
+		if (parse_interval(bad[i], &ns) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+	}
+}
+
+static void count_bounds(void **state)
+{
+	(void)state;
+	uint64_t n;
+	assert_int_equal(parse_count("9223372036854775807", &n), 0);
+	assert_int_equal(n, (uint64_t)INT64_MAX);
+	assert_int_equal(parse_count("9223372036854775808", &n), -1);
+	assert_int_equal(parse_count("18446744073709551616", &n), -1);
+	assert_int_equal(parse_count("007", &n), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(parse_count(NULL, &n), -1);
+	pid_t pid;
+	assert_int_equal(parse_pid("2147483647", &pid), 0);
+	assert_int_equal(pid, 2147483647);
+	const char *bad[] = { "", "-5", "12abc", " 12", "12 ", "+12", "0x10", "4294967297" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pid = 99;
+		if (parse_pid(bad[i], &pid) != -1)
+			fail_msg("pid accepted '%s'", bad[i]);
+		assert_int_equal(pid, 99);
+	}
+}
+
+static void pid_list_direct(void **state)
+{
+	(void)state;
+	pid_t out[4];
+	const char *bad = "x";
+	assert_int_equal(parse_pid_list("7", out, 4, &bad), 1);
+	assert_int_equal(out[0], 7);
+	assert_int_equal(parse_pid_list("1,2,3,4", out, 4, &bad), 4); /* exactly max */
+	assert_int_equal(out[3], 4);
+
+	const char *text = "1,2,3,4,5";
+	assert_int_equal(parse_pid_list(text, out, 4, &bad), -1);
+	assert_null(bad); /* too long, nothing wrong with an item */
+
+	struct {
+		const char *text;
+		size_t bad_at; /* offset of the item blamed */
+	} cases[] = {
+		{ "", 0 }, { ",", 0 }, { "1,", 2 }, { ",1", 0 }, { "1,,2", 2 },
+		{ "1,2,1", 4 }, { "5,x7,6", 2 }, { "5,0", 2 }, { "5,-3", 2 },
+		{ "3,99999999999999999999999", 2 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bad = NULL;
+		if (parse_pid_list(cases[i].text, out, 4, &bad) != -1)
+			fail_msg("list accepted '%s'", cases[i].text);
+		if (bad != cases[i].text + cases[i].bad_at)
+			fail_msg("'%s': blamed offset %td, not %zu", cases[i].text,
+				 bad ? bad - cases[i].text : -1, cases[i].bad_at);
+	}
+}
+
+/* Runs parse() with stdout and stderr caught; returns what was printed. */
+static char *parse_caught(struct options *o, char *err, const char *const *words,
+			  enum parse_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	FILE *saved_out = stdout, *saved_err = stderr;
+	stdout = mem;
+	stderr = mem;
+	*r = parse(o, err, words);
+	stdout = saved_out;
+	stderr = saved_err;
+	fclose(mem);
+	return text;
+}
+
+static void exact_error_messages(void **state)
+{
+	(void)state;
+	struct {
+		const char *words[6];
+		const char *message;
+	} cases[] = {
+		{ { "-p", "1", "-d", "10xs" },
+		  "invalid interval '10xs' for -d: expected a positive number with unit ns, us, ms or s" },
+		{ { "-p", "1", "-t", "0" },
+		  "invalid duration '0' for -t: expected a positive number with unit ns, us, ms or s" },
+		{ { "-p", "1", "-n", "0" }, "invalid count '0' for -n: expected a positive integer" },
+		{ { "-p", "1", "--format", "json" },
+		  "unknown format 'json' for --format: expected folded or stap" },
+		{ { "-p", "1", "--foo" }, "unknown option '--foo'" },
+		{ { "-p", "1", "--foo=bar" }, "unknown option '--foo'" },
+		{ { "-q", "-p", "1" }, "unknown option '-q'" },
+		{ { "--help=yes" }, "option '--help' takes no value" },
+		{ { "--d", "5", "-p", "1" }, "ambiguous option '--d'" },
+		{ { "-d", "5" }, "no target: give -p PID or -- COMMAND" },
+		{ { "-p", "1", "-n" }, "option '-n' needs a value" },
+		{ { "-p", "1", "--output" }, "option '--output' needs a value" },
+		{ { "-p", "1", "-o", "" }, "invalid output file '' for -o" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		char err[256];
+		enum parse_result r;
+		char *printed = parse_caught(&o, err, cases[i].words, &r);
+		assert_int_equal(r, PARSE_ERROR);
+		assert_string_equal(err, cases[i].message);
+		assert_string_equal(printed, ""); /* main() prints the message */
+		free(printed);
+	}
+}
+
+static void every_option_needs_its_value(void **state)
+{
+	(void)state;
+	const char *opts[] = { "-p", "--pid", "--tid", "-d", "--delay", "-n", "--count", "-t",
+			       "--duration", "-o", "--output", "--format", "--ksuseopc",
+			       "--ksusetim", "--event-names" };
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		struct options o;
+		char err[256], want[64];
+		enum parse_result r;
+		const char *words[] = { opts[i], NULL };
+		char *printed = parse_caught(&o, err, words, &r);
+		assert_int_equal(r, PARSE_ERROR);
+		snprintf(want, sizeof(want), "option '%s' needs a value", opts[i]);
+		assert_string_equal(err, want);
+		assert_string_equal(printed, "");
+		free(printed);
+	}
+}
+
+static void every_error_prints_nothing(void **state)
+{
+	(void)state;
+	const char *const lines[][6] = {
+		{ "-p", "x" }, { "-d", "1e3ms", "-p", "1" }, { "-n", "-5", "-p", "1" },
+		{ "-t", "5 ms", "-p", "1" }, { "--bogus" }, { "-p", "1", "--", "ls" }, { "-Z" },
+		{ "-p", "1", "--tid", "1,1" }, { NULL },
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct options o;
+		char err[256];
+		enum parse_result r;
+		char *printed = parse_caught(&o, err, lines[i], &r);
+		assert_int_equal(r, PARSE_ERROR);
+		assert_string_equal(printed, "");
+		assert_true(err[0] != '\0');
+		free(printed);
+	}
+}
+
+static void help_text(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	enum parse_result r;
+	const char *const words[][2] = { { "-h" }, { "--help" }, { "--he" } };
+	for (size_t i = 0; i < 3; i++) {
+		char *help = parse_caught(&o, err, words[i], &r);
+		assert_int_equal(r, PARSE_EXIT_OK);
+		const char *must[] = {
+			"Usage: ptrace_profiler -p PID", "-- COMMAND [ARGS...]", "-d, --delay",
+			"-n, --count", "-t, --duration", "-o, --output", "--format", "-h, --help",
+			"-V, --version", "ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded",
+			"flamegraph.pl out.folded > out.svg", "-- ./myprog",
+			"--format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg",
+		};
+		for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++)
+			if (!strstr(help, must[m]))
+				fail_msg("help lacks '%s'", must[m]);
+		/* Fits a terminal. */
+		for (const char *line = help; *line; ) {
+			size_t n = strcspn(line, "\n");
+			if (n > 90)
+				fail_msg("help line too long: %.*s", (int)n, line);
+			line += n + (line[n] != '\0');
+		}
+		free(help);
+	}
+}
+
+static void version_text(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	enum parse_result r;
+	const char *const words[][4] = { { "-V" }, { "--version" }, { "-p", "1", "-V" } };
+	for (size_t i = 0; i < 3; i++) {
+		char *v = parse_caught(&o, err, words[i], &r);
+		assert_int_equal(r, PARSE_EXIT_OK);
+		assert_string_equal(v, "ptrace_profiler " PROFILER_VERSION "\n");
+		free(v);
+	}
+}
+
+static void parses_again_after_an_early_return(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	enum parse_result r;
+	/* -V returns with getopt in the middle of "-Vn"; the next parse must
+	 * not carry on from there. */
+	free(parse_caught(&o, err, (const char *const[]){ "-Vn", "3", NULL }, &r));
+	assert_int_equal(r, PARSE_EXIT_OK);
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "5", NULL }), PARSE_OK);
+	assert_int_equal(o.pids[0], 5);
+	assert_int_equal(o.count, 0);
+	/* Likewise after an error in a cluster. */
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-qV", NULL }), PARSE_ERROR);
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-n", "4", "-p", "6", NULL }), PARSE_OK);
+	assert_int_equal(o.pids[0], 6);
+	assert_int_equal(o.count, 4);
+}
+
+static void command_without_double_dash(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	/* Options end at the first operand: "-d 5" belongs to the command. */
+	const char *w[] = { "-n", "3", "./prog", "-d", "5", NULL };
+	assert_int_equal(parse(&o, err, w), PARSE_OK);
+	assert_string_equal(o.command[0], "./prog");
+	assert_string_equal(o.command[1], "-d");
+	assert_int_equal(o.interval_ns, DEFAULT_INTERVAL_NS);
+	assert_int_equal(o.count, 3);
+	assert_int_equal(o.n_pids, 0);
+	/* ... and is exclusive with -p like the "--" form. */
+	const char *w2[] = { "-p", "1", "./prog", NULL };
+	assert_int_equal(parse(&o, err, w2), PARSE_ERROR);
+	assert_non_null(strstr(err, "mutually exclusive"));
+	/* A bare "--" after -p is no command. */
+	const char *w3[] = { "-p", "1", "--", NULL };
+	assert_int_equal(parse(&o, err, w3), PARSE_OK);
+	assert_null(o.command);
+}
+
+static void later_values_replace_earlier(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	const char *w[] = { "-d", "1s", "-d", "2ms", "--format", "stap", "--format", "folded",
+			    "-p", "3", "-p", "4,5", NULL };
+	assert_int_equal(parse(&o, err, w), PARSE_OK);
+	assert_int_equal(o.interval_ns, 2000000);
+	assert_int_equal(o.format, FORMAT_FOLDED);
+	assert_int_equal(o.n_pids, 2);
+	assert_int_equal(o.pids[0], 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +532,17 @@ int main(void)
 		cmocka_unit_test(command_line_launch),
 		cmocka_unit_test(command_line_errors),
 		cmocka_unit_test(help_and_version_exit_ok),
+		cmocka_unit_test(interval_exact_values),
+		cmocka_unit_test(count_bounds),
+		cmocka_unit_test(pid_list_direct),
+		cmocka_unit_test(exact_error_messages),
+		cmocka_unit_test(every_option_needs_its_value),
+		cmocka_unit_test(every_error_prints_nothing),
+		cmocka_unit_test(help_text),
+		cmocka_unit_test(version_text),
+		cmocka_unit_test(parses_again_after_an_early_return),
+		cmocka_unit_test(command_without_double_dash),
+		cmocka_unit_test(later_values_replace_earlier),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
