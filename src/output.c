@@ -1,7 +1,10 @@
 /* output.c - folded and stap text. */
 #include "output.h"
 
+#include <ctype.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
 
 size_t sample_frames(const struct sample_view *s, const char **out, size_t max)
 {
@@ -33,19 +36,48 @@ static void print_folded(const char *const *frames, size_t n, uint64_t count, vo
 int output_folded(FILE *f, const struct stack_table *t)
 {
 	stack_table_visit_sorted(t, print_folded, f);
-	return ferror(f) ? -1 : 0;
+	/* A full disk or a closed pipe shows only once the buffer goes out. */
+	return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }
 
-/* stackcollapse-stap.pl keeps what follows the last " : " of a line and
- * drops from its last '+': a name is written with " : " folded to ": ",
- * and followed by "+0x0", so that it comes out whole. */
+/* stackcollapse-stap.pl, per line: drops leading white space, then from
+ * the last '+' on, then everything up to the last " : ".  A frame line is
+ * " 0x<ip> : NAME+0x0", so the last '+' is ours, and no " : " may follow
+ * our own: a space that would complete one is dropped ("a : b" becomes
+ * "a :b").  The separator's space counts, so ": x" becomes ":x". */
 static void stap_frame(FILE *f, uint64_t addr, const char *name)
 {
 	fprintf(f, " 0x%016" PRIx64 " : ", addr);
-	for (const char *p = name; *p; p++)
-		if (!(p[0] == ' ' && p[1] == ':' && p[2] == ' '))
-			fputc(*p, f);
+	char prev2 = ':', prev1 = ' ';
+	for (const char *p = name; *p; p++) {
+		if (*p == ' ' && prev2 == ' ' && prev1 == ':')
+			continue;
+		fputc(*p, f);
+		prev2 = prev1;
+		prev1 = *p;
+	}
 	fputs("+0x0\n", f);
+}
+
+/* Would stackcollapse-stap.pl take " TEXT" as it is?  Not if it has a '+'
+ * or " : " (cut), starts with white space (stripped), or is blank or all
+ * digits (a blank line or the count). */
+static bool stap_bare_ok(const char *text)
+{
+	if (!text[0] || isspace((unsigned char)text[0]) || strchr(text, '+') ||
+	    strstr(text, " : "))
+		return false;
+	return text[strspn(text, "0123456789 \t")] != '\0';
+}
+
+/* The state lines as the original tool wrote them: " S (sleeping)".  Text
+ * the collapse would mangle goes in a frame line instead. */
+static void stap_state(FILE *f, const char *text)
+{
+	if (stap_bare_ok(text))
+		fprintf(f, " %s\n", text);
+	else
+		stap_frame(f, 0, text);
 }
 
 int output_stap_sample(FILE *f, const struct sample_view *s)
@@ -54,9 +86,9 @@ int output_stap_sample(FILE *f, const struct sample_view *s)
 		stap_frame(f, 0, s->kernel[i]);
 	for (size_t i = s->n_user; i-- > 0;)
 		stap_frame(f, s->user_ip ? s->user_ip[i] : 0, s->user[i]);
-	fprintf(f, " %s\n", s->state);
+	stap_state(f, s->state);
 	if (s->app_state)
-		fprintf(f, " %s\n", s->app_state);
+		stap_state(f, s->app_state);
 	fputs("1\n\n", f);
 	return ferror(f) ? -1 : 0;
 }

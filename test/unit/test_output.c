@@ -80,9 +80,10 @@ static void stap_block(void **state)
 	free(text);
 }
 
-/* stackcollapse-stap.pl's rules, per line: a line of digits closes the
- * stack with that count; blank lines are skipped; otherwise leading space
- * goes, then everything from the last '+', then everything up to " : ";
+/* stackcollapse-stap.pl's rules, per line: a line of digits (after white
+ * space) closes the stack with that count; blank lines are skipped;
+ * otherwise leading white space goes, then everything from the last '+',
+ * then everything up to the last " : " (greedy .*); an empty frame is "-";
  * the frame is put in front. */
 static void collapse_stap(const char *text, char *out, size_t outsz)
 {
@@ -90,13 +91,12 @@ static void collapse_stap(const char *text, char *out, size_t outsz)
 	out[0] = '\0';
 	char *copy = strdup(text), *save = NULL;
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strspn(line, "0123456789") == strlen(line) && line[0]) {
+		line += strspn(line, " \t");
+		if (line[0] && strspn(line, "0123456789") == strlen(line)) {
 			snprintf(out + strlen(out), outsz - strlen(out), "%s %s\n", stack, line);
 			stack[0] = '\0';
 			continue;
 		}
-		while (*line == ' ')
-			line++;
 		if (!*line)
 			continue;
 		char *plus = strrchr(line, '+');
@@ -110,6 +110,8 @@ static void collapse_stap(const char *text, char *out, size_t outsz)
 		}
 		if (last)
 			line = last + 3;
+		if (!*line)
+			line = "-";
 		char tmp[2 * sizeof(stack) + 2];
 		snprintf(tmp, sizeof(tmp), "%s%s%s", line, stack[0] ? ";" : "", stack);
 		size_t keep = strlen(tmp) < sizeof(stack) ? strlen(tmp) : sizeof(stack) - 1;
@@ -142,7 +144,7 @@ static void stap_collapses_like_folded(void **state)
 	stap_collapsed(&v, collapsed, sizeof(collapsed));
 	/* The thread name is not part of the original format. */
 	assert_string_equal(collapsed,
-		"R (running);main;operator+: x;entry_SYSCALL_64_after_hwframe_[k] 1\n");
+		"R (running);main;operator+ :x;entry_SYSCALL_64_after_hwframe_[k] 1\n");
 }
 
 static void oracle_state_under_the_thread(void **state)
@@ -174,6 +176,185 @@ static void write_errors_are_reported(void **state)
 	fclose(f);
 }
 
+static char *stap_text(const struct sample_view *v)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(output_stap_sample(f, v), 0);
+	fclose(f);
+	return text;
+}
+
+static void stap_without_ips_or_frames(void **state)
+{
+	(void)state;
+	const char *const u[] = { "main", "spin" };
+	struct sample_view v = { .thread = "t", .state = "R (running)", .user = u, .n_user = 2 };
+	char *text = stap_text(&v);
+	assert_string_equal(text,
+		" 0x0000000000000000 : spin+0x0\n"
+		" 0x0000000000000000 : main+0x0\n"
+		" R (running)\n"
+		"1\n"
+		"\n");
+	free(text);
+
+	struct sample_view bare = { .thread = "t", .state = "D (disk sleep)" };
+	text = stap_text(&bare);
+	assert_string_equal(text, " D (disk sleep)\n1\n\n");
+	free(text);
+
+	const char *const k[] = { "io_schedule_[k]" };
+	struct sample_view konly = { .thread = "t", .state = "D (disk sleep)", .kernel = k, .n_kernel = 1 };
+	text = stap_text(&konly);
+	assert_string_equal(text, " 0x0000000000000000 : io_schedule_[k]+0x0\n D (disk sleep)\n1\n\n");
+	free(text);
+}
+
+static void stap_hostile_names_survive(void **state)
+{
+	(void)state;
+	/* name, as the collapse gives it back */
+	const char *cases[][2] = {
+		{ "plain", "plain" },
+		{ "operator+", "operator+" },
+		{ "a+b+c", "a+b+c" },
+		{ "x : y", "x :y" },
+		{ "x  : y", "x  :y" },
+		{ "x :  y", "x :y" },       /* every space that would make " : " */
+		{ "a : : b", "a :: b" },
+		{ " : ", " :" },
+		{ ": x", ":x" },            /* with the separator's space */
+		{ "  : x", "  :x" },
+		{ "x :y", "x :y" },         /* not " : ": left alone */
+		{ "x: y", "x: y" },
+		{ "trailing : ", "trailing :" },
+		{ "  lead", "  lead" },     /* after " : ", white space stays */
+		{ "12345", "12345" },       /* digits in a frame line: no count */
+		{ "std::vector<int>::at", "std::vector<int>::at" },
+		{ "[unknown]", "[unknown]" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const u[] = { "main", cases[i][0] };
+		struct sample_view v = { .thread = "t", .state = "R (running)", .user = u, .n_user = 2 };
+		char collapsed[512], want[512];
+		stap_collapsed(&v, collapsed, sizeof(collapsed));
+		snprintf(want, sizeof(want), "R (running);main;%s 1\n", cases[i][1]);
+		if (strcmp(collapsed, want) != 0)
+			fail_msg("'%s' came back as '%s'", cases[i][0], collapsed);
+	}
+}
+
+static void stap_state_lines_survive(void **state)
+{
+	(void)state;
+	/* The state lines are bare as in the original output, unless the
+	 * collapse would cut them: then they go in a frame line. */
+	const char *cases[][2] = {
+		{ "event=db file sequential read (Oracle state)",
+		  "event=db file sequential read (Oracle state)" },
+		{ "event=enq: TX - row lock contention (Oracle state)",
+		  "event=enq: TX - row lock contention (Oracle state)" },
+		{ "event=a+b (Oracle state)", "event=a+b (Oracle state)" },
+		{ "event=x : y (Oracle state)", "event=x :y (Oracle state)" },
+		{ "12", "12" },
+		{ " lead", " lead" },
+		{ "1 2", "1 2" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sample_view v = { .thread = "t", .app_state = cases[i][0], .state = "S (sleeping)" };
+		char collapsed[512], want[512];
+		stap_collapsed(&v, collapsed, sizeof(collapsed));
+		snprintf(want, sizeof(want), "%s;S (sleeping) 1\n", cases[i][1]);
+		if (strcmp(collapsed, want) != 0)
+			fail_msg("'%s' came back as '%s'", cases[i][0], collapsed);
+	}
+	/* The plain case is the original's bare line. */
+	struct sample_view v = { .thread = "t", .app_state = "On CPU (Oracle state)", .state = "R (running)" };
+	char *text = stap_text(&v);
+	assert_string_equal(text, " R (running)\n On CPU (Oracle state)\n1\n\n");
+	free(text);
+}
+
+static void stap_many_samples_fold_like_folded(void **state)
+{
+	(void)state;
+	/* Several blocks in one stream: each is one sample of count 1, and
+	 * the collapse finds the folded stacks minus the thread name. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct sample_view a = sleeping();
+	const char *const u[] = { "_start", "main" };
+	struct sample_view b = { .thread = "db_writer", .state = "R (running)", .user = u, .n_user = 2 };
+	assert_int_equal(output_stap_sample(f, &a), 0);
+	assert_int_equal(output_stap_sample(f, &b), 0);
+	assert_int_equal(output_stap_sample(f, &a), 0);
+	fclose(f);
+	char collapsed[4096];
+	collapse_stap(text, collapsed, sizeof(collapsed));
+	assert_string_equal(collapsed,
+		"S (sleeping);_start;main;work;entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n"
+		"R (running);_start;main 1\n"
+		"S (sleeping);_start;main;work;entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n");
+	free(text);
+}
+
+static void folded_empty_and_single(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(output_folded(f, t), 0);
+	fclose(f);
+	assert_string_equal(text, "");
+	free(text);
+
+	stack_table_add(t, (const char *const[]){ "only" }, 1, 42);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_int_equal(output_folded(f, t), 0);
+	fclose(f);
+	assert_string_equal(text, "only 42\n");
+	free(text);
+	stack_table_free(t);
+}
+
+static void folded_write_error(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/dev/full", "w");
+	if (!f)
+		skip();
+	/* Fully buffered: the error shows when the buffer goes out. */
+	struct stack_table *t = stack_table_new();
+	stack_table_add(t, (const char *const[]){ "a", "b" }, 2, 1);
+	assert_int_equal(output_folded(f, t), -1);
+	fclose(f);
+	stack_table_free(t);
+}
+
+static void frames_bounded_everywhere(void **state)
+{
+	(void)state;
+	struct sample_view v = sleeping();
+	v.app_state = "On CPU (Oracle state)";
+	const char *out[16];
+	for (size_t max = 0; max <= 8; max++) {
+		for (size_t i = 0; i < 16; i++)
+			out[i] = "untouched";
+		assert_int_equal(sample_frames(&v, out, max), max);
+		assert_string_equal(out[max], "untouched");
+	}
+	assert_int_equal(sample_frames(&v, out, 16), 8);
+	assert_string_equal(out[7], "do_nanosleep_[k]");
+	struct sample_view bare = { .thread = "t", .state = "R (running)" };
+	assert_int_equal(sample_frames(&bare, out, 16), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +364,13 @@ int main(void)
 		cmocka_unit_test(stap_collapses_like_folded),
 		cmocka_unit_test(oracle_state_under_the_thread),
 		cmocka_unit_test(write_errors_are_reported),
+		cmocka_unit_test(stap_without_ips_or_frames),
+		cmocka_unit_test(stap_hostile_names_survive),
+		cmocka_unit_test(stap_state_lines_survive),
+		cmocka_unit_test(stap_many_samples_fold_like_folded),
+		cmocka_unit_test(folded_empty_and_single),
+		cmocka_unit_test(folded_write_error),
+		cmocka_unit_test(frames_bounded_everywhere),
 	};
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
 }
