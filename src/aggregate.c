@@ -137,14 +137,10 @@ static int grow_stacks(struct stack_table *t)
 	return 0;
 }
 
-#define MAX_DEPTH 1024
-
-int stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
-		    uint64_t count)
+/* Counts frames[0..n) under key, which has room for n interned pointers. */
+static int add_with_key(struct stack_table *t, const char **key,
+			const char *const *frames, size_t n, uint64_t count)
 {
-	if (n == 0 || n > MAX_DEPTH)
-		return -1;
-	const char *key[MAX_DEPTH];
 	for (size_t i = 0; i < n; i++)
 		if (!(key[i] = intern(t, frames[i] ? frames[i] : "")))
 			return -1;
@@ -167,6 +163,27 @@ int stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
 	t->stacks[i].count += count;
 	t->total += count;
 	return 0;
+}
+
+/* Keys of this many frames fit on our stack; deeper ones (none the sampler
+ * makes) borrow the heap for the lookup. */
+#define KEY_ON_STACK 512
+
+int stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
+		    uint64_t count)
+{
+	if (n == 0 || !frames)
+		return -1;
+	if (n <= KEY_ON_STACK) {
+		const char *key[KEY_ON_STACK];
+		return add_with_key(t, key, frames, n, count);
+	}
+	const char **key = malloc(n * sizeof(*key));
+	if (!key)
+		return -1;
+	int rc = add_with_key(t, key, frames, n, count);
+	free(key);
+	return rc;
 }
 
 size_t stack_table_distinct(const struct stack_table *t)
@@ -221,8 +238,14 @@ void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, vo
 	if (!t->used)
 		return;
 	const struct stack_entry **order = malloc(t->used * sizeof(*order));
-	if (!order)
+	if (!order) {
+		/* Out of memory at the very end: every stack unsorted beats a
+		 * profile silently lost. */
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->stacks[i].frames)
+				fn(t->stacks[i].frames, t->stacks[i].n, t->stacks[i].count, arg);
 		return;
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->stacks[i].frames)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <malloc.h>
 
 #include "aggregate.h"
 
@@ -128,6 +129,209 @@ static void rejects_empty_stack(void **state)
 	stack_table_free(t);
 }
 
+static void readding_allocates_nothing(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	char name[32];
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		const char *frames[] = { "proc", "S (sleeping)", "main", name };
+		assert_int_equal(stack_table_add(t, frames, 4, 1), 0);
+	}
+	/* Seen stacks, from fresh copies of their strings: nothing is kept
+	 * (mallinfo2 sees memory held, not a malloc freed again; under
+	 * AddressSanitizer it sees nothing at all). */
+	char copies[300][32];
+	for (int i = 0; i < 300; i++)
+		snprintf(copies[i], sizeof(copies[i]), "f%d", i);
+	struct mallinfo2 before = mallinfo2();
+	for (int round = 0; round < 10; round++)
+		for (int i = 0; i < 300; i++) {
+			const char *frames[] = { "proc", "S (sleeping)", "main", copies[i] };
+			assert_int_equal(stack_table_add(t, frames, 4, 1), 0);
+		}
+	struct mallinfo2 after = mallinfo2();
+	assert_int_equal(after.uordblks, before.uordblks);
+	assert_int_equal(after.arena, before.arena);
+	assert_int_equal(stack_table_distinct(t), 300);
+	assert_int_equal(stack_table_total(t), 3300);
+	stack_table_free(t);
+}
+
+struct ptrs {
+	const char *first[8];
+	int n;
+};
+
+static void first_frames(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	(void)n;
+	(void)count;
+	struct ptrs *p = arg;
+	p->first[p->n++] = frames[0];
+}
+
+static void frames_are_interned(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	char a[] = "main", b[] = "main";
+	stack_table_add(t, (const char *const[]){ a, "x" }, 2, 2);
+	stack_table_add(t, (const char *const[]){ b, "y" }, 2, 1);
+	struct ptrs p = { .n = 0 };
+	stack_table_visit_sorted(t, first_frames, &p);
+	assert_int_equal(p.n, 2);
+	assert_ptr_equal(p.first[0], p.first[1]); /* one copy of "main" */
+	assert_ptr_not_equal(p.first[0], a);
+	stack_table_free(t);
+}
+
+static void counts_add_up(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	stack_table_add(t, STACK("a"), 7);
+	stack_table_add(t, STACK("a"), 0);
+	stack_table_add(t, STACK("a"), 1000000000000ULL);
+	assert_int_equal(stack_table_distinct(t), 1);
+	assert_int_equal(stack_table_total(t), 1000000000007ULL);
+	struct seen s = { .n = 0 };
+	stack_table_visit_sorted(t, collect, &s);
+	assert_int_equal(s.count[0], 1000000000007ULL);
+	/* A prefix, an extension and a NULL frame are stacks of their own. */
+	stack_table_add(t, STACK("a", "b"), 1);
+	stack_table_add(t, (const char *const[]){ "a", NULL }, 2, 1);
+	stack_table_add(t, STACK("a", ""), 1); /* same text as the NULL one */
+	assert_int_equal(stack_table_distinct(t), 3);
+	s.n = 0;
+	stack_table_visit_sorted(t, collect, &s);
+	assert_string_equal(s.text[1], "a;");
+	assert_int_equal(s.count[1], 2);
+	assert_string_equal(s.text[2], "a;b");
+	stack_table_free(t);
+}
+
+static int calls;
+static void count_calls(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	(void)frames;
+	(void)n;
+	(void)count;
+	(void)arg;
+	calls++;
+}
+
+static void empty_table_and_bad_input(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	calls = 0;
+	stack_table_visit_sorted(t, count_calls, NULL);
+	assert_int_equal(calls, 0);
+	assert_int_equal(stack_table_distinct(t), 0);
+	assert_int_equal(stack_table_total(t), 0);
+	const char *frames[] = { "a" };
+	assert_int_equal(stack_table_add(t, frames, 0, 1), -1);
+	assert_int_equal(stack_table_add(t, NULL, 3, 1), -1);
+	assert_int_equal(stack_table_distinct(t), 0);
+	stack_table_free(t);
+	stack_table_free(NULL);
+}
+
+struct deep {
+	size_t n;
+	int ok;
+};
+
+static void check_deep(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	struct deep *d = arg;
+	char want[24];
+	d->n = n;
+	d->ok = count == 2;
+	for (size_t i = 0; i < n && d->ok; i++) {
+		snprintf(want, sizeof(want), "f%zu", i);
+		d->ok = strcmp(frames[i], want) == 0;
+	}
+}
+
+static void deep_stacks(void **state)
+{
+	(void)state;
+	/* Deeper than any the sampler makes: still one stack, whole. */
+	enum { DEPTH = 3000 };
+	static char names[DEPTH][16];
+	static const char *frames[DEPTH];
+	for (size_t i = 0; i < DEPTH; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%zu", i);
+		frames[i] = names[i];
+	}
+	struct stack_table *t = stack_table_new();
+	assert_int_equal(stack_table_add(t, frames, DEPTH, 1), 0);
+	assert_int_equal(stack_table_add(t, frames, DEPTH, 1), 0);
+	assert_int_equal(stack_table_distinct(t), 1);
+	struct deep d = { 0, 0 };
+	stack_table_visit_sorted(t, check_deep, &d);
+	assert_int_equal(d.n, DEPTH);
+	assert_true(d.ok);
+	stack_table_free(t);
+}
+
+/* Random stacks over names that prefix each other and sort around ';':
+ * the visit order must be count descending, then strcmp of the text. */
+struct order_check {
+	char prev[256];
+	uint64_t prev_count;
+	size_t n;
+	uint64_t sum;
+};
+
+static void check_order(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	struct order_check *c = arg;
+	char text[256] = "";
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(text, ";");
+		strcat(text, frames[i]);
+	}
+	if (c->n) {
+		if (count > c->prev_count)
+			fail_msg("%s (%llu) after a lighter stack", text, (unsigned long long)count);
+		if (count == c->prev_count && strcmp(c->prev, text) >= 0)
+			fail_msg("'%s' not after '%s'", text, c->prev);
+	}
+	strcpy(c->prev, text);
+	c->prev_count = count;
+	c->n++;
+	c->sum += count;
+}
+
+static void random_order_property(void **state)
+{
+	(void)state;
+	const char *alphabet[] = { "a", "ab", "a!", "b", "a:b", "[k]", "A", "", "a b" };
+	struct stack_table *t = stack_table_new();
+	srand(12345);
+	uint64_t total = 0;
+	for (int i = 0; i < 4000; i++) {
+		const char *frames[6];
+		size_t n = 1 + (size_t)rand() % 5;
+		for (size_t k = 0; k < n; k++)
+			frames[k] = alphabet[rand() % 9];
+		uint64_t count = 1 + (uint64_t)(rand() % 3);
+		assert_int_equal(stack_table_add(t, frames, n, count), 0);
+		total += count;
+	}
+	struct order_check c = { .n = 0 };
+	stack_table_visit_sorted(t, check_order, &c);
+	assert_int_equal(c.n, stack_table_distinct(t));
+	assert_int_equal(c.sum, total);
+	assert_int_equal(stack_table_total(t), total);
+	stack_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +341,12 @@ int main(void)
 		cmocka_unit_test(input_strings_are_copied),
 		cmocka_unit_test(many_stacks_grow_the_table),
 		cmocka_unit_test(rejects_empty_stack),
+		cmocka_unit_test(readding_allocates_nothing),
+		cmocka_unit_test(frames_are_interned),
+		cmocka_unit_test(counts_add_up),
+		cmocka_unit_test(empty_table_and_bad_input),
+		cmocka_unit_test(deep_stacks),
+		cmocka_unit_test(random_order_property),
 	};
 	return cmocka_run_group_tests_name("aggregate", tests, NULL, NULL);
 }
