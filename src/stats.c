@@ -31,7 +31,7 @@ void hist_add(struct duration_hist *h, uint64_t ns)
 
 uint64_t hist_quantile(const struct duration_hist *h, double q)
 {
-	if (!h->count || q <= 0)
+	if (!h->count || !(q > 0)) /* NaN as well */
 		return 0;
 	if (q > 1)
 		q = 1;

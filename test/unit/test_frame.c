@@ -69,6 +69,61 @@ static void module_names(void **state)
 	assert_string_equal(small, "[lib]");
 }
 
+static void every_byte(void **state)
+{
+	(void)state;
+	/* Each byte 1..255 alone: controls and DEL to '?', ';' to ':', the
+	 * rest as it is. */
+	for (int c = 1; c < 256; c++) {
+		char in[2] = { (char)c, '\0' }, out[4];
+		assert_int_equal(frame_sanitize(in, out, sizeof(out)), 1);
+		char want = c < 0x20 || c == 0x7f ? '?' : c == ';' ? ':' : (char)c;
+		if (out[0] != want)
+			fail_msg("byte 0x%02x became 0x%02x", c, (unsigned char)out[0]);
+	}
+	char out[64];
+	assert_int_equal(frame_sanitize("a\r\nb\x1b]0;title\x07", out, sizeof(out)), 14);
+	assert_string_equal(out, "a??b?]0:title?");
+	assert_int_equal(frame_sanitize(";;;", out, sizeof(out)), 3);
+	assert_string_equal(out, ":::");
+}
+
+static void lengths_returned(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_int_equal(frame_sanitize("", out, sizeof(out)), strlen("[unknown]"));
+	assert_string_equal(out, "[unknown]");
+	assert_int_equal(frame_module_name("/usr/lib/x86_64-linux-gnu/libc.so.6", out, sizeof(out)),
+			 strlen("[libc.so.6]"));
+	assert_int_equal(frame_module_name(NULL, out, sizeof(out)), strlen("[unknown]"));
+	assert_string_equal(out, "[unknown]");
+	assert_int_equal(frame_module_name("[vdso]", out, sizeof(out)), 8);
+	assert_string_equal(out, "[[vdso]]");
+	/* Tiny buffers: always terminated, never overrun. */
+	char tiny[3] = { 'x', 'x', 'x' };
+	assert_int_equal(frame_module_name("/lib/libc.so", tiny, 1), 0);
+	assert_int_equal(tiny[0], '\0');
+	assert_int_equal(frame_module_name("/lib/libc.so", tiny, 2), 0);
+	assert_int_equal(tiny[0], '\0');
+	size_t n = frame_module_name("/lib/libc.so", tiny, 3);
+	assert_int_equal(n, strlen(tiny));
+	assert_true(n < 3);
+	frame_sanitize("abc", tiny, 0); /* nothing written */
+}
+
+static void module_name_of_deleted_and_odd_paths(void **state)
+{
+	(void)state;
+	char out[64];
+	frame_module_name("/tmp/lib x.so (deleted)", out, sizeof(out));
+	assert_string_equal(out, "[lib x.so (deleted)]");
+	frame_module_name("/a/b\x1b[2J.so", out, sizeof(out));
+	assert_string_equal(out, "[b?[2J.so]");
+	frame_module_name("/", out, sizeof(out));
+	assert_string_equal(out, "[unknown]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -76,6 +131,9 @@ int main(void)
 		cmocka_unit_test(neutralizes_separators_and_controls),
 		cmocka_unit_test(empty_and_truncated),
 		cmocka_unit_test(module_names),
+		cmocka_unit_test(every_byte),
+		cmocka_unit_test(lengths_returned),
+		cmocka_unit_test(module_name_of_deleted_and_odd_paths),
 	};
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
 }
