@@ -1,7 +1,15 @@
 #!/bin/sh
-# Runs each cmocka unit-test binary given as an argument and sums up:
-# the last line is "unit: N passed, M failed".  Exit status 1 if any test
-# failed or any binary crashed.
+# Runs each cmocka unit-test binary given as an argument, shows its output,
+# and sums up the tests: the last line is "unit: N passed, M failed".
+# Exit status 1 if any test failed or any binary crashed or printed no
+# cmocka summary.
+#
+# The counts come from cmocka's "[  PASSED  ] N test(s)." and
+# "[  FAILED  ] N test(s)" lines, so its message output is forced to the
+# plain format (a CMOCKA_MESSAGE_OUTPUT=TAP from the caller would hide them).
+CMOCKA_MESSAGE_OUTPUT=STDOUT
+export CMOCKA_MESSAGE_OUTPUT
+
 passed=0 failed=0 status=0
 for bin in "$@"; do
 	out=$("$bin" 2>&1)
@@ -9,12 +17,17 @@ for bin in "$@"; do
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+	if [ -z "$p" ] && [ -z "$f" ]; then
+		# Crashed (or not a cmocka program): credit the tests it finished,
+		# count the binary as one failure.
+		p=$(printf '%s\n' "$out" | grep -c '^\[       OK \]')
+		f=1
+		echo "$bin: exit status $rc without a cmocka summary"
+	fi
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
-	if [ "$rc" -ne 0 ]; then
+	if [ "$rc" -ne 0 ] || [ "${f:-0}" -ne 0 ]; then
 		status=1
-		# A crash prints no FAILED count: count the binary as one failure.
-		[ -z "$f" ] && failed=$((failed + 1)) && echo "unit: $bin exited with status $rc"
 	fi
 done
 echo "unit: $passed passed, $failed failed"
