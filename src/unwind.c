@@ -8,7 +8,10 @@
 #define _GNU_SOURCE
 #include "unwind.h"
 
+#include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,34 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip
 #define DW_EH_PE_sdata4 0x0b
 #define DW_EH_PE_pcrel 0x10
 #define DW_EH_PE_datarel 0x30
+
+/* libunwind masks every signal around each access to its caches (two
+ * rt_sigprocmask system calls per frame), so that a signal handler that
+ * unwinds cannot find them half updated.  Its per-thread caches, which
+ * need no lock, exist only when it is configured with
+ * --enable-per-thread-cache, which Debian's is not.  We are one thread and
+ * our handlers only set a flag: while we are inside libunwind those calls
+ * are answered without a system call.  Measured: 14 system calls and
+ * 17 us of a 19 us sample's work (p50) on a 2-vCPU VM.  Every other caller
+ * gets glibc's behaviour through pthread_sigmask. */
+static bool inside_libunwind;
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (inside_libunwind) {
+		/* Only libunwind's save/restore pairs get here; the saved
+		 * mask is handed back to us unread. */
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
+	int err = pthread_sigmask(how, set, old);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
 
 struct unwinder {
 	struct modules *modules;
@@ -206,8 +237,11 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 	if (max <= 0)
 		return 0;
 	ips[n++] = s->regs.rip;
-	if (unw_init_remote(&cursor, u->as, &ctx) != 0)
+	inside_libunwind = true;
+	if (unw_init_remote(&cursor, u->as, &ctx) != 0) {
+		inside_libunwind = false;
 		return n;
+	}
 	uint64_t prev_sp = s->regs.rsp;
 	while (n < max) {
 		/* Leaving a signal frame may move to another stack (sigaltstack). */
@@ -234,6 +268,7 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 		prev_sp = sp;
 		ips[n++] = ip;
 	}
+	inside_libunwind = false;
 	/* Code in no module (not loaded yet, or anonymous memory) has no
 	 * unwind info: whatever libunwind made of it is not a full stack. */
 	if (!leaf_known)

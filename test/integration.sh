@@ -167,6 +167,37 @@ else
 	if [ $rc = 0 ] && [ "$n" = 5000 ]; then pass "-d 100us -n 5000: 5000 samples ($(grep -o 'achieved [0-9.]*/s' "$TMP/n5000.err"))"
 	else fail "-d 100us -n 5000" "exit $rc, $n samples" "$TMP/n5000.err"; fi
 
+	# --- what a sample costs in system calls, once warm ---------------------
+	# Two runs under strace; the difference per extra sample is the steady
+	# state: the stop (interrupt, registers, continue), one stack copy, the
+	# /proc reads - and nothing else: no masking, opens, maps or forks.
+	if command -v strace >/dev/null 2>&1; then
+		strace -f -c -o "$TMP/sc.200" "$PP" -p "$TPID" -d 1ms -n 200 >/dev/null 2>&1
+		strace -f -c -o "$TMP/sc.1200" "$PP" -p "$TPID" -d 1ms -n 1200 >/dev/null 2>&1
+		# strace -c rows: % time, seconds, usecs/call, calls, [errors,] syscall
+		budget=$(awk '
+			FNR == 1 { f++ }
+			$1 ~ /^[0-9.]+$/ && $4 ~ /^[0-9]+$/ { calls[f, $NF] = $4 }
+			END {
+				n = split("ptrace:3.2 pread64:3.2 process_vm_readv:2.2 wait4:8 rt_sigtimedwait:4 " \
+					  "rt_sigprocmask:0.05 openat:0.05 mmap:0.05 munmap:0.05 brk:0.05 " \
+					  "clone:0 clone3:0 fork:0 vfork:0 execve:0", lim, " ")
+				for (i = 1; i <= n; i++) {
+					split(lim[i], kv, ":")
+					per = (calls[2, kv[1]] - calls[1, kv[1]]) / 1000
+					if (per > 0) shown = shown sprintf(" %s %.2f", kv[1], per)
+					if (per > kv[2] + 0) over = over sprintf(" %s %.2f (at most %s)", kv[1], per, kv[2])
+				}
+				print (over == "" ? "ok" : "over") "|" shown "|" over
+			}' "$TMP/sc.200" "$TMP/sc.1200")
+		case $budget in
+		ok*) pass "system calls per sample once warm:$(echo "$budget" | cut -d'|' -f2)" ;;
+		*) fail "system calls per sample" "$(echo "$budget" | cut -d'|' -f3)" "$TMP/sc.1200" ;;
+		esac
+	else
+		skip "system calls per sample" "strace is not installed"
+	fi
+
 	# --- stap format -------------------------------------------------------
 	"$PP" -p "$TPID" -d 1ms -n 20 --format stap >"$TMP/stap.out" 2>/dev/null
 	blocks=$(awk '
@@ -400,7 +431,7 @@ thread_tests() {
 	else fail "threads" "exit $rc; spinner ${spin}%, reader ${rd}%, sleeper ${sl}%, waiter ${wt}% (>= 90/95), churn samples $churn (> 100), still traced $alltraced" "$TMP/th.folded"; fi
 
 	local reader_tid
-	reader_tid=$(grep -l '^reader$' /proc/"$TPID"/task/*/comm | head -n 1 | cut -d/ -f5)
+	reader_tid=$(grep -l '^reader$' /proc/"$TPID"/task/*/comm 2>/dev/null | head -n 1 | cut -d/ -f5)
 	"$PP" -p "$TPID" --tid "$reader_tid" -d 1ms -n 100 >"$TMP/tid.folded" 2>/dev/null
 	if [ "$(total "$TMP/tid.folded")" = 100 ] && [ "$(grep -vc '^reader;' "$TMP/tid.folded")" = 0 ]; then
 		pass "--tid $reader_tid: 100 samples, all of thread reader"
