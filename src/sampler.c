@@ -3,8 +3,9 @@
  * Per tick and thread: read state and kernel stack from /proc while the
  * thread runs (once it is stopped they would describe our stop), stop it,
  * copy registers and live stack, resume it, and only then unwind, name and
- * count.  Ticks are absolute deadlines; one that has already passed when
- * the previous round ends is skipped and counted, never made up.
+ * count.  Ticks are absolute deadlines; a round that ends after the next
+ * deadline starts the next one at once, and a tick whose whole interval
+ * passed meanwhile is skipped and counted, never made up.
  */
 #define _GNU_SOURCE
 #include "sampler.h"
@@ -391,9 +392,12 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 		}
 		if (scanned)
 			last_scan = now;
+		/* The next tick may start late, but within its own interval:
+		 * ticks whose whole interval has passed are skipped, never
+		 * made up, so a slow round can not cause a burst of stops. */
 		deadline += o->interval_ns;
-		if (now >= deadline) {
-			uint64_t missed = (now - deadline) / o->interval_ns + 1;
+		if (now >= deadline + o->interval_ns) {
+			uint64_t missed = (now - deadline) / o->interval_ns;
 			r->skipped_ticks += missed;
 			deadline += missed * o->interval_ns;
 		}
