@@ -20,6 +20,7 @@ struct sampler_result {
 	uint64_t unwind_failures;  /* unwinds that stopped on an error */
 	uint64_t stop_timeouts;    /* threads that did not stop in time */
 	uint64_t wall_ns;          /* first tick to end */
+	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	struct duration_hist frozen; /* per-sample stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
 };

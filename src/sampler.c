@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,8 +208,8 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		th->samples_unstopped++;
 		s->r->unstopped++;
 	} else {
-		uint64_t t0 = now_ns();
-		enum stop_result stop = thread_stop(s->t, th);
+		uint64_t t0;
+		enum stop_result stop = thread_stop(s->t, th, &t0);
 		if (stop == STOP_TIMEOUT)
 			s->r->stop_timeouts++;
 		if (stop != STOP_OK)
@@ -305,6 +306,16 @@ static bool threads_changed(const struct target *t)
 	return t->num_threads >= 0 && t->num_threads != alive;
 }
 
+/* Our own CPU time, user and system: what sampling costs the machine. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+}
+
 static bool any_alive(const struct target *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -348,6 +359,7 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 	}
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
+	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
 	while (!*quit && any_alive(ts, n_targets) && !s.write_error) {
 		if (o->count && r->rounds >= o->count)
@@ -404,6 +416,7 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 		targets_wait_until(ts, n_targets, deadline < end ? deadline : end, quit);
 	}
 	r->wall_ns = now_ns() - start;
+	r->cpu_ns = cpu_ns() - cpu_start;
 out:
 	for (size_t i = 0; procs && i < n_targets; i++) {
 		symbolizer_free(procs[i].symbolizer);
@@ -468,6 +481,9 @@ void sampler_print_summary(FILE *f, const struct options *o,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
 	print_hist(f, "stopped per sample", &r->frozen);
 	print_hist(f, "work per sample", &r->work);
+	if (r->samples)
+		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick)\n",
+			(double)r->cpu_ns / (double)r->samples / 1e3);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }

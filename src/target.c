@@ -380,13 +380,17 @@ static void handle_event(struct target *t, pid_t tid, int status)
 	}
 }
 
-enum stop_result thread_stop(struct target *t, struct thread *th)
+enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns)
 {
+	uint64_t asked = now_ns();
 	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
 		th->gone = true;
 		return STOP_GONE;
 	}
 	uint64_t start = now_ns(), spin_until = start + STOP_SPIN_NS;
+	/* A running thread is interrupted by an IPI that lands at some moment
+	 * inside the call; under a hypervisor the call takes tens of us. */
+	*began_ns = asked + (start - asked) / 2;
 	uint64_t next_nudge = start + STOP_NUDGE_NS;
 	sigset_t chld;
 	sigemptyset(&chld);
