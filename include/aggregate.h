@@ -1,8 +1,11 @@
 /* aggregate.h - distinct stacks and their sample counts.
  *
- * Frames are interned once: adding a stack that was seen before allocates
- * nothing, so memory grows with the number of distinct stacks, not with the
- * number of samples.
+ * A stack is a sequence of 64-bit words.  Named stacks (the output) are
+ * added as strings, which the table interns: their words are the interned
+ * pointers.  Stacks still to be named are added as words the caller encodes
+ * (addresses, pointers to strings from stack_table_intern).  Adding a stack
+ * that was seen before allocates nothing, so memory grows with the number
+ * of distinct stacks, not with the number of samples.
  */
 #ifndef PTRACE_PROFILER_AGGREGATE_H
 #define PTRACE_PROFILER_AGGREGATE_H
@@ -19,15 +22,34 @@ void stack_table_free(struct stack_table *t);
 int stack_table_add(struct stack_table *t, const char *const *frames,
 		    size_t n, uint64_t count);
 
+/* The same for a stack of caller-encoded words (n > 0). */
+int stack_table_add_words(struct stack_table *t, const uint64_t *words,
+			  size_t n, uint64_t count);
+
+/* A copy of text that lives as long as the table (its strings outlive
+ * stack_table_clear), or NULL when out of memory. */
+const char *stack_table_intern(struct stack_table *t, const char *text);
+
+/* Forgets every stack and count; interned strings stay. */
+void stack_table_clear(struct stack_table *t);
+
 size_t stack_table_distinct(const struct stack_table *t);
 uint64_t stack_table_total(const struct stack_table *t);
 
 typedef void (*stack_visit_fn)(const char *const *frames, size_t n,
 			       uint64_t count, void *arg);
 
-/* Visits every distinct stack, heaviest first; equal counts in byte order
- * of their folded text, so the output is deterministic. */
+/* Visits every distinct stack added with stack_table_add, heaviest first;
+ * equal counts in byte order of their folded text, so the output is
+ * deterministic. */
 void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn,
 			      void *arg);
+
+typedef void (*stack_words_fn)(const uint64_t *words, size_t n, uint64_t count,
+			       void *arg);
+
+/* Visits every distinct stack as its words, in no particular order. */
+void stack_table_visit_words(const struct stack_table *t, stack_words_fn fn,
+			     void *arg);
 
 #endif

@@ -332,6 +332,86 @@ static void random_order_property(void **state)
 	stack_table_free(t);
 }
 
+struct words_seen {
+	size_t n_stacks;
+	uint64_t sum, heaviest;
+	size_t heaviest_n;
+	uint64_t heaviest_last;
+};
+
+static void collect_words(const uint64_t *words, size_t n, uint64_t count, void *arg)
+{
+	struct words_seen *w = arg;
+	w->n_stacks++;
+	w->sum += count;
+	if (count > w->heaviest) {
+		w->heaviest = count;
+		w->heaviest_n = n;
+		w->heaviest_last = words[n - 1];
+	}
+}
+
+static void word_stacks(void **state)
+{
+	(void)state;
+	/* Stacks still to be named: addresses and interned strings, as the
+	 * sampler encodes them. */
+	struct stack_table *t = stack_table_new();
+	const char *root = stack_table_intern(t, "worker");
+	assert_ptr_equal(stack_table_intern(t, "worker"), root);
+	char copy[] = "worker";
+	assert_ptr_equal(stack_table_intern(t, copy), root); /* by text, not address */
+	uint64_t a[] = { (uintptr_t)root, 0x401000 << 2, 0x401234 << 2 | 1 };
+	uint64_t b[] = { (uintptr_t)root, 0x401000 << 2, 0x401234 << 2 | 2 }; /* other kind */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(stack_table_add_words(t, a, 3, 1), 0);
+	assert_int_equal(stack_table_add_words(t, b, 3, 1), 0);
+	assert_int_equal(stack_table_add_words(t, a, 2, 1), 0); /* a prefix is another stack */
+	assert_int_equal(stack_table_add_words(t, a, 0, 1), -1);
+	assert_int_equal(stack_table_add_words(t, NULL, 3, 1), -1);
+	assert_int_equal(stack_table_distinct(t), 3);
+	assert_int_equal(stack_table_total(t), 5);
+	struct words_seen w = { 0 };
+	stack_table_visit_words(t, collect_words, &w);
+	assert_int_equal(w.n_stacks, 3);
+	assert_int_equal(w.sum, 5);
+	assert_int_equal(w.heaviest, 3);
+	assert_int_equal(w.heaviest_n, 3);
+	assert_int_equal(w.heaviest_last, 0x401234 << 2 | 1);
+
+	/* Cleared: no stacks, no counts; interned strings stay valid. */
+	stack_table_clear(t);
+	assert_int_equal(stack_table_distinct(t), 0);
+	assert_int_equal(stack_table_total(t), 0);
+	w = (struct words_seen){ 0 };
+	stack_table_visit_words(t, collect_words, &w);
+	assert_int_equal(w.n_stacks, 0);
+	assert_string_equal(root, "worker");
+	assert_ptr_equal(stack_table_intern(t, "worker"), root);
+	assert_int_equal(stack_table_add_words(t, a, 3, 2), 0);
+	assert_int_equal(stack_table_distinct(t), 1);
+	assert_int_equal(stack_table_total(t), 2);
+	stack_table_free(t);
+}
+
+static void cleared_table_names_again(void **state)
+{
+	(void)state;
+	/* A named table cleared and refilled sorts and prints as new. */
+	struct stack_table *t = stack_table_new();
+	stack_table_add(t, STACK("a", "b"), 4);
+	stack_table_clear(t);
+	stack_table_add(t, STACK("c"), 1);
+	stack_table_add(t, STACK("a", "b"), 2);
+	struct seen s = { .n = 0 };
+	stack_table_visit_sorted(t, collect, &s);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.text[0], "a;b");
+	assert_int_equal(s.count[0], 2);
+	assert_string_equal(s.text[1], "c");
+	stack_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +422,8 @@ int main(void)
 		cmocka_unit_test(many_stacks_grow_the_table),
 		cmocka_unit_test(rejects_empty_stack),
 		cmocka_unit_test(readding_allocates_nothing),
+		cmocka_unit_test(word_stacks),
+		cmocka_unit_test(cleared_table_names_again),
 		cmocka_unit_test(frames_are_interned),
 		cmocka_unit_test(counts_add_up),
 		cmocka_unit_test(empty_table_and_bad_input),
