@@ -38,8 +38,13 @@ $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 	mkdir -p $@
 
 # --- tests ---------------------------------------------------------------
-$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | $(B)/test
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
+# A library no test links, for tests that load one late (by absolute path).
+SPARE_LIB := $(B)/test/libspare.so
+UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"'
+$(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
+	$(CC) -O1 -g -fPIC -shared -o $@ $<
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | $(B)/test $(SPARE_LIB)
+	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Targets are built the way the programs they stand for are: optimized,
 # with symbols.  Per-target flags below.
@@ -58,8 +63,8 @@ $(S)/%.o: src/%.c $(HDRS) | $(S)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 $(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
-$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
+$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test $(SPARE_LIB)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 $(S) $(S)/test:
 	mkdir -p $@
 

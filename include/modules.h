@@ -1,11 +1,21 @@
-/* modules.h - the target's mapped ELF images, for unwinding and naming.
+/* modules.h - the target's mappings and ELF images, for unwinding and naming.
  *
- * Built on libdw's process reporting (dwfl_linux_proc_report): one Dwfl per
- * process, read while the target runs.  Each module's image (file on disk,
- * or the vDSO copied from the target's memory) is opened once and kept, so
- * the unwinder reads .eh_frame_hdr/.eh_frame from our memory, not the
- * target's.  The module list is re-read when an address falls outside every
- * known module (dlopen, late-loaded libraries), at most once per interval.
+ * We read /proc/PID/maps ourselves (procfs.h's parser) and report every file
+ * with an executable mapping to libdw as a module; libdw then gives symbols,
+ * separate debug info (.gnu_debuglink, /usr/lib/debug/.build-id, debuginfod
+ * when DEBUGINFOD_URLS is set) and MiniDebugInfo.  A module's image is the
+ * file the target really mapped: /proc/PID/map_files/START-END (works for a
+ * deleted or replaced binary and for a process in another mount namespace),
+ * else PATH under /proc/PID/root, else PATH - the last two only when their
+ * inode is the mapped one.  No such file: no image, and its frames are named
+ * after the module, never after another file's symbols.  The vDSO's image
+ * is read from the target's memory.  Images are opened once and kept, so the
+ * unwinder reads .eh_frame from our memory, not the target's.
+ *
+ * Anonymous executable memory (JIT code) is remembered too: an address in it
+ * is known, it just has no module.  The maps are re-read when an address
+ * lies in no mapping we know (a library loaded after we attached), at most
+ * once per 20 ms; modules reported again unchanged are not re-opened.
  */
 #ifndef PTRACE_PROFILER_MODULES_H
 #define PTRACE_PROFILER_MODULES_H
@@ -29,7 +39,9 @@ struct module_image {
 	uint64_t eh_frame_hdr_size;
 };
 
-struct modules *modules_open(pid_t pid);
+/* debuginfo_path: where separate debug files are looked for, as libdw's
+ * Dwfl_Callbacks take it (":.debug:/usr/lib/debug" when NULL). */
+struct modules *modules_open(pid_t pid, const char *debuginfo_path);
 void modules_close(struct modules *m);
 
 /* Re-reads /proc/PID/maps.  Returns 0 or -1. */
@@ -38,9 +50,22 @@ int modules_refresh(struct modules *m);
 /* The same after an execve: the next miss re-reads again at once. */
 int modules_new_program(struct modules *m);
 
-/* The module holding addr; refreshes once if none does (rate limited).
- * NULL if the address belongs to no file-backed module. */
+/* fn(arg) runs in a re-read before any module goes away (a library
+ * unloaded): what is known of its addresses can still be used then. */
+void modules_on_removal(struct modules *m, void (*fn)(void *arg), void *arg);
+
+/* The program these modules describe is gone (execve): never re-read the
+ * maps, which now describe another; what was read stays usable. */
+void modules_freeze(struct modules *m);
+
+/* The module holding addr; refreshes once if no mapping we know holds it
+ * (rate limited).  NULL for anonymous memory and for unknown addresses. */
 const struct module_image *modules_find(struct modules *m, uint64_t addr);
+
+/* For an address in anonymous executable memory: "[anon]", or the
+ * mapping's own name ("[anon:NAME]", "[heap]", "[stack]").  NULL if addr is
+ * not in such memory as of the last read of the maps. */
+const char *modules_anon_name(const struct modules *m, uint64_t addr);
 
 /* Reads len bytes at target address addr from a module's file image (only
  * file-backed, read-only contents: code, unwind tables).  0 or -1. */
@@ -49,7 +74,12 @@ int modules_read(struct modules *m, uint64_t addr, void *out, size_t len);
 /* The Dwfl behind it, for symbol lookups. */
 Dwfl *modules_dwfl(struct modules *m);
 
-/* Number of times the module list was re-read (reported in the summary). */
+/* Changes whenever a module appears or goes: what was learnt about an
+ * address (its unwind, its name) holds while it stays the same. */
+unsigned modules_generation(const struct modules *m);
+
+/* For the summary: reads of the maps, ELF images opened. */
 unsigned modules_refresh_count(const struct modules *m);
+unsigned modules_images_opened(const struct modules *m);
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef PTRACE_PROFILER_OPTIONS_H
 #define PTRACE_PROFILER_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,6 +33,10 @@ struct options {
 	uint64_t ksuseopc_addr;    /* --ksuseopc; 0 = no Oracle state */
 	uint64_t ksusetim_addr;    /* --ksusetim; given with --ksuseopc */
 	const char *event_names;   /* --event-names FILE; NULL = numbers */
+	bool no_inline;            /* --no-inline: no "_[i]" frames */
+	bool lines;                /* --lines: " (file.c:42)" after names */
+	bool addresses;            /* --addresses: "lib.so+0x1a2b" for unnamed frames */
+	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */

@@ -1,5 +1,5 @@
-/* sampler.h - the tick loop: read /proc, stop, copy, resume, then unwind,
- * name and count while the target runs. */
+/* sampler.h - the tick loop: read /proc, stop, copy, resume, then unwind
+ * and count while the target runs; name the stacks after detaching. */
 #ifndef PTRACE_PROFILER_SAMPLER_H
 #define PTRACE_PROFILER_SAMPLER_H
 
@@ -21,18 +21,31 @@ struct sampler_result {
 	uint64_t stop_timeouts;    /* threads that did not stop in time */
 	uint64_t wall_ns;          /* first tick to end */
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
+	uint64_t naming_ns;        /* naming the stacks, after detaching */
 	struct duration_hist frozen; /* per-sample stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
 };
 
-/* Samples until -n/-t is reached, *quit is set, or the target exits.
- * Folded output aggregates into table; stap output is written to out as
- * samples come.  With Oracle addresses in o, each sample also gets the
- * session's wait event (names may be NULL).  Returns 0, or -1 on an
- * output error. */
-int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
-		const struct event_names *names, struct stack_table *table,
-		FILE *out, volatile int *quit, struct sampler_result *r);
+struct sampler;
+
+/* Reads the modules of every target.  Folded stacks are counted into
+ * table (stap samples are written to out as they come); with Oracle
+ * addresses in o, each sample also gets the session's wait event (names
+ * may be NULL).  NULL (with a message on stderr) if it cannot. */
+struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n_targets,
+			    const struct event_names *names, struct stack_table *table,
+			    FILE *out);
+
+/* Samples until -n/-t is reached, *quit is set, or the targets exit.
+ * Returns 0, or -1 on an output error. */
+int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r);
+
+/* After detaching (naming reads symbols and debug info and can take a
+ * while; a traced target would wait for us meanwhile): names every stack
+ * still counted by address into the table.  0, or -1 when out of memory. */
+int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
+
+void sampler_free(struct sampler *s);
 
 /* The stderr summary. */
 void sampler_print_summary(FILE *f, const struct options *o,

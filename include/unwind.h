@@ -16,16 +16,30 @@
 
 #define UNWIND_MAX_FRAMES 256
 
+/* What a frame's address is, for naming it. */
+enum frame_kind {
+	FRAME_CALL,   /* a return address: the call is the instruction before */
+	FRAME_EXACT,  /* the instruction itself: the innermost frame, or the
+	               * one a signal interrupted */
+	FRAME_SIGNAL, /* the signal trampoline a handler returns to */
+};
+
+struct unwound_frame {
+	uint64_t ip;
+	enum frame_kind kind;
+};
+
 struct unwinder;
 
 struct unwinder *unwinder_new(struct modules *m);
 void unwinder_free(struct unwinder *u);
 
-/* Fills ips[] innermost first (ips[0] is the interrupted instruction, the
- * others are return addresses).  Returns the number of frames (>= 1 when
- * the snapshot has an ip), and sets *complete to 0 when the unwind stopped
- * early on an error rather than at the outermost frame. */
+/* Fills frames[] innermost first.  A signal frame is unwound through into
+ * the interrupted code; code in no module (JIT) is stepped over by its
+ * frame pointer where it keeps one.  Returns the number of frames (>= 1
+ * when the snapshot has an ip), and sets *complete to 0 when the unwind
+ * stopped early on an error rather than at the outermost frame. */
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
-		    uint64_t *ips, int max, int *complete);
+		    struct unwound_frame *frames, int max, int *complete);
 
 #endif

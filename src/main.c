@@ -166,10 +166,10 @@ int main(int argc, char **argv)
 		}
 
 	struct stack_table *table = stack_table_new();
+	struct sampler *sampler = table ? sampler_new(&o, ts, n, names, table, out) : NULL;
 	struct sampler_result r;
-	int rc = table ? sampler_run(&o, ts, n, names, table, out, &quit, &r) : -1;
-	if (!table)
-		memset(&r, 0, sizeof(r));
+	memset(&r, 0, sizeof(r));
+	int rc = sampler ? sampler_run(sampler, &quit, &r) : -1;
 
 	bool exited[MAX_PIDS] = { false };
 	for (size_t i = 0; i < n; i++) {
@@ -183,17 +183,20 @@ int main(int argc, char **argv)
 		waitpid(ts[0].pid, NULL, 0);
 	}
 
+	if (rc == 0 && sampler_name_stacks(sampler, &r) != 0)
+		rc = -1;
 	if (rc == 0 && o.format == FORMAT_FOLDED && output_folded(out, table) != 0)
 		rc = -1;
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;
-	if (rc != 0)
+	if (rc != 0 && sampler)
 		fprintf(stderr, "ptrace_profiler: error writing the output\n");
 	for (size_t i = 0; i < n; i++)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
 	sampler_print_summary(stderr, &o, ts, n, &r);
+	sampler_free(sampler);
 	stack_table_free(table);
 	oracle_names_free(names);
 	for (size_t i = 0; i < n; i++)

@@ -150,6 +150,14 @@ void options_print_help(void)
 "                         adds the wait event under the thread name\n"
 "      --event-names FILE Oracle: event names (eventsname.sql's sed file,\n"
 "                         or N<TAB>NAME lines)\n"
+"      --no-inline        no frames for inlined functions (default: shown,\n"
+"                         NAME_[i], where debug info has them)\n"
+"      --lines            source file and line after each name, where debug\n"
+"                         info has them: NAME (file.c:42)\n"
+"      --addresses        frames without a name as module+0xOFFSET (the\n"
+"                         address addr2line -e module takes), not [module]\n"
+"      --debuginfo-path PATH  where separate debug files are looked for,\n"
+"                         colon-separated (default :.debug:/usr/lib/debug)\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
 "\n"
@@ -165,6 +173,7 @@ void options_print_help(void)
 "  flamegraph.pl out.folded > out.svg\n"
 "  ptrace_profiler -p 1234 -t 30s -o db.folded     # 30 s at 100 samples/s\n"
 "  ptrace_profiler -d 1ms -- ./myprog arg1          # launch and profile\n"
+"  ptrace_profiler -p 1234 -t 10s --lines -o db.folded   # with file:line\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
@@ -181,7 +190,10 @@ static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 	return PARSE_ERROR;
 }
 
-enum { OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID };
+enum {
+	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
+	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH,
+};
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -194,6 +206,10 @@ static const struct option long_options[] = {
 	{ "ksuseopc", required_argument, NULL, OPT_KSUSEOPC },
 	{ "ksusetim", required_argument, NULL, OPT_KSUSETIM },
 	{ "event-names", required_argument, NULL, OPT_EVENT_NAMES },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
+	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -297,6 +313,20 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 			if (!arg[0])
 				return fail(err, errlen, "invalid file '' for --event-names");
 			o->event_names = arg;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
+			break;
+		case OPT_LINES:
+			o->lines = true;
+			break;
+		case OPT_ADDRESSES:
+			o->addresses = true;
+			break;
+		case OPT_DEBUGINFO_PATH:
+			if (!arg[0])
+				return fail(err, errlen, "invalid path '' for --debuginfo-path");
+			o->debuginfo_path = arg;
 			break;
 		case 'h':
 			options_print_help();

@@ -2,8 +2,12 @@
  *
  * Per tick and thread: read state and kernel stack from /proc while the
  * thread runs (once it is stopped they would describe our stop), stop it,
- * copy registers and live stack, resume it, and only then unwind, name and
- * count.  Ticks are absolute deadlines; a round that ends after the next
+ * copy registers and live stack, resume it, and only then unwind and count.
+ * Stacks are counted by address and named after the run (as perf report
+ * does): the first look-up in a module reads its symbols and debug info,
+ * which can take a tenth of a second, and ticks missed meanwhile would be
+ * missing from the profile.  --format stap writes sample by sample, so it
+ * names as it goes.  Ticks are absolute deadlines; a round that ends after the next
  * deadline starts the next one at once, and a tick whose whole interval
  * passed meanwhile is skipped and counted, never made up.
  */
@@ -38,34 +42,54 @@ struct blocked_sample {
 	unsigned modules_seen;  /* the unwind is only as good as the module list */
 	bool in_group_stop;     /* taken in group stop number group_stops: */
 	unsigned group_stops;   /* valid while that stop lasts */
-	int n_ips, complete;
-	uint64_t ips[UNWIND_MAX_FRAMES];
+	int n_frames, complete;
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 };
+
+/* User frames of one sample once named: inlined functions add frames. */
+#define USER_FRAMES_MAX (4 * UNWIND_MAX_FRAMES)
 
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define KFRAME_MAX (KSYM_MAX + 8)
 
-/* What is kept per process: its modules and caches. */
+/* One program of a process: what unwinds and names its addresses, and its
+ * stacks not named yet (folded output).  An execve retires it: its stacks
+ * are named after the run with its own modules, and a new one starts. */
+struct image {
+	struct modules *modules;
+	struct unwinder *unwinder;     /* NULL once retired */
+	struct symbolizer *symbolizer;
+	struct stack_table *pending;   /* words: see encode_sample() */
+	struct stack_table *named;     /* where naming puts them: the output */
+	bool naming;                   /* naming now: no re-entry from a hook */
+	int error;                     /* out of memory while naming */
+	struct image *older;           /* the program before an execve */
+};
+
+/* Stacks not named yet past this many: name them, so that memory stays
+ * bounded whatever the target does. */
+#define PENDING_MAX 65536
+
 struct process {
 	struct target *t;
-	struct modules *modules;
-	struct unwinder *unwinder;
-	struct symbolizer *symbolizer;
+	struct image *image;           /* the program running now */
 	unsigned execs_seen;
 };
 
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
-	struct stack_table *table;
+	struct symbolize_options names_wanted;
 	FILE *out;
 	struct sampler_result *r;
+	struct target *ts;
+	size_t n_targets;
+	struct process *procs;
 	bool several;          /* several processes: root frames name them */
-	/* The process being sampled; its fields are copied here. */
+	/* The process being sampled. */
+	struct process *proc;
 	struct target *t;
-	struct modules *modules;
-	struct unwinder *unwinder;
-	struct symbolizer *symbolizer;
+	struct image *img;
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int write_error;
 };
@@ -128,8 +152,8 @@ static bool blocked_unchanged(struct sampler *s, struct thread *th)
 	if (b && b->in_group_stop)
 		/* A stopped thread runs no code until SIGCONT, which we see. */
 		return th->group_stop && b->group_stops == th->group_stops &&
-		       b->modules_seen == modules_refresh_count(s->modules);
-	if (!b || b->modules_seen != modules_refresh_count(s->modules) ||
+		       b->modules_seen == modules_generation(s->img->modules);
+	if (!b || b->modules_seen != modules_generation(s->img->modules) ||
 	    thread_read_syscall(th, &now) != 0 ||
 	    memcmp(&now, &b->where, sizeof(now)) != 0)
 		return false;
@@ -143,7 +167,7 @@ static bool blocked_unchanged(struct sampler *s, struct thread *th)
 }
 
 static void remember_blocked(struct sampler *s, struct thread *th,
-			     const uint64_t *ips, int n, int complete)
+			     const struct unwound_frame *frames, int n, int complete)
 {
 	const struct snapshot *snap = s->snap;
 	struct blocked_syscall where = { 0 };
@@ -163,25 +187,198 @@ static void remember_blocked(struct sampler *s, struct thread *th,
 	b->stack_start = snap->stack_start;
 	b->stack_len = snap->stack_len;
 	b->stack_hash = hash_bytes(snap->stack, snap->stack_len);
-	b->modules_seen = modules_refresh_count(s->modules);
+	b->modules_seen = modules_generation(s->img->modules);
 	b->in_group_stop = stopped;
 	b->group_stops = th->group_stops;
-	b->n_ips = n;
+	b->n_frames = n;
 	b->complete = complete;
-	memcpy(b->ips, ips, (size_t)n * sizeof(*ips));
+	memcpy(b->frames, frames, (size_t)n * sizeof(*frames));
 }
 
-static void record(struct sampler *s, const struct sample_view *v)
+/* Outermost first, as the folded format wants them; a frame's inlined
+ * functions follow it, each at the frame's address.  frames[] is innermost
+ * first, as unwound.  Returns the number of names. */
+static size_t name_frames(struct symbolizer *sym, const struct unwound_frame *frames,
+			  size_t n_frames, const char **user, uint64_t *user_ip)
+{
+	size_t n_user = 0;
+	for (size_t i = n_frames; i-- > 0;) {
+		const char *const *names;
+		size_t n = symbolize(sym, frames[i].ip, frames[i].kind, &names);
+		for (size_t k = 0; k < n && n_user < USER_FRAMES_MAX; k++) {
+			user[n_user] = names[k];
+			user_ip[n_user++] = frames[i].ip;
+		}
+	}
+	return n_user;
+}
+
+/* A sample not named yet, as words:
+ *   root, app state (0: none), state, n (user frames), n frames root first
+ *   as ip << 2 | kind, then the kernel frames;
+ * every string interned in the pending table. */
+enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
+
+static int encode_sample(struct stack_table *pending, const struct sample_view *v,
+			 const struct unwound_frame *frames, size_t n_frames)
+{
+	uint64_t words[W_FRAMES + UNWIND_MAX_FRAMES + KSTACK_MAX];
+	const char *root = stack_table_intern(pending, v->thread);
+	const char *app = v->app_state ? stack_table_intern(pending, v->app_state) : "";
+	const char *state = stack_table_intern(pending, v->state);
+	if (!root || !app || !state)
+		return -1;
+	words[W_ROOT] = (uintptr_t)root;
+	words[W_APP] = v->app_state ? (uintptr_t)app : 0;
+	words[W_STATE] = (uintptr_t)state;
+	words[W_NFRAMES] = n_frames;
+	size_t n = W_FRAMES;
+	for (size_t i = n_frames; i-- > 0;)
+		words[n++] = frames[i].ip << 2 | (uint64_t)frames[i].kind;
+	for (size_t i = 0; i < v->n_kernel; i++) {
+		const char *k = stack_table_intern(pending, v->kernel[i]);
+		if (!k)
+			return -1;
+		words[n++] = (uintptr_t)k;
+	}
+	return stack_table_add_words(pending, words, n, 1);
+}
+
+static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
+{
+	struct image *img = arg;
+	size_t n_frames = words[W_NFRAMES];
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	for (size_t i = 0; i < n_frames; i++) /* back to innermost first */
+		frames[n_frames - 1 - i] = (struct unwound_frame){
+			words[W_FRAMES + i] >> 2, (enum frame_kind)(words[W_FRAMES + i] & 3) };
+	const char *user[USER_FRAMES_MAX], *kernel[KSTACK_MAX];
+	uint64_t user_ip[USER_FRAMES_MAX];
+	size_t n_kernel = n - W_FRAMES - n_frames;
+	for (size_t i = 0; i < n_kernel; i++)
+		kernel[i] = (const char *)(uintptr_t)words[W_FRAMES + n_frames + i];
+	struct sample_view v = {
+		.thread = (const char *)(uintptr_t)words[W_ROOT],
+		.app_state = (const char *)(uintptr_t)words[W_APP],
+		.state = (const char *)(uintptr_t)words[W_STATE],
+		.user = user,
+		.n_user = name_frames(img->symbolizer, frames, n_frames, user, user_ip),
+		.user_ip = user_ip,
+		.kernel = kernel,
+		.n_kernel = n_kernel,
+	};
+	const char *all[3 + USER_FRAMES_MAX + KSTACK_MAX];
+	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
+	if (stack_table_add(img->named, all, n_all, count) != 0)
+		img->error = 1;
+}
+
+/* Names the image's pending stacks into the output table. */
+static void name_pending(struct image *img)
+{
+	if (img->naming || !img->pending)
+		return;
+	img->naming = true;
+	stack_table_visit_words(img->pending, name_one, img);
+	stack_table_clear(img->pending);
+	img->naming = false;
+}
+
+/* modules.h's hook: a module is about to go, its addresses with it. */
+static void name_before_removal(void *arg)
+{
+	name_pending(arg);
+}
+
+static struct image *image_open(const struct sampler *s, pid_t pid, struct stack_table *named)
+{
+	struct image *img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	img->named = named;
+	img->modules = modules_open(pid, s->o->debuginfo_path);
+	img->unwinder = img->modules ? unwinder_new(img->modules) : NULL;
+	img->symbolizer = img->modules ? symbolizer_new(img->modules, &s->names_wanted) : NULL;
+	img->pending = s->o->format == FORMAT_FOLDED ? stack_table_new() : NULL;
+	if (!img->unwinder || !img->symbolizer || (s->o->format == FORMAT_FOLDED && !img->pending)) {
+		stack_table_free(img->pending);
+		symbolizer_free(img->symbolizer);
+		unwinder_free(img->unwinder);
+		modules_close(img->modules);
+		free(img);
+		return NULL;
+	}
+	modules_on_removal(img->modules, name_before_removal, img);
+	return img;
+}
+
+static void image_free(struct image *img)
+{
+	while (img) {
+		struct image *older = img->older;
+		stack_table_free(img->pending);
+		symbolizer_free(img->symbolizer);
+		unwinder_free(img->unwinder);
+		modules_close(img->modules);
+		free(img);
+		img = older;
+	}
+}
+
+static void record(struct sampler *s, const struct sample_view *v,
+		   const struct unwound_frame *frames, size_t n_frames)
 {
 	if (s->o->format == FORMAT_STAP) {
-		if (output_stap_sample(s->out, v) != 0)
+		const char *user[USER_FRAMES_MAX];
+		uint64_t user_ip[USER_FRAMES_MAX];
+		struct sample_view named = *v;
+		named.user = user;
+		named.user_ip = user_ip;
+		named.n_user = name_frames(s->img->symbolizer, frames, n_frames, user, user_ip);
+		if (output_stap_sample(s->out, &named) != 0)
 			s->write_error = 1;
 		return;
 	}
-	const char *frames[2 + UNWIND_MAX_FRAMES + KSTACK_MAX];
-	size_t n = sample_frames(v, frames, sizeof(frames) / sizeof(frames[0]));
-	if (stack_table_add(s->table, frames, n, 1) != 0)
+	if (encode_sample(s->img->pending, v, frames, n_frames) != 0)
 		s->write_error = 1;
+	else if (stack_table_distinct(s->img->pending) >= PENDING_MAX)
+		name_pending(s->img);
+}
+
+/* After an execve: the old program's modules describe what its stacks
+ * ran; they are kept, unchanging, to name them after the run. */
+static int new_program(struct sampler *s, struct process *p)
+{
+	struct image *img = image_open(s, p->t->pid, p->image->named);
+	if (!img)
+		return -1;
+	struct image *old = p->image;
+	modules_freeze(old->modules);
+	unwinder_free(old->unwinder);
+	old->unwinder = NULL;
+	img->older = old;
+	p->image = img;
+	/* Its other threads are gone, stack bounds and blocked samples are
+	 * the old program's. */
+	for (size_t k = 0; k < p->t->n_threads; k++) {
+		struct thread *th = &p->t->threads[k];
+		th->stack_low = th->stack_top = 0;
+		free(th->blocked);
+		th->blocked = NULL;
+	}
+	return 0;
+}
+
+/* A new program since we last looked (seen while we waited, or during a
+ * stop): switch to it before any sample of it meets the old modules. */
+static void follow_exec(struct sampler *s, struct process *p)
+{
+	if (p->t->execs == p->execs_seen)
+		return;
+	p->execs_seen = p->t->execs;
+	if (new_program(s, p) != 0)
+		s->write_error = 1;
+	s->img = p->image;
 }
 
 static void sample_thread(struct sampler *s, struct thread *th)
@@ -193,22 +390,22 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	if (th->tid == s->t->pid)
 		s->t->num_threads = st.num_threads;
 
-	uint64_t ips[UNWIND_MAX_FRAMES];
-	const char *user[UNWIND_MAX_FRAMES];
-	int n_ips = 0, complete = 0;
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int n_frames = 0, complete = 0;
 	uint64_t t1;
 	bool asleep = st.state == 'S' || st.state == 'D' || th->group_stop;
 	if (asleep && blocked_unchanged(s, th)) {
 		t1 = now_ns();
 		if (s->o->ksuseopc_addr)
 			snapshot_read_words(th->tid, s->snap);
-		n_ips = th->blocked->n_ips;
+		n_frames = th->blocked->n_frames;
 		complete = th->blocked->complete;
-		memcpy(ips, th->blocked->ips, (size_t)n_ips * sizeof(*ips));
+		memcpy(frames, th->blocked->frames, (size_t)n_frames * sizeof(*frames));
 		th->samples_unstopped++;
 		s->r->unstopped++;
 	} else {
 		uint64_t t0;
+		unsigned execs = s->t->execs;
 		enum stop_result stop = thread_stop(s->t, th, &t0);
 		if (stop == STOP_TIMEOUT)
 			s->r->stop_timeouts++;
@@ -218,27 +415,26 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		thread_resume(s->t, th);
 		t1 = now_ns();
 		hist_add(&s->r->frozen, t1 - t0);
+		if (s->t->execs != execs) {
+			/* An execve completed while we waited: what /proc said
+			 * before the stop was the old program's, the stack is the
+			 * new one's.  Such a sample describes neither. */
+			follow_exec(s, s->proc);
+			return;
+		}
 
 		/* --- the thread runs again; all below is our own time --- */
 		if (copied) {
-			n_ips = unwind_snapshot(s->unwinder, s->snap, ips, UNWIND_MAX_FRAMES,
-						&complete);
+			n_frames = unwind_snapshot(s->img->unwinder, s->snap, frames,
+						   UNWIND_MAX_FRAMES, &complete);
 			uint64_t sp = s->snap->regs.rsp;
 			if (sp < th->stack_low || sp >= th->stack_top)
 				learn_stack_bounds(s->t->pid, th, sp);
-			remember_blocked(s, th, ips, n_ips, complete);
+			remember_blocked(s, th, frames, n_frames, complete);
 		}
 	}
 	if (!complete)
 		s->r->unwind_failures++;
-	/* Outermost first, as the folded format wants them. */
-	uint64_t ips_root_first[UNWIND_MAX_FRAMES];
-	for (int i = 0; i < n_ips; i++) {
-		int inner = n_ips - 1 - i;
-		ips_root_first[i] = ips[inner];
-		user[i] = symbolize(s->symbolizer, ips[inner], inner > 0);
-	}
-
 	char kbuf[KSTACK_MAX][KFRAME_MAX];
 	const char *kernel[KSTACK_MAX];
 	int n_k = kernel_stack_filter(&ks);
@@ -282,13 +478,10 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		.thread = root,
 		.app_state = app_state,
 		.state = state_description(state),
-		.user = user,
-		.user_ip = ips_root_first,
-		.n_user = (size_t)n_ips,
 		.kernel = kernel,
 		.n_kernel = (size_t)n_k,
 	};
-	record(s, &v);
+	record(s, &v, frames, (size_t)n_frames);
 	th->samples++;
 	s->r->samples++;
 	hist_add(&s->r->work, now_ns() - t1);
@@ -324,57 +517,84 @@ static bool any_alive(const struct target *ts, size_t n)
 	return false;
 }
 
-int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
-		const struct event_names *names, struct stack_table *table,
-		FILE *out, volatile int *quit, struct sampler_result *r)
+struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n_targets,
+			    const struct event_names *names, struct stack_table *table,
+			    FILE *out)
 {
-	struct sampler s = { .o = o, .names = names, .table = table, .out = out, .r = r,
-			     .several = n_targets > 1 };
-	memset(r, 0, sizeof(*r));
-	struct process *procs = calloc(n_targets, sizeof(*procs));
-	s.snap = malloc(sizeof(*s.snap));
-	if (!procs || !s.snap) {
-		s.write_error = 1;
-		goto out;
+	struct sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	*s = (struct sampler){
+		.o = o, .names = names, .out = out, .ts = ts, .n_targets = n_targets,
+		.several = n_targets > 1,
+		.names_wanted = { .inline_frames = !o->no_inline, .lines = o->lines,
+				  .addresses = o->addresses },
+	};
+	s->procs = calloc(n_targets, sizeof(*s->procs));
+	s->snap = malloc(sizeof(*s->snap));
+	if (!s->procs || !s->snap) {
+		sampler_free(s);
+		return NULL;
 	}
-	s.snap->n_words = 0;
+	s->snap->n_words = 0;
 	if (o->ksuseopc_addr) {
-		s.snap->n_words = 2;
-		s.snap->word_addr[0] = o->ksuseopc_addr;
-		s.snap->word_addr[1] = o->ksusetim_addr;
+		s->snap->n_words = 2;
+		s->snap->word_addr[0] = o->ksuseopc_addr;
+		s->snap->word_addr[1] = o->ksusetim_addr;
 	}
 	for (size_t i = 0; i < n_targets; i++) {
-		struct process *p = &procs[i];
+		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
-		p->modules = modules_open(ts[i].pid);
-		p->unwinder = p->modules ? unwinder_new(p->modules) : NULL;
-		p->symbolizer = p->modules ? symbolizer_new(p->modules) : NULL;
-		if (!p->unwinder || !p->symbolizer) {
+		if (!(p->image = image_open(s, ts[i].pid, table))) {
 			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
 				(int)ts[i].pid);
-			s.write_error = 1;
-			goto out;
+			sampler_free(s);
+			return NULL;
 		}
 	}
+	return s;
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->procs && i < s->n_targets; i++)
+		image_free(s->procs[i].image);
+	free(s->procs);
+	free(s->snap);
+	free(s);
+}
+
+int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
+{
+	const struct options *o = s->o;
+	struct target *ts = s->ts;
+	size_t n_targets = s->n_targets;
+	memset(r, 0, sizeof(*r));
+	s->r = r;
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
 	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	while (!*quit && any_alive(ts, n_targets) && !s.write_error) {
+	while (!*quit && any_alive(ts, n_targets) && !s->write_error) {
 		if (o->count && r->rounds >= o->count)
 			break;
 		if (now_ns() >= end)
 			break;
 		for (size_t i = 0; i < n_targets && !*quit; i++) {
-			struct process *p = &procs[i];
-			s.t = p->t;
-			s.modules = p->modules;
-			s.unwinder = p->unwinder;
-			s.symbolizer = p->symbolizer;
+			struct process *p = &s->procs[i];
+			s->proc = p;
+			s->t = p->t;
+			s->img = p->image;
+			if (p->t->execs != p->execs_seen) {
+				follow_exec(s, p);
+				target_scan_threads(p->t);
+			}
 			for (size_t k = 0; k < p->t->n_threads && !*quit; k++)
 				if (!p->t->threads[k].gone)
-					sample_thread(&s, &p->t->threads[k]);
+					sample_thread(s, &p->t->threads[k]);
 		}
 		r->rounds++;
 		if (o->count && r->rounds >= o->count)
@@ -383,20 +603,11 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 		uint64_t now = now_ns();
 		bool scan_due = now - last_scan >= SCAN_FALLBACK_NS, scanned = false;
 		for (size_t i = 0; i < n_targets; i++) {
-			struct process *p = &procs[i];
+			struct process *p = &s->procs[i];
 			/* The leader's stat, read anyway, counts the threads: the
 			 * task directory is read only when that count or a thread's
 			 * end says something changed. */
 			bool scan = scan_due || (!p->t->n_only_tids && threads_changed(p->t));
-			if (p->t->execs != p->execs_seen) {
-				/* A new program image: new modules; its other
-				 * threads are gone, the stack bounds are stale. */
-				p->execs_seen = p->t->execs;
-				modules_new_program(p->modules);
-				for (size_t k = 0; k < p->t->n_threads; k++)
-					p->t->threads[k].stack_low = p->t->threads[k].stack_top = 0;
-				scan = true;
-			}
 			if (scan) {
 				target_scan_threads(p->t);
 				scanned = true;
@@ -417,15 +628,23 @@ int sampler_run(const struct options *o, struct target *ts, size_t n_targets,
 	}
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
-out:
-	for (size_t i = 0; procs && i < n_targets; i++) {
-		symbolizer_free(procs[i].symbolizer);
-		unwinder_free(procs[i].unwinder);
-		modules_close(procs[i].modules);
-	}
-	free(procs);
-	free(s.snap);
-	return s.write_error ? -1 : 0;
+	return s->write_error ? -1 : 0;
+}
+
+int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
+{
+	uint64_t start = now_ns();
+	int error = 0;
+	for (size_t i = 0; i < s->n_targets; i++)
+		for (struct image *img = s->procs[i].image; img; img = img->older) {
+			/* The maps now may describe another program, or none:
+			 * the stacks are named with the modules they ran in. */
+			modules_freeze(img->modules);
+			name_pending(img);
+			error |= img->error;
+		}
+	r->naming_ns = now_ns() - start;
+	return error ? -1 : 0;
 }
 
 static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
@@ -484,6 +703,8 @@ void sampler_print_summary(FILE *f, const struct options *o,
 	if (r->samples)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick)\n",
 			(double)r->cpu_ns / (double)r->samples / 1e3);
+	if (r->naming_ns)
+		fprintf(f, "  naming                 %.1f ms after detaching\n", (double)r->naming_ns / 1e6);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }

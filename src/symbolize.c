@@ -1,30 +1,40 @@
-/* symbolize.c - addresses to function names with libdw, cached. */
+/* symbolize.c - addresses to frame names with libdw, cached. */
 #define _GNU_SOURCE
 #include "symbolize.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "frame.h"
+#include "intern.h"
 
-#define NAME_MAX_LEN 512
+#define NAME_MAX_LEN 1024
+#define FRAME_TEXT_MAX (NAME_MAX_LEN + 320) /* name, " (file:line)", "_[i]" */
 
+/* Cached frames of one address; key 0 = empty slot. */
 struct name_slot {
-	uint64_t addr; /* lookup address; 0 = empty */
-	const char *name;
+	uint64_t key;
+	size_t n;
+	const char **names;
 };
 
 struct symbolizer {
 	struct modules *modules;
+	struct symbolize_options o;
 	struct name_slot *slots;
 	size_t cap, used;          /* cap is a power of two */
-	unsigned seen_refreshes;   /* a changed module list empties the cache */
-	char **strings;            /* every name handed out, freed at the end */
-	size_t n_strings, cap_strings;
+	unsigned generation;       /* a changed module list empties the cache */
+	struct intern_set *names;  /* they outlive the cache */
 };
 
-static uint64_t hash_addr(uint64_t a)
+static const char *const unknown_frame[1] = { "[unknown]" };
+
+static uint64_t hash_u64(uint64_t a)
 {
 	a ^= a >> 33;
 	a *= 0xff51afd7ed558ccdULL;
@@ -32,53 +42,211 @@ static uint64_t hash_addr(uint64_t a)
 	return a;
 }
 
-struct symbolizer *symbolizer_new(struct modules *m)
+struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_options *o)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->modules = m;
+	s->o = *o;
 	s->cap = 1024;
 	s->slots = calloc(s->cap, sizeof(*s->slots));
-	if (!s->slots) {
-		free(s);
+	s->names = intern_new();
+	if (!s->slots || !s->names) {
+		symbolizer_free(s);
 		return NULL;
 	}
-	s->seen_refreshes = modules_refresh_count(m);
+	s->generation = modules_generation(m);
 	return s;
+}
+
+static void forget_addresses(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slots[i].names);
+	memset(s->slots, 0, s->cap * sizeof(*s->slots));
+	s->used = 0;
 }
 
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_strings; i++)
-		free(s->strings[i]);
-	free(s->strings);
+	if (s->slots)
+		forget_addresses(s);
+	intern_free(s->names);
 	free(s->slots);
 	free(s);
 }
 
-static const char *keep(struct symbolizer *s, const char *text)
+/* A symbol or DWARF name as a reader wants it: "clock_gettime@@GLIBC_2.17"
+ * without its version, C++ demangled. */
+static void readable_name(const char *raw, char *out, size_t outsz)
 {
-	if (s->n_strings == s->cap_strings) {
-		size_t cap = s->cap_strings ? s->cap_strings * 2 : 256;
-		char **n = realloc(s->strings, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->strings = n;
-		s->cap_strings = cap;
-	}
-	char *copy = strdup(text);
-	if (copy)
-		s->strings[s->n_strings++] = copy;
-	return copy;
+	char plain[NAME_MAX_LEN];
+	snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(raw, "@"), raw);
+	if (!demangle(plain, out, outsz))
+		snprintf(out, outsz, "%s", plain);
 }
 
-static struct name_slot *slot_for(struct name_slot *slots, size_t cap, uint64_t addr)
+/* "name", "name (file.c:42)", then "_[i]" for an inlined one; sanitized,
+ * and the suffix kept however long the name. */
+static const char *frame_text(struct symbolizer *s, const char *name, const char *file,
+			      int line, bool inlined)
 {
-	size_t i = hash_addr(addr) & (cap - 1);
-	while (slots[i].addr && slots[i].addr != addr)
+	char raw[FRAME_TEXT_MAX], clean[FRAME_TEXT_MAX];
+	const char *base = file ? strrchr(file, '/') : NULL;
+	base = base ? base + 1 : file;
+	const char *suffix = inlined ? "_[i]" : "";
+	if (s->o.lines && base && base[0] && line > 0)
+		snprintf(raw, sizeof(raw), "%.*s (%.255s:%d)%s", NAME_MAX_LEN, name, base, line, suffix);
+	else
+		snprintf(raw, sizeof(raw), "%.*s%s", NAME_MAX_LEN, name, suffix);
+	frame_sanitize(raw, clean, sizeof(clean));
+	return intern(s->names, clean);
+}
+
+/* A frame with no symbol: "[libfoo.so]", or "libfoo.so+0x1a2b" (the
+ * address in the ELF file, as addr2line -e takes it) with --addresses. */
+static const char *module_frame(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Addr low = 0, bias;
+	const char *path = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	if (!path)
+		path = "";
+	if (strncmp(path, "[vdso", 5) == 0)
+		path = "[vdso]";
+	char text[NAME_MAX_LEN + 32], clean[NAME_MAX_LEN + 32];
+	if (s->o.addresses) {
+		uint64_t offset = dwfl_module_getelf(mod, &bias) ? addr - bias : addr - low;
+		const char *base = path[0] == '[' ? NULL : strrchr(path, '/');
+		snprintf(text, sizeof(text), "%.*s+0x%" PRIx64, NAME_MAX_LEN,
+			 base ? base + 1 : path, offset);
+		frame_sanitize(text, clean, sizeof(clean));
+	} else if (path[0] == '[') {
+		frame_sanitize(path, clean, sizeof(clean));
+	} else {
+		frame_module_name(path, clean, sizeof(clean));
+	}
+	return intern(s->names, clean);
+}
+
+/* The name an inlined function's DIE gives: its linkage name (for C++,
+ * which demangles to the qualified name), else its plain name. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return n ? n : dwarf_diename(die);
+}
+
+/* Where an inlined function was called from: file and line, or NULL. */
+static const char *call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfiles, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word file = 0, l = 0;
+	*line = 0;
+	if (!files || dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &file) != 0 ||
+	    dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &l) != 0 || file >= nfiles)
+		return NULL;
+	*line = (int)l;
+	return dwarf_filesrc(files, file, NULL, NULL);
+}
+
+/* The function named outer, then what DWARF says is inlined at addr,
+ * outermost first.  Each frame's line is where it is at addr: the
+ * innermost one's from the line table, each other's the call site of the
+ * inlined function it contains. */
+static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			   const char *outer, const char **out)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	int inl[SYMBOLIZE_MAX_INLINE], k = 0; /* innermost first */
+	for (int i = 0; i < nscopes && k < SYMBOLIZE_MAX_INLINE; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			inl[k++] = i;
+
+	const char *file = NULL;
+	int line = 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (s->o.lines) {
+		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		if (l)
+			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		if (k && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+			files = NULL;
+	}
+
+	size_t n = 0;
+	int at_line = line;
+	const char *at_file = k ? call_site(&scopes[inl[k - 1]], files, nfiles, &at_line) : file;
+	const char *text = frame_text(s, outer, at_file, at_line, false);
+	if (text)
+		out[n++] = text;
+	for (int j = k - 1; s->o.inline_frames && j >= 0; j--) {
+		const char *raw = die_name(&scopes[inl[j]]);
+		if (!raw)
+			continue; /* merged into its caller: not a wrong name */
+		char name[NAME_MAX_LEN];
+		readable_name(raw, name, sizeof(name));
+		at_line = line;
+		at_file = j > 0 ? call_site(&scopes[inl[j - 1]], files, nfiles, &at_line) : file;
+		if ((text = frame_text(s, name, at_file, at_line, true)))
+			out[n++] = text;
+	}
+	free(scopes);
+	return n;
+}
+
+/* The uncached lookup.  Fills out[], returns the number of frames. */
+static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
+		     const char **out)
+{
+	if (kind == FRAME_SIGNAL) {
+		/* Where a handler returns to (glibc's __restore_rt, a local
+		 * symbol few libcs keep): the boundary a reader looks for. */
+		out[0] = intern(s->names, "[signal]");
+		return out[0] ? 1 : 0;
+	}
+	/* modules_find re-reads the maps (rate limited) for an address in no
+	 * mapping we know: a library loaded after we attached. */
+	modules_find(s->modules, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(modules_dwfl(s->modules), addr);
+	if (!mod) {
+		const char *anon = modules_anon_name(s->modules, addr);
+		char clean[NAME_MAX_LEN];
+		frame_sanitize(anon ? anon : "[unknown]", clean, sizeof(clean));
+		out[0] = intern(s->names, clean);
+		return out[0] ? 1 : 0;
+	}
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *raw = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	/* Never guess: a name is used only if the address lies inside the
+	 * symbol's extent.  Size-less symbols (hand-written assembly) only
+	 * name their own first instruction. */
+	if (!raw || !raw[0] || !(sym.st_size ? off < sym.st_size : off == 0)) {
+		out[0] = module_frame(s, mod, addr);
+		return out[0] ? 1 : 0;
+	}
+	char name[NAME_MAX_LEN];
+	readable_name(raw, name, sizeof(name));
+	if (s->o.inline_frames || s->o.lines)
+		return with_inlined(s, mod, addr, name, out);
+	out[0] = frame_text(s, name, NULL, 0, false);
+	return out[0] ? 1 : 0;
+}
+
+static struct name_slot *slot_for(struct name_slot *slots, size_t cap, uint64_t key)
+{
+	size_t i = hash_u64(key) & (cap - 1);
+	while (slots[i].key && slots[i].key != key)
 		i = (i + 1) & (cap - 1);
 	return &slots[i];
 }
@@ -90,72 +258,44 @@ static void grow(struct symbolizer *s)
 	if (!n)
 		return;
 	for (size_t i = 0; i < s->cap; i++)
-		if (s->slots[i].addr)
-			*slot_for(n, cap, s->slots[i].addr) = s->slots[i];
+		if (s->slots[i].key)
+			*slot_for(n, cap, s->slots[i].key) = s->slots[i];
 	free(s->slots);
 	s->slots = n;
 	s->cap = cap;
 }
 
-/* The uncached lookup.  Writes a sanitized frame name into out. */
-static void lookup(struct symbolizer *s, uint64_t addr, char *out, size_t outsz)
+size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
+		 const char *const **names)
 {
-	/* modules_find re-reads the maps (rate limited) for an address no
-	 * known module holds: a library loaded after we attached. */
-	const struct module_image *img = modules_find(s->modules, addr);
-	Dwfl_Module *mod = dwfl_addrmodule(modules_dwfl(s->modules), addr);
-	if (!mod) {
-		frame_sanitize(img ? img->name : "[unknown]", out, outsz);
-		return;
-	}
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-	/* Never guess: a name is used only if the address lies inside the
-	 * symbol's extent.  Size-less symbols (hand-written assembly) only
-	 * name their own first instruction. */
-	if (name && name[0] && (sym.st_size ? off < sym.st_size : off == 0)) {
-		/* "clock_gettime@@GLIBC_2.17": the version is not the name. */
-		char plain[NAME_MAX_LEN];
-		snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(name, "@"), name);
-		frame_sanitize(plain, out, outsz);
-		return;
-	}
-	const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (path && strncmp(path, "[vdso", 5) == 0)
-		path = "[vdso]";
-	if (path && path[0] == '[')
-		frame_sanitize(path, out, outsz);
-	else
-		frame_module_name(path ? path : "", out, outsz);
-}
-
-const char *symbolize(struct symbolizer *s, uint64_t ip, bool return_address)
-{
-	uint64_t addr = return_address && ip > 0 ? ip - 1 : ip;
+	uint64_t addr = kind == FRAME_CALL && ip > 0 ? ip - 1 : ip;
+	*names = unknown_frame;
 	if (addr == 0)
-		return "[unknown]";
-	if (modules_refresh_count(s->modules) != s->seen_refreshes) {
-		/* Modules may have moved: addresses may mean something else now. */
-		s->seen_refreshes = modules_refresh_count(s->modules);
-		memset(s->slots, 0, s->cap * sizeof(*s->slots));
-		s->used = 0;
+		return 1;
+	if (modules_generation(s->modules) != s->generation) {
+		/* Modules came or went: addresses may mean something else. */
+		s->generation = modules_generation(s->modules);
+		forget_addresses(s);
 	}
-	struct name_slot *slot = slot_for(s->slots, s->cap, addr);
-	if (slot->addr)
-		return slot->name;
+	uint64_t key = addr << 2 | (uint64_t)kind;
+	struct name_slot *slot = slot_for(s->slots, s->cap, key);
+	if (slot->key) {
+		*names = slot->names;
+		return slot->n;
+	}
 
-	char buf[NAME_MAX_LEN];
-	lookup(s, addr, buf, sizeof(buf));
-	const char *name = keep(s, buf);
-	if (!name)
-		return "[unknown]";
+	const char *found[1 + SYMBOLIZE_MAX_INLINE];
+	size_t n = lookup(s, addr, kind, found);
+	const char **copy = n ? malloc(n * sizeof(*copy)) : NULL;
+	if (!copy)
+		return 1;
+	memcpy(copy, found, n * sizeof(*copy));
 	if ((s->used + 1) * 4 > s->cap * 3) {
 		grow(s);
-		slot = slot_for(s->slots, s->cap, addr);
+		slot = slot_for(s->slots, s->cap, key);
 	}
-	slot->addr = addr;
-	slot->name = name;
+	*slot = (struct name_slot){ key, n, copy };
 	s->used++;
-	return name;
+	*names = copy;
+	return n;
 }

@@ -441,6 +441,11 @@ enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *bega
 		/* A signal arrived before our trap: deliver it, our trap
 		 * is still pending and comes next. */
 		handle_event(t, th->tid, status);
+		if ((status >> 16) == PTRACE_EVENT_EXEC) {
+			/* An execve swallows a pending interrupt: ask again
+			 * now, not at the next nudge 10 ms later. */
+			ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
+		}
 	}
 }
 

@@ -60,7 +60,7 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 struct unwinder {
 	struct modules *modules;
 	unw_addr_space_t as;
-	unsigned seen_refreshes; /* module list changes flush libunwind's cache */
+	unsigned generation; /* module list changes flush libunwind's cache */
 };
 
 struct unwind_ctx {
@@ -207,7 +207,7 @@ struct unwinder *unwinder_new(struct modules *m)
 	}
 	/* Register-state cache keyed by ip: the steady state re-parses no CFI. */
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
-	u->seen_refreshes = modules_refresh_count(m);
+	u->generation = modules_generation(m);
 	return u;
 }
 
@@ -219,8 +219,23 @@ void unwinder_free(struct unwinder *u)
 	free(u);
 }
 
-int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
-		    int max, int *complete)
+/* Is ip the start of an rt_sigreturn trampoline, where a signal handler
+ * returns to?  Told by its code, as the kernel's sigreturn needs it:
+ * "mov $15,%rax; syscall" (glibc's __restore_rt) or "mov $15,%eax;
+ * syscall" (musl's).  libunwind's own answer describes the frame its last
+ * step left, which differs between its versions. */
+static bool is_sigreturn(struct modules *m, uint64_t ip)
+{
+	static const uint8_t glibc[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	static const uint8_t musl[] = { 0xb8, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	uint8_t code[sizeof(glibc)];
+	if (modules_read(m, ip, code, sizeof(code)) != 0)
+		return false;
+	return memcmp(code, glibc, sizeof(glibc)) == 0 || memcmp(code, musl, sizeof(musl)) == 0;
+}
+
+int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
+		    struct unwound_frame *frames, int max, int *complete)
 {
 	struct unwind_ctx ctx = { u, s };
 	unw_cursor_t cursor;
@@ -230,13 +245,14 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 	/* Looked up first: an unknown address re-reads the module list
 	 * before libunwind caches anything about it. */
 	bool leaf_known = modules_find(u->modules, s->regs.rip) != NULL;
-	if (modules_refresh_count(u->modules) != u->seen_refreshes) {
-		u->seen_refreshes = modules_refresh_count(u->modules);
+	if (modules_generation(u->modules) != u->generation) {
+		u->generation = modules_generation(u->modules);
 		unw_flush_cache(u->as, 0, 0);
 	}
 	if (max <= 0)
 		return 0;
-	ips[n++] = s->regs.rip;
+	frames[n++] = (struct unwound_frame){
+		s->regs.rip, is_sigreturn(u->modules, s->regs.rip) ? FRAME_SIGNAL : FRAME_EXACT };
 	inside_libunwind = true;
 	if (unw_init_remote(&cursor, u->as, &ctx) != 0) {
 		inside_libunwind = false;
@@ -244,8 +260,9 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 	}
 	uint64_t prev_sp = s->regs.rsp;
 	while (n < max) {
-		/* Leaving a signal frame may move to another stack (sigaltstack). */
-		bool from_signal = unw_is_signal_frame(&cursor) > 0;
+		/* Leaving a signal frame may move to another stack (sigaltstack),
+		 * and the frame it leads to was interrupted, not calling. */
+		bool from_signal = frames[n - 1].kind == FRAME_SIGNAL;
 		int r = unw_step(&cursor);
 		if (r == 0) {
 			*complete = 1;
@@ -266,7 +283,10 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s, uint64_t *ips,
 		if (sp < prev_sp && !from_signal)
 			break;
 		prev_sp = sp;
-		ips[n++] = ip;
+		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
+		if (is_sigreturn(u->modules, ip))
+			kind = FRAME_SIGNAL;
+		frames[n++] = (struct unwound_frame){ ip, kind };
 	}
 	inside_libunwind = false;
 	/* Code in no module (not loaded yet, or anonymous memory) has no

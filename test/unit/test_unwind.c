@@ -1,7 +1,12 @@
 /* Unit tests: unwinding copies of stacks, with this very process's
- * modules - a real stack must reach main, and garbage must end quickly. */
+ * modules - a real stack must reach main, through a signal handler too,
+ * and garbage must end quickly. */
 #define _GNU_SOURCE
 #include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,13 +38,13 @@ static uint64_t rnd(void)
 static void garbage_stacks_end_quickly(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid());
+	struct modules *m = modules_open(getpid(), NULL);
 	assert_non_null(m);
 	struct unwinder *u = unwinder_new(m);
 	assert_non_null(u);
 	srandom(42);
 	uint64_t code = (uint64_t)(uintptr_t)&garbage_stacks_end_quickly;
-	uint64_t ips[UNWIND_MAX_FRAMES];
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	uint64_t slowest = 0;
 	for (int round = 0; round < 2000; round++) {
 		memset(&snap.regs, 0, sizeof(snap.regs));
@@ -60,7 +65,7 @@ static void garbage_stacks_end_quickly(void **state)
 		snap.regs.rbp = snap.stack_start + rnd() % snap.stack_len;
 		int complete;
 		uint64_t t0 = now();
-		int n = unwind_snapshot(u, &snap, ips, UNWIND_MAX_FRAMES, &complete);
+		int n = unwind_snapshot(u, &snap, frames, UNWIND_MAX_FRAMES, &complete);
 		uint64_t took = now() - t0;
 		if (took > slowest)
 			slowest = took;
@@ -73,25 +78,127 @@ static void garbage_stacks_end_quickly(void **state)
 	modules_close(m);
 }
 
-static void own_module_is_named(void **state)
+/* This thread's registers at the call and a copy of its stack, as the
+ * sampler would take them from a stopped thread. */
+__attribute__((noinline, noclone)) static void capture(struct snapshot *sn)
+{
+	ucontext_t uc;
+	getcontext(&uc);
+	const greg_t *g = uc.uc_mcontext.gregs;
+	memset(&sn->regs, 0, sizeof(sn->regs));
+	sn->regs.rip = (uint64_t)g[REG_RIP];
+	sn->regs.rsp = (uint64_t)g[REG_RSP];
+	sn->regs.rbp = (uint64_t)g[REG_RBP];
+	sn->regs.rbx = (uint64_t)g[REG_RBX];
+	sn->regs.r12 = (uint64_t)g[REG_R12];
+	sn->regs.r13 = (uint64_t)g[REG_R13];
+	sn->regs.r14 = (uint64_t)g[REG_R14];
+	sn->regs.r15 = (uint64_t)g[REG_R15];
+	/* The copy runs from sp to the top of the mapping holding it. */
+	uint64_t sp = sn->regs.rsp, top = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char line[512];
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi)
+			top = hi;
+	if (f)
+		fclose(f);
+	sn->stack_start = sp;
+	sn->stack_len = top - sp < SNAPSHOT_STACK_MAX ? top - sp : SNAPSHOT_STACK_MAX;
+	/* Copied as the sampler copies a target's: by the kernel, which does
+	 * not mind AddressSanitizer's poisoned red zones between frames. */
+	struct iovec local = { sn->stack, sn->stack_len };
+	struct iovec remote = { (void *)(uintptr_t)sp, sn->stack_len };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sn->stack_len)
+		sn->stack_len = 0;
+}
+
+/* The unwound stack of snap, named, root first, joined with ';'. */
+static const char *unwound(struct snapshot *sn, int *complete)
+{
+	static char text[8192];
+	struct modules *m = modules_open(getpid(), NULL);
+	struct unwinder *u = unwinder_new(m);
+	struct symbolize_options o = { .inline_frames = false };
+	struct symbolizer *s = symbolizer_new(m, &o);
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int n = unwind_snapshot(u, sn, frames, UNWIND_MAX_FRAMES, complete);
+	text[0] = '\0';
+	for (int i = n - 1; i >= 0; i--) {
+		const char *const *names;
+		size_t k = symbolize(s, frames[i].ip, frames[i].kind, &names);
+		for (size_t j = 0; j < k; j++) {
+			strncat(text, names[j], sizeof(text) - strlen(text) - 2);
+			strcat(text, ";");
+		}
+	}
+	symbolizer_free(s);
+	unwinder_free(u);
+	modules_close(m);
+	return text;
+}
+
+__attribute__((noinline)) static void level_two(void)
+{
+	capture(&snap);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void level_one(void)
+{
+	level_two();
+	__asm__ volatile("" ::: "memory");
+}
+
+static void own_stack_reaches_main(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid());
-	struct symbolizer *s = symbolizer_new(m);
-	uint64_t here = (uint64_t)(uintptr_t)&own_module_is_named;
-	assert_string_equal(symbolize(s, here + 1, false), "own_module_is_named");
-	/* A return address just past a call is looked up one byte back. */
-	assert_string_equal(symbolize(s, here + 1, true), "own_module_is_named");
-	assert_string_equal(symbolize(s, 8, false), "[unknown]");
-	symbolizer_free(s);
-	modules_close(m);
+	level_one();
+	int complete;
+	const char *stack = unwound(&snap, &complete);
+	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;"))
+		fail_msg("stack: %s", stack);
+	assert_true(complete);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	capture(&snap);
+	__asm__ volatile("" ::: "memory"); /* a call, not a tail jump */
+}
+
+__attribute__((noinline)) static void raise_here(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void through_a_signal_handler(void **state)
+{
+	(void)state;
+	struct sigaction sa = { .sa_handler = on_signal }, old;
+	sigaction(SIGUSR1, &sa, &old);
+	raise_here();
+	sigaction(SIGUSR1, &old, NULL);
+	int complete;
+	const char *stack = unwound(&snap, &complete);
+	/* main ... raise_here, raise's insides in libc, the trampoline, the
+	 * handler: the interrupted code and its callers are not lost. */
+	const char *sig = strstr(stack, ";[signal];on_signal;capture;");
+	const char *raiser = strstr(stack, ";raise_here;");
+	if (!strstr(stack, "main;") || !sig || !raiser || raiser > sig)
+		fail_msg("stack: %s", stack);
+	assert_true(complete);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(garbage_stacks_end_quickly),
-		cmocka_unit_test(own_module_is_named),
+		cmocka_unit_test(own_stack_reaches_main),
+		cmocka_unit_test(through_a_signal_handler),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }
