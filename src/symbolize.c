@@ -155,6 +155,65 @@ static const char *call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfil
 	return dwarf_filesrc(files, file, NULL, NULL);
 }
 
+/* DIEs that hold code, or hold DIEs that do. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit: case DW_TAG_partial_unit: case DW_TAG_module:
+	case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+	case DW_TAG_union_type: case DW_TAG_subprogram: case DW_TAG_lexical_block:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The function whose code holds pc, anywhere below die.  libdw's
+ * dwarf_getscopes does not look inside a DIE whose own code misses pc, but
+ * a lambda's operator() (any local class's method) is a DIE inside its
+ * enclosing function's. */
+static bool find_function(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *found, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) > 0) {
+			*found = child;
+			return true;
+		}
+		if (tag == DW_TAG_imported_unit) { /* dwz's shared DIEs */
+			Dwarf_Attribute attr;
+			Dwarf_Die unit;
+			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attr), &unit) &&
+			    find_function(&unit, pc, found, depth + 1))
+				return true;
+		} else if (may_hold_code(tag) && find_function(&child, pc, found, depth + 1)) {
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The inlined calls holding pc below scope, outermost first. */
+static int inlined_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out, int n, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 256 || dwarf_child(scope, &child) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&child);
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+		    dwarf_haspc(&child, pc) > 0) {
+			if (tag == DW_TAG_inlined_subroutine && n < SYMBOLIZE_MAX_INLINE)
+				out[n++] = child;
+			return inlined_at(&child, pc, out, n, depth + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
 /* The function named outer, then what DWARF says is inlined at addr,
  * outermost first.  Each frame's line is where it is at addr: the
  * innermost one's from the line table, each other's the call site of the
@@ -164,12 +223,25 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-	int inl[SYMBOLIZE_MAX_INLINE], k = 0; /* innermost first */
-	for (int i = 0; i < nscopes && k < SYMBOLIZE_MAX_INLINE; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			inl[k++] = i;
+	Dwarf_Die function, inl[SYMBOLIZE_MAX_INLINE];
+	bool have_function = false;
+	int k = 0;
+	if (cu) {
+		/* libdw's search first (fast, pruned); ours when it finds no
+		 * function. */
+		Dwarf_Die *scopes = NULL;
+		int nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+		for (int i = 0; i < nscopes && !have_function; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				function = scopes[i];
+				have_function = true;
+			}
+		free(scopes);
+		if (!have_function)
+			have_function = find_function(cu, addr - bias, &function, 0);
+		if (have_function)
+			k = inlined_at(&function, addr - bias, inl, 0, 0);
+	}
 
 	const char *file = NULL;
 	int line = 0;
@@ -185,22 +257,21 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 
 	size_t n = 0;
 	int at_line = line;
-	const char *at_file = k ? call_site(&scopes[inl[k - 1]], files, nfiles, &at_line) : file;
+	const char *at_file = k ? call_site(&inl[0], files, nfiles, &at_line) : file;
 	const char *text = frame_text(s, outer, at_file, at_line, false);
 	if (text)
 		out[n++] = text;
-	for (int j = k - 1; s->o.inline_frames && j >= 0; j--) {
-		const char *raw = die_name(&scopes[inl[j]]);
+	for (int j = 0; s->o.inline_frames && j < k; j++) {
+		const char *raw = die_name(&inl[j]);
 		if (!raw)
 			continue; /* merged into its caller: not a wrong name */
 		char name[NAME_MAX_LEN];
 		readable_name(raw, name, sizeof(name));
 		at_line = line;
-		at_file = j > 0 ? call_site(&scopes[inl[j - 1]], files, nfiles, &at_line) : file;
+		at_file = j + 1 < k ? call_site(&inl[j + 1], files, nfiles, &at_line) : file;
 		if ((text = frame_text(s, name, at_file, at_line, true)))
 			out[n++] = text;
 	}
-	free(scopes);
 	return n;
 }
 
