@@ -22,6 +22,8 @@ struct sampler_result {
 	uint64_t wall_ns;          /* first tick to end */
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	uint64_t naming_ns;        /* naming the stacks, after detaching */
+	unsigned images_opened;    /* ELF images read, all programs together */
+	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	struct duration_hist frozen; /* per-sample stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
 };

@@ -289,9 +289,11 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		frames[n++] = (struct unwound_frame){ ip, kind };
 	}
 	inside_libunwind = false;
-	/* Code in no module (not loaded yet, or anonymous memory) has no
-	 * unwind info: whatever libunwind made of it is not a full stack. */
-	if (!leaf_known)
+	/* Code in no mapping we know (a library not seen yet) has no unwind
+	 * info: whatever libunwind made of it is not a full stack.  Code in
+	 * anonymous memory (JIT) is known to have none: if its frame pointer
+	 * led to the outermost frame, the stack is whole. */
+	if (!leaf_known && !modules_anon_name(u->modules, s->regs.rip))
 		*complete = 0;
 	return n;
 }
