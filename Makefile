@@ -21,8 +21,12 @@ HDRS     := $(wildcard include/*.h)
 
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
-TARGET_SRCS := $(wildcard test/targets/*.c)
-TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS))
+# Programs the integration tests profile (late_lib.c is a library of them).
+TARGET_SRCS := $(filter-out test/targets/late_lib.c,$(wildcard test/targets/*.c))
+TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
+TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
+	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
+	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps check unit integration fuzz demo bench install uninstall clean
@@ -52,6 +56,13 @@ TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/%: test/targets/%.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
+$(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets
+	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+$(B)/test/targets/liblate.so: test/targets/late_lib.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
+# split with every function in .dynsym: a stripped copy still names them.
+$(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<
 
 # The same code and tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 S := $(B)/san

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what building and testing need, from the distribution only:
 # a C compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and
-# cmocka.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
+# cmocka; for the tests also a C++ compiler (a C++ target program) and
+# binutils (strip, objcopy: stripped and split-debug targets).  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
 # the command to run and fails.  Silent when everything is there.
 missing=""
 need_pkg() { # PKG_CONFIG_NAME DEBIAN_PACKAGE
@@ -9,6 +10,8 @@ need_pkg() { # PKG_CONFIG_NAME DEBIAN_PACKAGE
 }
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
+command -v objcopy >/dev/null 2>&1 || missing="$missing binutils"
 if command -v pkg-config >/dev/null 2>&1; then
 	need_pkg libunwind-generic libunwind-dev
 	need_pkg libdw libdw-dev

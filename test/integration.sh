@@ -39,6 +39,8 @@ stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 
 # share FILE REGEX: % of samples whose folded stack matches REGEX.
 share() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+# share_str FILE TEXT: % of samples whose folded stack contains TEXT, as is.
+share_str() { TEXT=$2 awk '{ n = $NF; t += n; if (index($0, ENVIRON["TEXT"])) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
 # share_of FILE SUBSET_REGEX REGEX: % of the samples matching SUBSET that also match REGEX.
 share_of() { awk -v s="$2" -v re="$3" '$0 ~ s { n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
@@ -453,6 +455,193 @@ thread_tests() {
 	stop_target "$TPID"
 	stop_target "$threads_pid"
 }
+# --- names: C++, inlining, late libraries, stripped, split, deleted -------
+# profile NAME TIME [OPTIONS...]: profiles $TPID into $TMP/NAME.folded
+# (summary in $TMP/NAME.err); returns the profiler's exit status.
+profile() {
+	local name=$1 time=$2
+	shift 2
+	"$PP" -p "$TPID" -d 1ms -t "$time" "$@" >"$TMP/$name.folded" 2>"$TMP/$name.err"
+}
+# Is every frame of FILE free of NAME?  (fixed string)
+nowhere() { ! grep -qF -- "$2" "$1"; }
+
+cxx_tests() {
+	if ! command -v c++filt >/dev/null || ! command -v nm >/dev/null; then
+		skip "C++ names" "c++filt and nm (binutils) are needed for the expected names"
+		return
+	fi
+	# The names as c++filt prints them, from the binary's own symbols.
+	local run lambda mix call_line
+	run=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)\)$/\1/p')
+	lambda=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)::{lambda.*\)$/\1/p')
+	mix=$(echo _ZN3app3mixEm | c++filt)
+	call_line=$(grep -n 'total += mix' test/targets/cpp_names.cpp | cut -d: -f1)
+	start "$T/cpp_names"
+	profile cxx 1s
+	profile cxx_noinl 1s --no-inline
+	profile cxx_lines 1s --lines
+	stop_target "$TPID"
+	local both inl
+	both=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda")
+	inl=$(share_str "$TMP/cxx.folded" ";$lambda;${mix}_[i] ")
+	if [ -n "$run" ] && [ -n "$lambda" ] && atleast "$both" 95 && atleast "$inl" 80; then
+		pass "C++ names as c++filt prints them: '$run' and its lambda in ${both}%, '${mix}_[i]' inlined into the lambda in ${inl}%"
+	else fail "C++ names" "run '$run' + lambda in ${both}% (>= 95), ${mix}_[i] under the lambda in ${inl}% (>= 80)" "$TMP/cxx.folded"; fi
+	if nowhere "$TMP/cxx_noinl.folded" "_[i]" && grep -qF -- ";$lambda " "$TMP/cxx_noinl.folded"; then
+		pass "--no-inline: no _[i] frames, the lambda is the leaf"
+	else fail "--no-inline" "inline frames left, or no lambda leaf" "$TMP/cxx_noinl.folded"; fi
+	if grep -qF -- ";$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:" "$TMP/cxx_lines.folded"; then
+		pass "--lines: the lambda at its call of mix (cpp_names.cpp:$call_line), mix at its own lines"
+	else fail "--lines" "no '$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:N)_[i]'" "$TMP/cxx_lines.folded"; fi
+}
+
+late_library_tests() {
+	# liblate.so is loaded 600 ms after we attach.
+	start "$T/late_load" "$PWD/$T/liblate.so" 600
+	profile late 1.5s
+	stop_target "$TPID"
+	local late waiting reads unnamed
+	late=$(share "$TMP/late.folded" ';main;late_spin;')
+	waiting=$(share "$TMP/late.folded" ';main;wait_a_while;')
+	reads=$(sed -n 's/.*maps re-read \([0-9]*\) times.*/\1/p' "$TMP/late.err")
+	# The library's functions are named; its PLT stubs (the call to
+	# clock_gettime) have no symbol and may say [liblate.so].
+	unnamed=$(share "$TMP/late.folded" ';main;\[|\[unknown\]')
+	if atleast "$late" 40 && atleast "$waiting" 20 && [ "$unnamed" = 0.0 ] && [ "${reads:-99}" -le 5 ]; then
+		pass "library loaded after attach: late_spin in ${late}% (named, no [unknown]), wait_a_while ${waiting}%, maps re-read ${reads} times"
+	else fail "library loaded after attach" "late_spin ${late}% (>= 40), wait ${waiting}% (>= 20), unnamed ${unnamed}%, re-reads ${reads:-?} (<= 5)" "$TMP/late.err"; fi
+}
+
+stripped_tests() {
+	strip -o "$TMP/split.stripped" "$T/split"
+	strip -o "$TMP/split_dynsym.stripped" "$T/split_dynsym"
+	start "$TMP/split.stripped"
+	profile stripped 1s
+	stop_target "$TPID"
+	local own main
+	own=$(share "$TMP/stripped.folded" '\[split.stripped\]')
+	# main, cpu_work...: not exported, so not named; glibc's caller of main
+	# is __libc_start_call_main (debug info) or [libc.so.6], never the
+	# exported __libc_init_first the original tool printed.
+	if atleast "$own" 95 && nowhere "$TMP/stripped.folded" ';main;' && nowhere "$TMP/stripped.folded" 'cpu_work' &&
+		nowhere "$TMP/stripped.folded" '__libc_init_first'; then
+		pass "stripped binary: its frames [split.stripped] in ${own}%, no guessed names"
+	else fail "stripped binary" "[split.stripped] in ${own}% (>= 95), or a name it cannot have" "$TMP/stripped.folded"; fi
+	start "$TMP/split_dynsym.stripped"
+	profile dynsym 1s
+	stop_target "$TPID"
+	main=$(share "$TMP/dynsym.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$main" 95 && grep -qF ';cpu_work;[split_dynsym.stripped];' "$TMP/dynsym.folded"; then
+		pass "stripped, exported symbols: main;cpu_work... from .dynsym in ${main}%, static now() as [split_dynsym.stripped]"
+	else fail "stripped, exported symbols" "named ${main}% (>= 95)" "$TMP/dynsym.folded"; fi
+}
+
+split_debug_tests() {
+	# Debug info split off, found by build-id in a --debuginfo-path
+	# directory, and by .gnu_debuglink next to the binary.
+	mkdir -p "$TMP/bid" "$TMP/debug" "$TMP/dl"
+	cp "$T/split" "$TMP/bid/split"
+	objcopy --only-keep-debug "$TMP/bid/split" "$TMP/bid.debug"
+	strip "$TMP/bid/split"
+	local id
+	id=$(readelf -n "$TMP/bid/split" | sed -n 's/.*Build ID: //p')
+	mkdir -p "$TMP/debug/.build-id/${id:0:2}"
+	mv "$TMP/bid.debug" "$TMP/debug/.build-id/${id:0:2}/${id:2}.debug"
+	cp "$T/split" "$TMP/dl/split"
+	objcopy --only-keep-debug "$TMP/dl/split" "$TMP/dl/split.debug"
+	strip "$TMP/dl/split"
+	objcopy --add-gnu-debuglink="$TMP/dl/split.debug" "$TMP/dl/split"
+
+	local line
+	line=$(grep -n 'cpu_work(cycle' test/targets/split.c | head -n 1 | cut -d: -f1)
+	start "$TMP/bid/split"
+	profile bid_none 0.5s
+	profile bid 1s --lines --debuginfo-path ":.debug:/usr/lib/debug:$TMP/debug"
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/bid.folded" ';main [(]split.c:[0-9]+[)];(cpu_work|sleep_work|cpu_other) [(]split.c:')
+	if atleast "$named" 95 && grep -qF ";main (split.c:$line);cpu_work (split.c:" "$TMP/bid.folded" &&
+		grep -qF '[split];' "$TMP/bid_none.folded"; then
+		pass "debug info by build-id (--debuginfo-path): named with lines in ${named}%, [split] without it"
+	else fail "debug info by build-id" "named with lines ${named}% (>= 95)" "$TMP/bid.folded"; fi
+	start "$TMP/dl/split"
+	profile dl 0.5s
+	stop_target "$TPID"
+	named=$(share "$TMP/dl.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95; then pass "debug info by .gnu_debuglink: named in ${named}%"
+	else fail "debug info by .gnu_debuglink" "named ${named}% (>= 95)" "$TMP/dl.folded"; fi
+}
+
+replaced_binary_tests() {
+	# Deleted while running, and another program put at its path.
+	cp "$T/split" "$TMP/app"
+	start "$TMP/app"
+	rm "$TMP/app"
+	cp "$T/recursion" "$TMP/app"
+	profile replaced 1s
+	local deleted
+	deleted=$(grep -c "$TMP/app (deleted)" "/proc/$TPID/maps")
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/replaced.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if [ "$deleted" -gt 0 ] && atleast "$named" 95 && nowhere "$TMP/replaced.folded" recurse_; then
+		pass "binary deleted and replaced while running: its own names in ${named}%, none of the new file's"
+	else fail "binary deleted and replaced" "(deleted) mappings $deleted, named ${named}% (>= 95)" "$TMP/replaced.folded"; fi
+
+	# Another mount namespace, where the path holds another file than here.
+	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+		skip "other mount namespace" "needs root and unshare"
+		return
+	fi
+	mkdir -p "$TMP/ns"
+	cp "$T/recursion" "$TMP/ns/app"
+	start unshare --mount --propagation private sh -c \
+		"mount -t tmpfs tmpfs '$TMP/ns' && cp '$T/split' '$TMP/ns/app' && exec '$TMP/ns/app'"
+	profile ns 1s
+	stop_target "$TPID"
+	named=$(share "$TMP/ns.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95 && nowhere "$TMP/ns.folded" recurse_; then
+		pass "other mount namespace, another file at the same path here: its own names in ${named}%"
+	else fail "other mount namespace" "named ${named}% (>= 95)" "$TMP/ns.folded"; fi
+}
+
+signal_and_jit_tests() {
+	start "$T/sighandler"
+	profile sig 1s
+	stop_target "$TPID"
+	local handler through
+	handler=$(share "$TMP/sig.folded" ';handler_work')
+	through=$(share_of "$TMP/sig.folded" ';handler_work' ';main;interrupted_loop;.*;\[signal\];on_alarm;handler_work')
+	if near "$handler" 50 15 && atleast "$through" 95; then
+		pass "signal handler: handler_work ${handler}% (50), unwound through [signal] into interrupted_loop and main in ${through}%"
+	else fail "signal handler" "handler_work ${handler}% (50 +- 15), through [signal] to main ${through}% (>= 95)" "$TMP/sig.folded"; fi
+
+	start "$T/jit"
+	profile jit 1s
+	stop_target "$TPID"
+	local jit failures
+	jit=$(share "$TMP/jit.folded" ';main;run_jit;\[anon\]$|;main;run_jit;\[anon\] ')
+	failures=$(sed -n 's/.*unwind failures *\([0-9]*\) of.*/\1/p' "$TMP/jit.err")
+	if atleast "$jit" 90 && [ "${failures:-1}" = 0 ]; then
+		pass "JIT code: [anon] under run_jit and main in ${jit}%, no unwind failures"
+	else fail "JIT code" "main;run_jit;[anon] ${jit}% (>= 90), unwind failures ${failures:-?}" "$TMP/jit.folded"; fi
+}
+
+symbol_tests() {
+	cxx_tests
+	late_library_tests
+	if command -v strip >/dev/null && command -v objcopy >/dev/null && command -v readelf >/dev/null; then
+		stripped_tests
+		split_debug_tests
+	else
+		skip "stripped and split-debug binaries" "strip, objcopy and readelf (binutils) are needed"
+	fi
+	replaced_binary_tests
+	signal_and_jit_tests
+}
+if [ $CAN_ATTACH = 1 ]; then symbol_tests; else skip "names (C++, late libraries, stripped, split debug, deleted, signals, JIT)" "$WHY_NO_ATTACH"; fi
+
 if [ $CAN_ATTACH = 1 ]; then thread_tests; else skip "threads, --tid, several processes" "$WHY_NO_ATTACH"; fi
 
 if [ $CAN_ATTACH = 1 ]; then lifecycle_tests; else skip "lifecycle (signals, job control, exec, exit, tracer, kill -9)" "$WHY_NO_ATTACH"; fi
