@@ -195,17 +195,25 @@ static void report_module(struct modules *m, const char *name, uint64_t low, uin
 	m->changed = true;
 }
 
+/* Room for one more element in *array (used of *cap, each size bytes). */
+static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
+{
+	if (used < *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 64;
+	void *grown = realloc(*array, n * size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*cap = n;
+	return true;
+}
+
 static void add_report(struct modules *m, const char *name, uint64_t low, uint64_t high,
 		       const struct file_group *g)
 {
-	if (m->n_reports == m->cap_reports) {
-		size_t cap = m->cap_reports ? m->cap_reports * 2 : 64;
-		struct report *n = realloc(m->reports, cap * sizeof(*n));
-		if (!n)
-			return;
-		m->reports = n;
-		m->cap_reports = cap;
-	}
+	if (!room_for_one((void **)&m->reports, m->n_reports, &m->cap_reports, sizeof(*m->reports)))
+		return;
 	struct report *r = &m->reports[m->n_reports++];
 	*r = (struct report){ name, low, high, { 0 }, g == NULL };
 	if (g)
@@ -221,14 +229,8 @@ static void add_group(struct modules *m, const struct file_group *g)
 
 static void add_anon(struct modules *m, uint64_t start, uint64_t end, const char *name)
 {
-	if (m->n_anon == m->cap_anon) {
-		size_t cap = m->cap_anon ? m->cap_anon * 2 : 16;
-		struct anon_region *n = realloc(m->anon, cap * sizeof(*n));
-		if (!n)
-			return;
-		m->anon = n;
-		m->cap_anon = cap;
-	}
+	if (!room_for_one((void **)&m->anon, m->n_anon, &m->cap_anon, sizeof(*m->anon)))
+		return;
 	m->anon[m->n_anon++] = (struct anon_region){ start, end, name };
 }
 
