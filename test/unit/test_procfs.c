@@ -20,6 +20,20 @@ static char *exact(const char *s, size_t *len)
 	return p;
 }
 
+/* PARSE(buf, len, &out) refuses (-1) every text of the array BAD, each in
+ * a buffer of its exact size, as a read would give it. */
+#define ALL_REFUSED(BAD, PARSE, OUT_TYPE)                                     \
+	do {                                                                  \
+		for (size_t i_ = 0; i_ < sizeof(BAD) / sizeof((BAD)[0]); i_++) { \
+			size_t len_;                                          \
+			char *b_ = exact((BAD)[i_], &len_);                   \
+			OUT_TYPE out_;                                        \
+			if (PARSE(b_, len_, &out_) != -1)                     \
+				fail_msg("accepted '%s'", (BAD)[i_]);         \
+			free(b_);                                             \
+		}                                                             \
+	} while (0)
+
 static void stat_plain(void **state)
 {
 	(void)state;
@@ -56,14 +70,7 @@ static void stat_rejects(void **state)
 {
 	(void)state;
 	const char *bad[] = { "", "1234", "1234 (x", "1234 x) S", "1234 (x)", "1234 (x) ", ")(" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		size_t len;
-		char *b = exact(bad[i], &len);
-		struct task_stat st;
-		if (parse_task_stat(b, len, &st) != -1)
-			fail_msg("accepted '%s'", bad[i]);
-		free(b);
-	}
+	ALL_REFUSED(bad, parse_task_stat, struct task_stat);
 }
 
 static void state_words(void **state)
@@ -192,14 +199,7 @@ static void syscall_not_blocked(void **state)
 	const char *bad[] = { "running\n", "-1 0x7ffc71dde298 0x7f76ed273503\n", "", "230",
 			      "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1", "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2 junk",
 			      "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0xZZ" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		size_t len;
-		char *b = exact(bad[i], &len);
-		struct blocked_syscall w;
-		if (parse_proc_syscall(b, len, &w) != -1)
-			fail_msg("accepted '%s'", bad[i]);
-		free(b);
-	}
+	ALL_REFUSED(bad, parse_proc_syscall, struct blocked_syscall);
 }
 
 static void maps_lines(void **state)
@@ -235,14 +235,7 @@ static void maps_rejects(void **state)
 	const char *bad[] = { "", "zzzz", "1000-", "2000-1000 r-xp 0 00:00 0", "1000-2000 r-x",
 			      "1000-2000 r-xp 0 0000 0", "1000-2000 r-xp 0 00:00 x",
 			      "10000000000000000-2 r-xp 0 00:00 0" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		size_t len;
-		char *b = exact(bad[i], &len);
-		struct map_entry m;
-		if (parse_maps_line(b, len, &m) != -1)
-			fail_msg("accepted '%s'", bad[i]);
-		free(b);
-	}
+	ALL_REFUSED(bad, parse_maps_line, struct map_entry);
 }
 
 /* A stat line with fields 1..n: pid, comm, state, then 4, 5, ... n. */
@@ -352,12 +345,7 @@ static void stat_long_and_odd_comm(void **state)
 	/* Not "PID (": no stat line. */
 	const char *bad[] = { "(a) S 1", "x (a) S 1", "5(a) S 1", "5  (a)S 1", "-5 (a) S 1",
 			      "5 (a)  S 1", "5 (a)\nS", "5 (a) Sx 1", "5 (a) sleeping 1" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		b = exact(bad[i], &len);
-		if (parse_task_stat(b, len, &st) != -1)
-			fail_msg("accepted '%s'", bad[i]);
-		free(b);
-	}
+	ALL_REFUSED(bad, parse_task_stat, struct task_stat);
 }
 
 static void state_words_all(void **state)
@@ -529,14 +517,7 @@ static void maps_rejects_more(void **state)
 		"1000-2000 r-xp 0 00:00",
 		"1000-2000 r-xp 0 00:00 ",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		size_t len;
-		char *b = exact(bad[i], &len);
-		struct map_entry m;
-		if (parse_maps_line(b, len, &m) != -1)
-			fail_msg("accepted '%s'", bad[i]);
-		free(b);
-	}
+	ALL_REFUSED(bad, parse_maps_line, struct map_entry);
 }
 
 static void maps_every_prefix(void **state)
