@@ -2,7 +2,9 @@
 # Installs what building and testing need, from the distribution only:
 # a C compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and
 # cmocka; for the tests also a C++ compiler (a C++ target program) and
-# binutils (strip, objcopy: stripped and split-debug targets).  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
+# binutils (strip, objcopy: stripped and split-debug targets).  The
+# debuginfod test needs the debuginfod server, which .ci/run installs; on a
+# workstation the test says it is missing and skips.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
 # the command to run and fails.  Silent when everything is there.
 missing=""
 need_pkg() { # PKG_CONFIG_NAME DEBIAN_PACKAGE

@@ -573,6 +573,47 @@ split_debug_tests() {
 	else fail "debug info by .gnu_debuglink" "named ${named}% (>= 95)" "$TMP/dl.folded"; fi
 }
 
+debuginfod_tests() {
+	# Debug info from a debuginfod server (libdw's client, DEBUGINFOD_URLS),
+	# here a local one on loopback serving a split-off debug file.
+	if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+		skip "debug info from debuginfod" "the debuginfod package (server and debuginfod-find) is not installed"
+		return
+	fi
+	mkdir -p "$TMP/dfd/serve" "$TMP/dfd/bin"
+	cp "$T/split" "$TMP/dfd/bin/split"
+	objcopy --only-keep-debug "$TMP/dfd/bin/split" "$TMP/dfd/serve/split.debug"
+	strip "$TMP/dfd/bin/split"
+	local id port url server ready=0 i
+	id=$(readelf -n "$TMP/dfd/bin/split" | sed -n 's/.*Build ID: //p')
+	port=$((20000 + RANDOM % 20000))
+	url=http://127.0.0.1:$port
+	debuginfod -p "$port" -F "$TMP/dfd/serve" -d "$TMP/dfd/index.sqlite" >"$TMP/dfd/server.log" 2>&1 &
+	server=$!
+	PIDS+=("$server")
+	for i in $(seq 50); do
+		# A fresh cache each try: the client remembers a miss for 10 min.
+		if DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/dfd/probe.$i \
+			debuginfod-find debuginfo "$id" >/dev/null 2>&1; then ready=1; break; fi
+		sleep 0.2
+	done
+	if [ $ready = 0 ]; then
+		skip "debug info from debuginfod" "the local server did not serve in 10 s: $(tail -n 1 "$TMP/dfd/server.log")"
+		stop_target "$server"
+		return
+	fi
+	start "$TMP/dfd/bin/split"
+	profile dfd_none 0.5s
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/dfd/cache profile dfd 0.5s
+	stop_target "$TPID"
+	stop_target "$server"
+	local named
+	named=$(share "$TMP/dfd.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95 && grep -qF '[split];' "$TMP/dfd_none.folded"; then
+		pass "debug info from a debuginfod server (DEBUGINFOD_URLS): named in ${named}%, [split] without it"
+	else fail "debug info from debuginfod" "named ${named}% (>= 95)" "$TMP/dfd.folded"; fi
+}
+
 replaced_binary_tests() {
 	# Deleted while running, and another program put at its path.
 	cp "$T/split" "$TMP/app"
@@ -634,6 +675,7 @@ symbol_tests() {
 	if command -v strip >/dev/null && command -v objcopy >/dev/null && command -v readelf >/dev/null; then
 		stripped_tests
 		split_debug_tests
+		debuginfod_tests
 	else
 		skip "stripped and split-debug binaries" "strip, objcopy and readelf (binutils) are needed"
 	fi
