@@ -7,9 +7,11 @@
  * does): the first look-up in a module reads its symbols and debug info,
  * which can take a tenth of a second, and ticks missed meanwhile would be
  * missing from the profile.  --format stap writes sample by sample, so it
- * names as it goes.  Ticks are absolute deadlines; a round that ends after the next
- * deadline starts the next one at once, and a tick whose whole interval
- * passed meanwhile is skipped and counted, never made up.
+ * names as it goes.
+ *
+ * Ticks are absolute deadlines; a round that ends after the next deadline
+ * starts the next one at once, and a tick whose whole interval passed
+ * meanwhile is skipped and counted, never made up.
  */
 #define _GNU_SOURCE
 #include "sampler.h"
@@ -224,12 +226,12 @@ static int encode_sample(struct stack_table *pending, const struct sample_view *
 {
 	uint64_t words[W_FRAMES + UNWIND_MAX_FRAMES + KSTACK_MAX];
 	const char *root = stack_table_intern(pending, v->thread);
-	const char *app = v->app_state ? stack_table_intern(pending, v->app_state) : "";
 	const char *state = stack_table_intern(pending, v->state);
-	if (!root || !app || !state)
+	const char *app = v->app_state ? stack_table_intern(pending, v->app_state) : NULL;
+	if (!root || !state || (v->app_state && !app))
 		return -1;
 	words[W_ROOT] = (uintptr_t)root;
-	words[W_APP] = v->app_state ? (uintptr_t)app : 0;
+	words[W_APP] = (uintptr_t)app;
 	words[W_STATE] = (uintptr_t)state;
 	words[W_NFRAMES] = n_frames;
 	size_t n = W_FRAMES;
