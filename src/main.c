@@ -176,6 +176,11 @@ int main(int argc, char **argv)
 		exited[i] = ts[i].exited;
 		target_detach(&ts[i]);
 	}
+	/* Detached: nothing is left to protect.  Naming may take a while
+	 * (debug info, debuginfod), and Ctrl-C then means stop now. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (o.command && !exited[0]) {
 		/* Launched and still running: it was started for this run, so
 		 * it ends with it, as with perf record -- COMMAND. */
