@@ -67,6 +67,12 @@ const struct module_image *modules_find(struct modules *m, uint64_t addr);
  * not in such memory as of the last read of the maps. */
 const char *modules_anon_name(const struct modules *m, uint64_t addr);
 
+/* The mapping holding addr, as of the last read of the maps: its start
+ * and end.  0, or -1 if none held it then.  (For a thread's stack: the
+ * copy then takes exactly the live part, found without a system call.) */
+int modules_mapping_of(const struct modules *m, uint64_t addr, uint64_t *start,
+		       uint64_t *end);
+
 /* Reads len bytes at target address addr from a module's file image (only
  * file-backed, read-only contents: code, unwind tables).  0 or -1. */
 int modules_read(struct modules *m, uint64_t addr, void *out, size_t len);

@@ -31,10 +31,19 @@ struct snapshot {
 	uint8_t stack[SNAPSHOT_STACK_MAX];
 };
 
-/* The thread must be in a ptrace stop.  stack_top is the end of the
- * thread's stack mapping (0 if unknown: then SNAPSHOT_STACK_MAX is tried
- * and cut at the first unreadable page).  Returns 0, or -1 with errno. */
-int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s);
+/* Bytes copied above sp when the stack's mapping is not known (a stack
+ * mapped since the maps were last read): enough for most stacks, and a
+ * first copy of 256 KB page by page had kept a thread stopped 0.8 ms. */
+#define SNAPSHOT_UNKNOWN_WINDOW (32 * 1024)
+
+/* The thread must be in a ptrace stop: its registers.  0, or -1. */
+int snapshot_regs(pid_t tid, struct snapshot *s);
+
+/* Then its stack, from sp less the red zone up to stack_top (the end of
+ * the mapping holding sp; 0 if unknown: SNAPSHOT_UNKNOWN_WINDOW, cut at the
+ * first unreadable page), and the extra words, in one process_vm_readv.
+ * Returns 0, or -1 with errno. */
+int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s);
 
 /* Reads only the extra words (no stop needed).  0, or -1. */
 int snapshot_read_words(pid_t tid, struct snapshot *s);

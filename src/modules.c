@@ -42,6 +42,10 @@ struct module_entry {
 	struct load_segment load[MAX_LOADS];
 };
 
+struct range {
+	uint64_t start, end;
+};
+
 struct anon_region {
 	uint64_t start, end;
 	const char *name; /* "[anon]" or the mapping's own name */
@@ -60,6 +64,8 @@ struct modules {
 	size_t maps_cap;                 /* anon names point into it */
 	struct anon_region *anon;        /* executable, not file-backed, by address */
 	size_t n_anon, cap_anon;
+	struct range *ranges;            /* every mapping, by address */
+	size_t n_ranges, cap_ranges;
 	struct report *reports;          /* modules in the maps just read */
 	size_t n_reports, cap_reports;
 	char vdso_name[32];              /* "[vdso: PID]", libdw's name for it */
@@ -234,6 +240,13 @@ static void add_anon(struct modules *m, uint64_t start, uint64_t end, const char
 	m->anon[m->n_anon++] = (struct anon_region){ start, end, name };
 }
 
+static void add_range(struct modules *m, uint64_t start, uint64_t end)
+{
+	if (!room_for_one((void **)&m->ranges, m->n_ranges, &m->cap_ranges, sizeof(*m->ranges)))
+		return;
+	m->ranges[m->n_ranges++] = (struct range){ start, end };
+}
+
 /* The whole of /proc/PID/maps into m->maps, NUL-terminated.  Bytes or -1. */
 static ssize_t read_maps(struct modules *m)
 {
@@ -273,7 +286,7 @@ static ssize_t read_maps(struct modules *m)
 /* Parses the maps just read into m->reports and m->anon. */
 static void parse_maps(struct modules *m, char *maps, size_t len)
 {
-	m->n_anon = m->n_reports = 0;
+	m->n_anon = m->n_reports = m->n_ranges = 0;
 	struct file_group g = { 0 };
 	uint64_t prev_end = 0; /* where the previous line's mapping ended */
 	char *line = maps, *end = maps + len;
@@ -287,6 +300,7 @@ static void parse_maps(struct modules *m, char *maps, size_t len)
 			line = next;
 			continue;
 		}
+		add_range(m, me.start, me.end);
 		bool exec = me.perms[2] == 'x';
 		bool adjacent = me.start == prev_end;
 		prev_end = me.end;
@@ -427,6 +441,7 @@ void modules_close(struct modules *m)
 	free(m->debuginfo_path);
 	free(m->maps);
 	free(m->anon);
+	free(m->ranges);
 	free(m->reports);
 	free(m);
 }
@@ -466,6 +481,25 @@ static void build_entry(Dwfl_Module *mod, struct module_entry *e)
 		}
 	}
 	e->usable = e->n_loads > 0;
+}
+
+int modules_mapping_of(const struct modules *m, uint64_t addr, uint64_t *start,
+		       uint64_t *end)
+{
+	size_t lo = 0, hi = m->n_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < m->ranges[mid].start) {
+			hi = mid;
+		} else if (addr >= m->ranges[mid].end) {
+			lo = mid + 1;
+		} else {
+			*start = m->ranges[mid].start;
+			*end = m->ranges[mid].end;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 const char *modules_anon_name(const struct modules *m, uint64_t addr)

@@ -49,14 +49,16 @@ int snapshot_read_words(pid_t tid, struct snapshot *s)
 	return s->words_ok ? 0 : -1;
 }
 
-int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
+int snapshot_regs(pid_t tid, struct snapshot *s)
 {
 	s->tid = tid;
 	s->stack_len = 0;
 	s->words_ok = 0;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) != 0)
-		return -1;
+	return ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) == 0 ? 0 : -1;
+}
 
+int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
+{
 	uint64_t sp = s->regs.rsp;
 	uint64_t start = sp > SNAPSHOT_RED_ZONE ? sp - SNAPSHOT_RED_ZONE : 0;
 	s->stack_start = start;
@@ -82,7 +84,7 @@ int snapshot_capture(pid_t tid, uint64_t stack_top, struct snapshot *s)
 		}
 		/* The mapping changed under us: fall back to page-wise. */
 	}
-	size_t len = SNAPSHOT_STACK_MAX;
+	size_t len = stack_top > sp ? SNAPSHOT_STACK_MAX : SNAPSHOT_UNKNOWN_WINDOW;
 	if (stack_top > sp && stack_top - start < len)
 		len = stack_top - start;
 	s->stack_len = read_pages(tid, start, s->stack, len);
