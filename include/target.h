@@ -75,10 +75,12 @@ enum stop_result { STOP_OK, STOP_GONE, STOP_TIMEOUT };
 /* Interrupts one thread and waits for it to be stopped.  Stops that are
  * not ours are handled on the way (signals re-injected).  A thread that
  * does not stop within 200 ms (uninterruptible sleep) gives STOP_TIMEOUT:
- * never wait for the target, it does not wait for us.  *began_ns is when
- * the thread stopped running, as closely as we can tell: the middle of the
- * PTRACE_INTERRUPT call, during which the interrupt reaches it. */
-enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns);
+ * never wait for the target, it does not wait for us.  For a running
+ * thread, *began_ns is when it stopped running, as closely as we can tell:
+ * the middle of the PTRACE_INTERRUPT call, during which the interrupt
+ * reaches it.  *seen_ns is when we saw it stopped. */
+enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns,
+			     uint64_t *seen_ns);
 
 /* Lets a thread stopped by thread_stop() run again. */
 void thread_resume(struct target *t, struct thread *th);

@@ -406,17 +406,35 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		th->samples_unstopped++;
 		s->r->unstopped++;
 	} else {
-		uint64_t t0;
+		uint64_t asked, seen;
 		unsigned execs = s->t->execs;
-		enum stop_result stop = thread_stop(s->t, th, &t0);
+		enum stop_result stop = thread_stop(s->t, th, &asked, &seen);
 		if (stop == STOP_TIMEOUT)
 			s->r->stop_timeouts++;
 		if (stop != STOP_OK)
 			return;
-		int copied = snapshot_capture(th->tid, th->stack_top, s->snap) == 0;
+		int copied = snapshot_regs(th->tid, s->snap) == 0;
+		if (copied) {
+			uint64_t sp = s->snap->regs.rsp;
+			/* The stack's mapping, from the maps already read: the
+			 * copy takes the live part and nothing more. */
+			if ((sp < th->stack_low || sp >= th->stack_top) &&
+			    modules_mapping_of(s->img->modules, sp, &th->stack_low, &th->stack_top) != 0)
+				th->stack_low = th->stack_top = 0; /* mapped since: a window */
+			copied = snapshot_stack(th->tid, th->stack_top, s->snap) == 0;
+		}
+		uint64_t resumed = now_ns();
 		thread_resume(s->t, th);
 		t1 = now_ns();
-		hist_add(&s->r->frozen, t1 - t0);
+		/* What the stop cost the thread: until PTRACE_CONT wakes it
+		 * (inside the call; woken onto our CPU it may then keep us off
+		 * it for a time slice, which is not its freeze).  One that was
+		 * blocked (a sleep that changed, a disk wait) reaches our trap
+		 * only when its wait ends, as it would have run on: it is held
+		 * from then, which we see at once while we spin.  A running one
+		 * from the interrupt. */
+		bool was_blocked = st.state == 'S' || st.state == 'D';
+		hist_add(&s->r->frozen, resumed - (was_blocked ? seen : asked));
 		if (s->t->execs != execs) {
 			/* An execve completed while we waited: what /proc said
 			 * before the stop was the old program's, the stack is the

@@ -380,7 +380,8 @@ static void handle_event(struct target *t, pid_t tid, int status)
 	}
 }
 
-enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns)
+enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns,
+			     uint64_t *seen_ns)
 {
 	uint64_t asked = now_ns();
 	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
@@ -436,6 +437,7 @@ enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *bega
 		if ((status >> 16) == PTRACE_EVENT_STOP) {
 			/* Our trap (SIGTRAP), or a group stop that came first. */
 			enter_group_stop(th, is_stop_signal(WSTOPSIG(status)));
+			*seen_ns = now_ns();
 			return STOP_OK;
 		}
 		/* A signal arrived before our trap: deliver it, our trap
