@@ -573,6 +573,33 @@ split_debug_tests() {
 	else fail "debug info by .gnu_debuglink" "named ${named}% (>= 95)" "$TMP/dl.folded"; fi
 }
 
+minidebuginfo_tests() {
+	# MiniDebugInfo, as Fedora ships binaries: .gnu_debugdata holds an
+	# xz-compressed ELF with the symbols .dynsym lacks.
+	if ! command -v xz >/dev/null; then
+		skip "MiniDebugInfo" "xz is needed to build one"
+		return
+	fi
+	local d=$TMP/mini
+	mkdir -p "$d"
+	cp "$T/split" "$d/split"
+	nm -D "$d/split" --format=posix --defined-only | awk '{ print $1 }' | sort >"$d/dynsyms"
+	nm "$d/split" --format=posix --defined-only | awk '$2 ~ /^[TtD]$/ { print $1 }' | sort >"$d/funcsyms"
+	comm -13 "$d/dynsyms" "$d/funcsyms" >"$d/keep"
+	objcopy --only-keep-debug "$d/split" "$d/mini"
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$d/keep" "$d/mini"
+	strip --strip-all -R .comment "$d/split"
+	xz "$d/mini"
+	objcopy --add-section .gnu_debugdata="$d/mini.xz" "$d/split"
+	start "$d/split"
+	profile mini 0.5s
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/mini.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95; then pass "MiniDebugInfo (.gnu_debugdata): named in ${named}%"
+	else fail "MiniDebugInfo" "named ${named}% (>= 95)" "$TMP/mini.folded"; fi
+}
+
 debuginfod_tests() {
 	# Debug info from a debuginfod server (libdw's client, DEBUGINFOD_URLS),
 	# here a local one on loopback serving a split-off debug file.
@@ -675,6 +702,7 @@ symbol_tests() {
 	if command -v strip >/dev/null && command -v objcopy >/dev/null && command -v readelf >/dev/null; then
 		stripped_tests
 		split_debug_tests
+		minidebuginfo_tests
 		debuginfod_tests
 	else
 		skip "stripped and split-debug binaries" "strip, objcopy and readelf (binutils) are needed"
