@@ -18,6 +18,4 @@ void intern_free(struct intern_set *s);
  * memory.  Equal texts give the same pointer. */
 const char *intern(struct intern_set *s, const char *text);
 
-size_t intern_count(const struct intern_set *s);
-
 #endif

@@ -47,9 +47,6 @@ void modules_close(struct modules *m);
 /* Re-reads /proc/PID/maps.  Returns 0 or -1. */
 int modules_refresh(struct modules *m);
 
-/* The same after an execve: the next miss re-reads again at once. */
-int modules_new_program(struct modules *m);
-
 /* fn(arg) runs in a re-read before any module goes away (a library
  * unloaded): what is known of its addresses can still be used then. */
 void modules_on_removal(struct modules *m, void (*fn)(void *arg), void *arg);

@@ -80,8 +80,3 @@ const char *intern(struct intern_set *s, const char *text)
 	s->used++;
 	return *slot;
 }
-
-size_t intern_count(const struct intern_set *s)
-{
-	return s->used;
-}

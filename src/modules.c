@@ -387,15 +387,6 @@ void modules_freeze(struct modules *m)
 	m->frozen = true;
 }
 
-int modules_new_program(struct modules *m)
-{
-	int rc = modules_refresh(m);
-	/* A program just started or exec'd is still loading its libraries:
-	 * the next miss re-reads the maps at once. */
-	m->last_refresh_ns = 0;
-	return rc;
-}
-
 struct modules *modules_open(pid_t pid, const char *debuginfo_path)
 {
 	struct modules *m = calloc(1, sizeof(*m));
@@ -413,10 +404,13 @@ struct modules *modules_open(pid_t pid, const char *debuginfo_path)
 		.debuginfo_path = &m->debuginfo_path,
 	};
 	m->dwfl = dwfl_begin(&m->callbacks);
-	if (!m->dwfl || modules_new_program(m) != 0) {
+	if (!m->dwfl || modules_refresh(m) != 0) {
 		modules_close(m);
 		return NULL;
 	}
+	/* A program just started or exec'd is still loading its libraries:
+	 * the first miss re-reads the maps at once. */
+	m->last_refresh_ns = 0;
 	m->refreshes = 0;
 	return m;
 }
