@@ -36,6 +36,20 @@ start() {
 	sleep 0.2
 }
 stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# settle PID COMM STATE: waits (up to 5 s) until PID's thread COMM is in
+# STATE, so a test that expects every sample in that state does not count
+# the target's own start-up on a loaded machine.
+settle() {
+	local i task
+	for i in $(seq 1 50); do
+		for task in /proc/"$1"/task/*; do
+			[ "$(cat "$task/comm" 2>/dev/null)" = "$2" ] || continue
+			[ "$(sed 's/.*) //' "$task/stat" 2>/dev/null | cut -d' ' -f1)" = "$3" ] && return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
 
 # share FILE REGEX: % of samples whose folded stack matches REGEX.
 share() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
@@ -444,6 +458,8 @@ thread_tests() {
 	local threads_pid=$TPID
 
 	start "$T/blocked"
+	settle "$TPID" blocked S
+	settle "$threads_pid" reader S
 	"$PP" -p "$threads_pid,$TPID" -d 1ms -n 200 >"$TMP/two.folded" 2>"$TMP/two.err"
 	rc=$?
 	local a b
@@ -451,7 +467,10 @@ thread_tests() {
 	b=$(grep "^blocked\[$TPID\]/blocked;S (sleeping);" "$TMP/two.folded" | total /dev/stdin)
 	if [ $rc = 0 ] && [ "$a" = 200 ] && [ "$b" = 200 ]; then
 		pass "-p PID,PID: root frames name process and thread (threads[$threads_pid]/reader 200, blocked[$TPID]/blocked 200)"
-	else fail "-p PID,PID" "exit $rc, reader $a, blocked $b (200 each)" "$TMP/two.folded"; fi
+	else
+		grep -v ' 200$' "$TMP/two.folded" >"$TMP/two.odd"
+		fail "-p PID,PID" "exit $rc, reader $a, blocked $b (200 each); the stacks off the mark:" "$TMP/two.odd"
+	fi
 	stop_target "$TPID"
 	stop_target "$threads_pid"
 }
