@@ -63,6 +63,12 @@ struct blocked_syscall {
  * thread blocked outside a system call ("-1 sp pc") or malformed text. */
 int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out);
 
+/* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices".  *runs is
+ * the third field, how many times the thread has been put on a CPU: while
+ * it stays the same the thread has not executed an instruction.  Returns 0,
+ * or -1 on malformed text. */
+int parse_schedstat(const char *buf, size_t len, uint64_t *runs);
+
 /* One line of /proc/PID/maps. */
 struct map_entry {
 	uint64_t start, end, offset;

@@ -7,10 +7,13 @@
 #ifndef PTRACE_PROFILER_SNAPSHOT_H
 #define PTRACE_PROFILER_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+
+#include "procfs.h"
 
 #define SNAPSHOT_STACK_MAX (256 * 1024) /* deep enough for Oracle stacks */
 #define SNAPSHOT_RED_ZONE 128           /* x86-64 SysV leaf scratch area */
@@ -47,6 +50,22 @@ int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s);
 
 /* Reads only the extra words (no stop needed).  0, or -1. */
 int snapshot_read_words(pid_t tid, struct snapshot *s);
+
+/* What a stop's registers say about a system call.
+ *
+ * The call the thread is in, in the shape /proc/.../syscall prints it
+ * (number, arguments, sp, pc after the instruction).  0, or -1 if none. */
+int snapshot_syscall(const struct user_regs_struct *r, struct blocked_syscall *out);
+
+/* Did the stop abort a blocking call, to be restarted once the thread runs
+ * again?  rax then holds one of the kernel's -ERESTART* codes, which user
+ * space never sees. */
+bool snapshot_restarting(const struct user_regs_struct *r);
+
+/* Is the thread back at the instruction of the aborted call w, reloaded
+ * for its restart but not yet in it?  (It ran a little since, say into a
+ * CPU quota's throttle, but not back into the call.) */
+bool snapshot_restart_pending(const struct user_regs_struct *r, const struct blocked_syscall *w);
 
 /* Bytes of the copy at target address addr, or -1 if not all inside it. */
 int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,

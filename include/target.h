@@ -26,6 +26,8 @@ struct thread {
 	uint64_t stack_low; /* the mapping holding sp at the last sample; */
 	uint64_t stack_top; /* 0 = not known yet */
 	int syscall_fd;     /* /proc/PID/task/TID/syscall, -1 if unreadable */
+	int sched_fd;       /* /proc/PID/task/TID/schedstat, opened at first
+			       use: -1 not yet, -2 unreadable */
 	bool gone;          /* exited: dropped at the next scan */
 	bool group_stop;    /* in a group stop we left in place (LISTEN) */
 	unsigned group_stops; /* group stops entered: tells one from the next */
@@ -105,6 +107,11 @@ int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
 /* Where a blocked thread waits, read without stopping it.  0, or -1 if it
  * runs or is not in a system call. */
 int thread_read_syscall(struct thread *th, struct blocked_syscall *out);
+
+/* How many times the thread has been put on a CPU (schedstat), for
+ * telling whether it has run at all since we last let it go.  0, or -1 if
+ * the kernel does not say (no CONFIG_SCHED_INFO) or the thread is gone. */
+int thread_read_runs(struct target *t, struct thread *th, uint64_t *runs);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t now_ns(void);

@@ -162,6 +162,32 @@ int kernel_stack_filter(struct kernel_stack *ks)
 /* Parses "0x..." at *p. */
 static int hex_prefixed(const char **p, const char *end, uint64_t *out);
 
+int parse_schedstat(const char *buf, size_t len, uint64_t *runs)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t v = 0;
+	for (int field = 0; field < 3; field++) {
+		if (field > 0) {
+			if (p >= end || *p != ' ')
+				return -1;
+			p++;
+		}
+		int digits = 0;
+		for (v = 0; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+			uint64_t d = (uint64_t)(*p - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return -1; /* more than a uint64_t holds */
+			v = v * 10 + d;
+		}
+		if (!digits)
+			return -1;
+	}
+	if (p < end && *p != '\n')
+		return -1;
+	*runs = v;
+	return 0;
+}
+
 int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out)
 {
 	const char *p = buf, *end = buf + len;

@@ -46,6 +46,15 @@ struct blocked_sample {
 	unsigned group_stops;   /* valid while that stop lasts */
 	int n_frames, complete;
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	/* Parked: our stop took the thread out of a blocking call, which it
+	 * restarts once it runs again.  Until then (schedstat's run count
+	 * still parked_runs) it shows R only because of us: it is sampled as
+	 * it was, in state and kernel stack. */
+	bool parked;
+	char state;
+	uint64_t parked_runs;
+	int n_kernel;
+	char kernel[1024]; /* n_kernel names, each NUL-terminated */
 };
 
 /* User frames of one sample once named: inlined functions add frames. */
@@ -134,18 +143,6 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 	return h;
 }
 
-/* The registers of a thread stopped inside a system call, in the shape
- * /proc/.../syscall prints them. */
-static int syscall_of_regs(const struct user_regs_struct *r, struct blocked_syscall *w)
-{
-	if ((long)r->orig_rax < 0)
-		return -1;
-	*w = (struct blocked_syscall){
-		(long)r->orig_rax, { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 },
-		r->rsp, r->rip };
-	return 0;
-}
-
 /* Still blocked exactly where the cached sample was taken? */
 static bool blocked_unchanged(struct sampler *s, struct thread *th)
 {
@@ -177,7 +174,7 @@ static void remember_blocked(struct sampler *s, struct thread *th,
 	 * next tick stops the thread and tries again.  Kept: a thread blocked
 	 * in a system call, or one in a group stop (SIGSTOP, Ctrl-Z). */
 	bool stopped = th->group_stop;
-	if (!complete || (!stopped && syscall_of_regs(&snap->regs, &where) != 0)) {
+	if (!complete || (!stopped && snapshot_syscall(&snap->regs, &where) != 0)) {
 		free(th->blocked);
 		th->blocked = NULL;
 		return;
@@ -195,6 +192,35 @@ static void remember_blocked(struct sampler *s, struct thread *th,
 	b->n_frames = n;
 	b->complete = complete;
 	memcpy(b->frames, frames, (size_t)n * sizeof(*frames));
+}
+
+/* A thread our stop took out of a blocking call must run to restart it,
+ * and until it is back in the call it shows R because of us.  Has it not
+ * run at all since?  Then nothing about it changed: it is sampled as it
+ * was at the stop, without stopping it again. */
+static bool parked_unmoved(struct sampler *s, struct thread *th, char state)
+{
+	struct blocked_sample *b = th->blocked;
+	uint64_t runs;
+	return b && b->parked && state == 'R' &&
+	       b->modules_seen == modules_generation(s->img->modules) &&
+	       thread_read_runs(s->t, th, &runs) == 0 && runs == b->parked_runs;
+}
+
+/* Keeps the kernel frames of a parked thread's sample, if they fit. */
+static void park_kernel(struct blocked_sample *b, const char *const *kernel, int n)
+{
+	size_t used = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(kernel[i]) + 1;
+		if (used + len > sizeof(b->kernel)) {
+			b->parked = false;
+			return;
+		}
+		memcpy(b->kernel + used, kernel[i], len);
+		used += len;
+	}
+	b->n_kernel = n;
 }
 
 /* Outermost first, as the folded format wants them; a frame's inlined
@@ -396,7 +422,12 @@ static void sample_thread(struct sampler *s, struct thread *th)
 	int n_frames = 0, complete = 0;
 	uint64_t t1;
 	bool asleep = st.state == 'S' || st.state == 'D' || th->group_stop;
-	if (asleep && blocked_unchanged(s, th)) {
+	if (asleep && th->blocked)
+		th->blocked->parked = false; /* back in its call, or elsewhere */
+	bool parked = parked_unmoved(s, th, st.state);
+	bool parking = false; /* this stop parks the thread */
+	uint64_t runs = 0;
+	if (parked || (asleep && blocked_unchanged(s, th))) {
 		t1 = now_ns();
 		if (s->o->ksuseopc_addr)
 			snapshot_read_words(th->tid, s->snap);
@@ -414,7 +445,18 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		if (stop != STOP_OK)
 			return;
 		int copied = snapshot_regs(th->tid, s->snap) == 0;
-		if (copied) {
+		bool was_blocked = st.state == 'S' || st.state == 'D';
+		struct blocked_sample *b = th->blocked;
+		/* The one read in a stop that is not a copy, only for a thread
+		 * that was blocked anyway or is still stuck in our last stop's
+		 * aftermath.  Its run count while stopped cannot move.  A kernel
+		 * that does not count gives 0: no parking then. */
+		parked = copied && b && b->parked && st.state == 'R' &&
+			 snapshot_restart_pending(&s->snap->regs, &b->where) &&
+			 thread_read_runs(s->t, th, &runs) == 0 && runs > 0;
+		parking = copied && was_blocked && snapshot_restarting(&s->snap->regs) &&
+			  thread_read_runs(s->t, th, &runs) == 0 && runs > 0;
+		if (copied && !parked) {
 			uint64_t sp = s->snap->regs.rsp;
 			/* The stack's mapping, from the maps already read: the
 			 * copy takes the live part and nothing more. */
@@ -433,7 +475,6 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		 * only when its wait ends, as it would have run on: it is held
 		 * from then, which we see at once while we spin.  A running one
 		 * from the interrupt. */
-		bool was_blocked = st.state == 'S' || st.state == 'D';
 		hist_add(&s->r->frozen, resumed - (was_blocked ? seen : asked));
 		if (s->t->execs != execs) {
 			/* An execve completed while we waited: what /proc said
@@ -444,7 +485,12 @@ static void sample_thread(struct sampler *s, struct thread *th)
 		}
 
 		/* --- the thread runs again; all below is our own time --- */
-		if (copied) {
+		if (parked) {
+			b->parked_runs = runs;
+			n_frames = b->n_frames;
+			complete = b->complete;
+			memcpy(frames, b->frames, (size_t)n_frames * sizeof(*frames));
+		} else if (copied) {
 			n_frames = unwind_snapshot(s->img->unwinder, s->snap, frames,
 						   UNWIND_MAX_FRAMES, &complete);
 			uint64_t sp = s->snap->regs.rsp;
@@ -452,18 +498,36 @@ static void sample_thread(struct sampler *s, struct thread *th)
 				learn_stack_bounds(s->t->pid, th, sp);
 			remember_blocked(s, th, frames, n_frames, complete);
 		}
+		b = th->blocked;
+		if (!parked && b) {
+			b->parked = parking && !b->in_group_stop;
+			b->state = st.state;
+			b->parked_runs = runs;
+		}
 	}
+	if (parked)
+		st.state = th->blocked->state; /* as it was, not the R we caused */
 	if (!complete)
 		s->r->unwind_failures++;
 	char kbuf[KSTACK_MAX][KFRAME_MAX];
 	const char *kernel[KSTACK_MAX];
-	int n_k = kernel_stack_filter(&ks);
-	for (int i = 0; i < n_k; i++) {
-		char clean[KSYM_MAX];
-		frame_sanitize(ks.frame[n_k - 1 - i], clean, sizeof(clean));
-		snprintf(kbuf[i], sizeof(kbuf[i]), "%s_[k]", clean);
-		kernel[i] = kbuf[i];
+	int n_k = 0;
+	if (parked) {
+		/* its kernel stack now is our stop's; the one it had then */
+		const char *k = th->blocked->kernel;
+		for (; n_k < th->blocked->n_kernel; n_k++, k += strlen(k) + 1)
+			kernel[n_k] = k;
+	} else {
+		n_k = kernel_stack_filter(&ks);
+		for (int i = 0; i < n_k; i++) {
+			char clean[KSYM_MAX];
+			frame_sanitize(ks.frame[n_k - 1 - i], clean, sizeof(clean));
+			snprintf(kbuf[i], sizeof(kbuf[i]), "%s_[k]", clean);
+			kernel[i] = kbuf[i];
+		}
 	}
+	if (parking && th->blocked && th->blocked->parked)
+		park_kernel(th->blocked, kernel, n_k);
 
 	/* In a group stop the thread shows 't' to /proc because it is also
 	 * traced; to its user it is stopped. */

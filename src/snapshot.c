@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 /* process_vm_readv does not split an iovec on a fault, so the unbounded
@@ -105,4 +106,36 @@ int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,
 		return -1;
 	memcpy(out, s->stack + (addr - s->stack_start), len);
 	return 0;
+}
+
+int snapshot_syscall(const struct user_regs_struct *r, struct blocked_syscall *out)
+{
+	if ((long)r->orig_rax < 0)
+		return -1;
+	*out = (struct blocked_syscall){
+		(long)r->orig_rax, { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 },
+		r->rsp, r->rip };
+	return 0;
+}
+
+/* include/linux/errno.h, kernel-internal */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+bool snapshot_restarting(const struct user_regs_struct *r)
+{
+	long rax = (long)r->rax;
+	return (long)r->orig_rax >= 0 &&
+	       (rax == -ERESTARTSYS || rax == -ERESTARTNOINTR || rax == -ERESTARTNOHAND ||
+		rax == -ERESTART_RESTARTBLOCK);
+}
+
+bool snapshot_restart_pending(const struct user_regs_struct *r, const struct blocked_syscall *w)
+{
+	/* the kernel rewinds pc over the 2-byte syscall instruction and
+	 * reloads rax with the number, or with restart_syscall's */
+	return (long)r->orig_rax == w->nr && r->rip == w->pc - 2 &&
+	       (r->rax == r->orig_rax || r->rax == SYS_restart_syscall);
 }

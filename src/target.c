@@ -50,7 +50,9 @@ static void close_thread(struct thread *th)
 		close(th->stack_fd);
 	if (th->syscall_fd >= 0)
 		close(th->syscall_fd);
-	th->stat_fd = th->stack_fd = th->syscall_fd = -1;
+	if (th->sched_fd >= 0)
+		close(th->sched_fd);
+	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = -1;
 	free(th->blocked);
 	th->blocked = NULL;
 }
@@ -85,6 +87,7 @@ static int add_thread(struct target *t, pid_t tid)
 	th->stat_fd = open_task_file(t->pid, tid, "stat");
 	th->stack_fd = t->kernel_stacks ? open_task_file(t->pid, tid, "stack") : -1;
 	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
+	th->sched_fd = -1; /* most threads never need it */
 	return 0;
 }
 
@@ -574,6 +577,15 @@ int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
 			parse_kernel_stack(buf, (size_t)n, ks);
 	}
 	return 0;
+}
+
+int thread_read_runs(struct target *t, struct thread *th, uint64_t *runs)
+{
+	if (th->sched_fd == -1 && (th->sched_fd = open_task_file(t->pid, th->tid, "schedstat")) < 0)
+		th->sched_fd = -2;
+	char buf[128];
+	ssize_t n = th->sched_fd >= 0 ? pread_all(th->sched_fd, buf, sizeof(buf)) : -1;
+	return n > 0 ? parse_schedstat(buf, (size_t)n, runs) : -1;
 }
 
 int thread_read_syscall(struct thread *th, struct blocked_syscall *out)

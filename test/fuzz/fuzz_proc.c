@@ -1,5 +1,5 @@
 /* fuzz_proc.c - the /proc parsers (stat, stack and its filter, syscall,
- * schedstat-free maps lines) on arbitrary bytes, not NUL-terminated. */
+ * schedstat, maps lines) on arbitrary bytes, not NUL-terminated. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct blocked_syscall w;
 	parse_proc_syscall(buf, size, &w);
+	uint64_t runs;
+	parse_schedstat(buf, size, &runs);
 	struct map_entry m;
 	if (parse_maps_line(buf, size, &m) == 0 &&
 	    (m.end < m.start || m.path < buf || m.path + m.path_len > buf + size))

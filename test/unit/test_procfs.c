@@ -202,6 +202,29 @@ static void syscall_not_blocked(void **state)
 	ALL_REFUSED(bad, parse_proc_syscall, struct blocked_syscall);
 }
 
+static void schedstat_runs(void **state)
+{
+	(void)state;
+	size_t len;
+	char *b = exact("4267208 17093 2\n", &len);
+	uint64_t runs = 99;
+	assert_int_equal(parse_schedstat(b, len, &runs), 0);
+	assert_int_equal(runs, 2);
+	free(b);
+	b = exact("18446744073709551 0 18446744073709551615", &len); /* no newline, max */
+	assert_int_equal(parse_schedstat(b, len, &runs), 0);
+	assert_true(runs == UINT64_MAX);
+	free(b);
+}
+
+static void schedstat_rejects(void **state)
+{
+	(void)state;
+	const char *bad[] = { "", "\n", "1 2", "1 2\n", "1 2 ", "1  2 3", "1 2 3x", "1 2 3 4",
+			      "a 2 3", "1 2 184467440737095516150", "-1 2 3" };
+	ALL_REFUSED(bad, parse_schedstat, uint64_t);
+}
+
 static void maps_lines(void **state)
 {
 	(void)state;
@@ -557,6 +580,8 @@ int main(void)
 		cmocka_unit_test(kernel_filter_keeps_real_work),
 		cmocka_unit_test(syscall_blocked),
 		cmocka_unit_test(syscall_not_blocked),
+		cmocka_unit_test(schedstat_runs),
+		cmocka_unit_test(schedstat_rejects),
 		cmocka_unit_test(maps_lines),
 		cmocka_unit_test(maps_rejects),
 		cmocka_unit_test(stat_processor_is_field_39),

@@ -1,0 +1,108 @@
+/* Unit tests: what a stop's registers say about a system call. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "snapshot.h"
+
+/* A thread stopped by PTRACE_INTERRUPT while blocked in read(3, buf, 1):
+ * the kernel aborted the call with -ERESTARTSYS, pc is after `syscall`. */
+static struct user_regs_struct in_read(void)
+{
+	struct user_regs_struct r;
+	memset(&r, 0, sizeof(r));
+	r.orig_rax = SYS_read;
+	r.rax = (unsigned long long)-512;
+	r.rdi = 3;
+	r.rsi = 0x7ffc0000;
+	r.rdx = 1;
+	r.rsp = 0x7ffcfff0;
+	r.rip = 0x401002;
+	return r;
+}
+
+static void syscall_from_regs(void **state)
+{
+	(void)state;
+	struct user_regs_struct r = in_read();
+	struct blocked_syscall w;
+	assert_int_equal(snapshot_syscall(&r, &w), 0);
+	assert_int_equal(w.nr, SYS_read);
+	assert_int_equal(w.args[0], 3);
+	assert_int_equal(w.args[1], 0x7ffc0000);
+	assert_int_equal(w.args[2], 1);
+	assert_int_equal(w.sp, 0x7ffcfff0);
+	assert_int_equal(w.pc, 0x401002);
+	r.orig_rax = (unsigned long long)-1; /* stopped in user code */
+	assert_int_equal(snapshot_syscall(&r, &w), -1);
+}
+
+static void restarting_codes(void **state)
+{
+	(void)state;
+	struct user_regs_struct r = in_read();
+	long codes[] = { -512, -513, -514, -516 }; /* ERESTARTSYS..RESTARTBLOCK */
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		r.rax = (unsigned long long)codes[i];
+		assert_true(snapshot_restarting(&r));
+	}
+	long not_restart[] = { 0, 1, -4 /* EINTR: the caller sees it */, -11, -515, -517 };
+	for (size_t i = 0; i < sizeof(not_restart) / sizeof(not_restart[0]); i++) {
+		r.rax = (unsigned long long)not_restart[i];
+		assert_false(snapshot_restarting(&r));
+	}
+	r = in_read();
+	r.orig_rax = (unsigned long long)-1; /* not in a call: rax is user data */
+	assert_false(snapshot_restarting(&r));
+}
+
+static void restart_pending_only_before_the_instruction(void **state)
+{
+	(void)state;
+	struct user_regs_struct r = in_read();
+	struct blocked_syscall w;
+	assert_int_equal(snapshot_syscall(&r, &w), 0);
+
+	/* reloaded for the restart: pc back on `syscall`, rax = the number */
+	struct user_regs_struct again = r;
+	again.rip = w.pc - 2;
+	again.rax = SYS_read;
+	assert_true(snapshot_restart_pending(&again, &w));
+	/* nanosleep's restart goes through restart_syscall */
+	again.rax = SYS_restart_syscall;
+	assert_true(snapshot_restart_pending(&again, &w));
+
+	/* read() returned 0 (EOF): rax equals the number too, pc is past */
+	struct user_regs_struct done = r;
+	done.rax = 0;
+	assert_false(snapshot_restart_pending(&done, &w));
+	/* elsewhere, in user code or another call */
+	struct user_regs_struct other = again;
+	other.rax = SYS_read;
+	other.orig_rax = (unsigned long long)-1;
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.orig_rax = SYS_write;
+	other.rax = SYS_write;
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.rip = w.pc + 0x40;
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.rax = (unsigned long long)-512; /* still aborted, not reloaded */
+	assert_false(snapshot_restart_pending(&other, &w));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(syscall_from_regs),
+		cmocka_unit_test(restarting_codes),
+		cmocka_unit_test(restart_pending_only_before_the_instruction),
+	};
+	return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
+}
