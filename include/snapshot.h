@@ -62,9 +62,11 @@ int snapshot_syscall(const struct user_regs_struct *r, struct blocked_syscall *o
  * space never sees. */
 bool snapshot_restarting(const struct user_regs_struct *r);
 
-/* Is the thread back at the instruction of the aborted call w, reloaded
- * for its restart but not yet in it?  (It ran a little since, say into a
- * CPU quota's throttle, but not back into the call.) */
+/* Is the thread where aborting the call w left it, not a step further?
+ * Back at its instruction, reloaded for the restart but not yet in it (it
+ * ran a little since, say into a CPU quota's throttle, on its way out of
+ * the kernel or just before the instruction), or in the same call again
+ * and aborted again by this stop. */
 bool snapshot_restart_pending(const struct user_regs_struct *r, const struct blocked_syscall *w);
 
 /* Bytes of the copy at target address addr, or -1 if not all inside it. */

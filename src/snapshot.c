@@ -134,8 +134,18 @@ bool snapshot_restarting(const struct user_regs_struct *r)
 
 bool snapshot_restart_pending(const struct user_regs_struct *r, const struct blocked_syscall *w)
 {
-	/* the kernel rewinds pc over the 2-byte syscall instruction and
-	 * reloads rax with the number, or with restart_syscall's */
-	return (long)r->orig_rax == w->nr && r->rip == w->pc - 2 &&
-	       (r->rax == r->orig_rax || r->rax == SYS_restart_syscall);
+	/* The kernel rewinds pc over the 2-byte syscall instruction and
+	 * reloads rax with the number, or with restart_syscall's.  Stopped
+	 * on its way out of the kernel orig_rax still holds the number; back
+	 * in user mode (an interrupt took it just before the instruction) it
+	 * is -1.  Arguments and stack pointer are the call's. */
+	bool same_frame = r->rdi == w->args[0] && r->rsi == w->args[1] && r->rdx == w->args[2] &&
+			  r->r10 == w->args[3] && r->r8 == w->args[4] && r->r9 == w->args[5] &&
+			  r->rsp == w->sp;
+	bool reloaded = r->rip == w->pc - 2 &&
+			((long)r->orig_rax == w->nr || (long)r->orig_rax == -1) &&
+			((long)r->rax == w->nr || r->rax == SYS_restart_syscall);
+	/* or it got back in, and this stop aborted the same call again */
+	bool aborted_again = r->rip == w->pc && (long)r->orig_rax == w->nr && snapshot_restarting(r);
+	return same_frame && (reloaded || aborted_again);
 }

@@ -13,8 +13,10 @@ TMP=$(mktemp -d)
 PIDS=()
 TOL=8 # percentage points: a noisy 2-CPU VM
 
+CGROUP= # a cpu cgroup a test made, removed on exit
 cleanup() {
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -z "$CGROUP" ] || { sleep 0.1; rmdir "$CGROUP" 2>/dev/null; }
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -36,6 +38,28 @@ start() {
 	sleep 0.2
 }
 stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# quota_cgroup: makes a cpu cgroup whose tasks get 1 ms of CPU per 10 ms
+# (cgroup v1 cpu controller, or v2 where cpu is already enabled), in
+# $CGROUP.  Fails where we may not (not root, no cpu controller).
+quota_cgroup() {
+	local d
+	for d in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
+		[ -w "$d/cgroup.procs" ] && [ -e "$d/cpu.cfs_quota_us" ] || continue
+		CGROUP=$d/ptrace_profiler_test.$$
+		mkdir "$CGROUP" 2>/dev/null && echo 10000 >"$CGROUP/cpu.cfs_period_us" &&
+			echo 1000 >"$CGROUP/cpu.cfs_quota_us" && return 0
+		rmdir "$CGROUP" 2>/dev/null
+		CGROUP=
+	done
+	d=/sys/fs/cgroup
+	if [ -w "$d/cgroup.procs" ] && grep -qw cpu "$d/cgroup.subtree_control" 2>/dev/null; then
+		CGROUP=$d/ptrace_profiler_test.$$
+		mkdir "$CGROUP" 2>/dev/null && echo "1000 10000" >"$CGROUP/cpu.max" && return 0
+		rmdir "$CGROUP" 2>/dev/null
+		CGROUP=
+	fi
+	return 1
+}
 # settle PID COMM STATE: waits (up to 5 s) until PID's thread COMM is in
 # STATE, so a test that expects every sample in that state does not count
 # the target's own start-up on a loaded machine.
@@ -265,6 +289,32 @@ else
 	if [ "$nblk" = 200 ] && [ "$nspin" = 200 ] && atleast "$waiting" 95 && atleast "$spinning" 90 && atleast "$pipe" 95; then
 		pass "blocked thread: 200+200 samples; blocked in read ${waiting}% (pipe_read_[k] ${pipe}%), spinner on CPU ${spinning}%"
 	else fail "blocked thread" "samples $nblk/$nspin (200 each), S+wait_for_input ${waiting}% (>= 95), pipe_read_[k] ${pipe}% (>= 95), spinner R ${spinning}% (>= 90)" "$TMP/blk.folded"; fi
+
+	# --- the same thread, kept off the CPU after our stop ----------------
+	# Our interrupt takes it out of read(); it must run to restart the
+	# call, and in a cgroup whose spinner uses up the quota it waits, R
+	# because of us.  Each run stops it once (then it is blocked where the
+	# last sample found it); without the run-count check about one run in
+	# seven here had samples of it as R.
+	if quota_cgroup; then
+		start "$T/blocked"
+		settle "$TPID" blocked S
+		echo "$TPID" >"$CGROUP/cgroup.procs"
+		: >"$TMP/quota.odd"
+		for run in $(seq 1 30); do
+			"$PP" -p "$TPID" --tid "$TPID" -d 1ms -n 20 >"$TMP/quota.folded" 2>/dev/null
+			n=$(grep '^blocked;S (sleeping);.*;wait_for_input;read' "$TMP/quota.folded" | total /dev/stdin)
+			[ "$n" = 20 ] || grep -v '^blocked;S (sleeping);.*;wait_for_input;read' "$TMP/quota.folded" >>"$TMP/quota.odd"
+			[ "$n" = 20 ] || echo "run $run: $n of 20 asleep in read" >>"$TMP/quota.odd"
+		done
+		stop_target "$TPID"
+		rmdir "$CGROUP" 2>/dev/null && CGROUP=
+		if [ ! -s "$TMP/quota.odd" ]; then
+			pass "blocked thread held off the CPU after our stop (cpu quota 1 ms/10 ms): S in read in 30 runs x 20 samples"
+		else fail "blocked thread held off the CPU after our stop" "samples not asleep in read:" "$TMP/quota.odd"; fi
+	else
+		skip "blocked thread held off the CPU after our stop" "cannot make a cpu cgroup here (needs root and the cpu controller)"
+	fi
 fi
 
 # --- Oracle wait events from a stand-in SGA (SysV shm) --------------------

@@ -75,17 +75,25 @@ static void restart_pending_only_before_the_instruction(void **state)
 	/* nanosleep's restart goes through restart_syscall */
 	again.rax = SYS_restart_syscall;
 	assert_true(snapshot_restart_pending(&again, &w));
+	/* back in user mode, an interrupt just before the instruction */
+	again.rax = SYS_read;
+	again.orig_rax = (unsigned long long)-1;
+	assert_true(snapshot_restart_pending(&again, &w));
+	again.orig_rax = SYS_read;
+
+	/* back in the same call, and this stop aborted it again */
+	struct user_regs_struct twice = r;
+	assert_true(snapshot_restart_pending(&twice, &w));
+	twice.rax = 0; /* the call completed: it moved on */
+	assert_false(snapshot_restart_pending(&twice, &w));
 
 	/* read() returned 0 (EOF): rax equals the number too, pc is past */
 	struct user_regs_struct done = r;
 	done.rax = 0;
 	assert_false(snapshot_restart_pending(&done, &w));
-	/* elsewhere, in user code or another call */
+	/* elsewhere: another call at the same place, other arguments, another
+	 * frame, another instruction */
 	struct user_regs_struct other = again;
-	other.rax = SYS_read;
-	other.orig_rax = (unsigned long long)-1;
-	assert_false(snapshot_restart_pending(&other, &w));
-	other = again;
 	other.orig_rax = SYS_write;
 	other.rax = SYS_write;
 	assert_false(snapshot_restart_pending(&other, &w));
@@ -94,6 +102,16 @@ static void restart_pending_only_before_the_instruction(void **state)
 	assert_false(snapshot_restart_pending(&other, &w));
 	other = again;
 	other.rax = (unsigned long long)-512; /* still aborted, not reloaded */
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.rdx = 2;
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.rsp -= 64;
+	assert_false(snapshot_restart_pending(&other, &w));
+	other = again;
+	other.orig_rax = (unsigned long long)-1;
+	other.rip = w.pc; /* user code right after the call */
 	assert_false(snapshot_restart_pending(&other, &w));
 }
 
