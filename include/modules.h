@@ -77,6 +77,16 @@ int modules_read(struct modules *m, uint64_t addr, void *out, size_t len);
 /* The Dwfl behind it, for symbol lookups. */
 Dwfl *modules_dwfl(struct modules *m);
 
+/* The libdw module holding addr, as modules_find leaves them; NULL if none. */
+Dwfl_Module *modules_dwfl_module(struct modules *m, uint64_t addr);
+
+/* dwfl_addrmodule held to the range each module was reported with.  libdw
+ * (0.188) gives a module that starts where the one before it ends no end
+ * of its own in its lookup table: an address in the gap after it, such as
+ * JIT code, comes back as that module.  glibc maps libraries back to back,
+ * so real processes hit this. */
+Dwfl_Module *modules_dwfl_addrmodule(Dwfl *dwfl, uint64_t addr);
+
 /* Changes whenever a module appears or goes: what was learnt about an
  * address (its unwind, its name) holds while it stays the same. */
 unsigned modules_generation(const struct modules *m);

@@ -511,16 +511,31 @@ const char *modules_anon_name(const struct modules *m, uint64_t addr)
 	return NULL;
 }
 
+Dwfl_Module *modules_dwfl_addrmodule(Dwfl *dwfl, uint64_t addr)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr low, high;
+	if (mod && (!dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL) ||
+		    addr < low || addr >= high))
+		return NULL;
+	return mod;
+}
+
+Dwfl_Module *modules_dwfl_module(struct modules *m, uint64_t addr)
+{
+	return modules_dwfl_addrmodule(m->dwfl, addr);
+}
+
 static struct module_entry *find_entry(struct modules *m, uint64_t addr)
 {
 	struct module_entry *e = m->last_entry;
 	if (e && addr >= e->img.low && addr < e->img.high)
 		return e;
-	Dwfl_Module *mod = dwfl_addrmodule(m->dwfl, addr);
+	Dwfl_Module *mod = modules_dwfl_addrmodule(m->dwfl, addr);
 	if (!mod && !m->frozen && !modules_anon_name(m, addr) &&
 	    monotonic_ns() - m->last_refresh_ns >= REFRESH_MIN_NS) {
 		modules_refresh(m);
-		mod = dwfl_addrmodule(m->dwfl, addr);
+		mod = modules_dwfl_addrmodule(m->dwfl, addr);
 	}
 	if (!mod)
 		return NULL;

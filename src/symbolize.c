@@ -288,7 +288,7 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 	/* modules_find re-reads the maps (rate limited) for an address in no
 	 * mapping we know: a library loaded after we attached. */
 	modules_find(s->modules, addr);
-	Dwfl_Module *mod = dwfl_addrmodule(modules_dwfl(s->modules), addr);
+	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
 	if (!mod) {
 		const char *anon = modules_anon_name(s->modules, addr);
 		char clean[NAME_MAX_LEN];

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,6 +156,38 @@ static void anonymous_code(void **state)
 	munmap(jit, 8192);
 }
 
+/* Modules reported back to back, then a gap: an address in the gap is in
+ * no module, however libdw's lookup table was built. */
+static void gap_after_adjacent_modules(void **state)
+{
+	(void)state;
+	static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_linux_proc_find_elf,
+						  .find_debuginfo = dwfl_standard_find_debuginfo };
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	assert_non_null(dwfl);
+	dwfl_report_begin(dwfl);
+	assert_non_null(dwfl_report_module(dwfl, "/a", 0x100000, 0x200000));
+	assert_non_null(dwfl_report_module(dwfl, "/b", 0x200000, 0x300000));
+	assert_non_null(dwfl_report_module(dwfl, "/c", 0x1000000, 0x1100000));
+	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+	const struct {
+		uint64_t addr;
+		const char *module; /* NULL: none */
+	} cases[] = {
+		{ 0x0ff000, NULL }, { 0x100000, "/a" }, { 0x1fffff, "/a" }, { 0x200000, "/b" },
+		{ 0x2fffff, "/b" }, { 0x300000, NULL }, { 0x500000, NULL }, { 0xffffff, NULL },
+		{ 0x1000000, "/c" }, { 0x10fffff, "/c" }, { 0x1100000, NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		Dwfl_Module *mod = modules_dwfl_addrmodule(dwfl, cases[i].addr);
+		const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+		if (cases[i].module ? !name || strcmp(name, cases[i].module) : name != NULL)
+			fail_msg("%#" PRIx64 ": %s, expected %s", cases[i].addr, name ? name : "none",
+				 cases[i].module ? cases[i].module : "none");
+	}
+	dwfl_end(dwfl);
+}
+
 /* SPARE_LIB (built by make, linked by no test) and its one function. */
 #ifndef SPARE_LIB
 #define SPARE_LIB "build/test/libspare.so"
@@ -229,6 +262,7 @@ int main(void)
 		cmocka_unit_test(inlined_frames_and_lines),
 		cmocka_unit_test(unnamed_bytes_name_their_module),
 		cmocka_unit_test(anonymous_code),
+		cmocka_unit_test(gap_after_adjacent_modules),
 		cmocka_unit_test(unchanged_modules_are_kept),
 		cmocka_unit_test(deleted_library_still_named),
 	};
