@@ -486,6 +486,10 @@ static void sample_thread(struct sampler *s, struct thread *th)
 
 		/* --- the thread runs again; all below is our own time --- */
 		if (parked) {
+			/* nothing was copied in the stop: the Oracle words now,
+			 * as for a thread not stopped at all */
+			if (s->o->ksuseopc_addr)
+				snapshot_read_words(th->tid, s->snap);
 			b->parked_runs = runs;
 			n_frames = b->n_frames;
 			complete = b->complete;
