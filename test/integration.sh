@@ -606,20 +606,24 @@ stripped_tests() {
 	else fail "stripped, exported symbols" "named ${main}% (>= 95)" "$TMP/dynsym.folded"; fi
 }
 
+# split_off_debug BIN DEBUG: a copy of the split target at BIN, stripped,
+# its debug info kept apart in DEBUG.
+split_off_debug() {
+	cp "$T/split" "$1"
+	objcopy --only-keep-debug "$1" "$2"
+	strip "$1"
+}
+
 split_debug_tests() {
 	# Debug info split off, found by build-id in a --debuginfo-path
 	# directory, and by .gnu_debuglink next to the binary.
 	mkdir -p "$TMP/bid" "$TMP/debug" "$TMP/dl"
-	cp "$T/split" "$TMP/bid/split"
-	objcopy --only-keep-debug "$TMP/bid/split" "$TMP/bid.debug"
-	strip "$TMP/bid/split"
+	split_off_debug "$TMP/bid/split" "$TMP/bid.debug"
 	local id
 	id=$(readelf -n "$TMP/bid/split" | sed -n 's/.*Build ID: //p')
 	mkdir -p "$TMP/debug/.build-id/${id:0:2}"
 	mv "$TMP/bid.debug" "$TMP/debug/.build-id/${id:0:2}/${id:2}.debug"
-	cp "$T/split" "$TMP/dl/split"
-	objcopy --only-keep-debug "$TMP/dl/split" "$TMP/dl/split.debug"
-	strip "$TMP/dl/split"
+	split_off_debug "$TMP/dl/split" "$TMP/dl/split.debug"
 	objcopy --add-gnu-debuglink="$TMP/dl/split.debug" "$TMP/dl/split"
 
 	local line
@@ -677,9 +681,7 @@ debuginfod_tests() {
 		return
 	fi
 	mkdir -p "$TMP/dfd/serve" "$TMP/dfd/bin"
-	cp "$T/split" "$TMP/dfd/bin/split"
-	objcopy --only-keep-debug "$TMP/dfd/bin/split" "$TMP/dfd/serve/split.debug"
-	strip "$TMP/dfd/bin/split"
+	split_off_debug "$TMP/dfd/bin/split" "$TMP/dfd/serve/split.debug"
 	local id port url server ready=0 i
 	id=$(readelf -n "$TMP/dfd/bin/split" | sed -n 's/.*Build ID: //p')
 	port=$((20000 + RANDOM % 20000))
