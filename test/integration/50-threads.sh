@@ -1,0 +1,47 @@
+# --- threads: several states, churn, --tid, several processes ------------
+thread_tests() {
+	start "$T/threads"
+	"$PP" -p "$TPID" -d 1ms -t 2s >"$TMP/th.folded" 2>"$TMP/th.err"
+	local rc=$? spin rd sl wt churn alltraced=0 task tracer
+	spin=$(share_of "$TMP/th.folded" '^spinner;' '^spinner;R \(running\);.*;spin$|^spinner;R \(running\);.*;spin ')
+	rd=$(share_of "$TMP/th.folded" '^reader;' '^reader;S \(sleeping\);.*;wait_read;')
+	sl=$(share_of "$TMP/th.folded" '^sleeper;' '^sleeper;S \(sleeping\);.*;doze;')
+	wt=$(share_of "$TMP/th.folded" '^waiter;' '^waiter;S \(sleeping\);.*;wait_lock;')
+	churn=$(grep '^churn;' "$TMP/th.folded" | total /dev/stdin)
+	for task in /proc/"$TPID"/task/*; do
+		# a short-lived thread may vanish between the glob and the read
+		tracer=$(awk '/^TracerPid:/ { print $2 }' "$task/status" 2>/dev/null)
+		[ -z "$tracer" ] || [ "$tracer" = 0 ] || alltraced=$((alltraced + 1))
+	done
+	if [ $rc = 0 ] && atleast "$spin" 90 && atleast "$rd" 95 && atleast "$sl" 95 && atleast "$wt" 95 &&
+		[ "$churn" -gt 100 ] && [ $alltraced = 0 ]; then
+		pass "threads: spinner R ${spin}%, reader in read ${rd}%, sleeper ${sl}%, waiter on the mutex ${wt}%; $churn samples of short-lived threads; no thread left traced"
+	else fail "threads" "exit $rc; spinner ${spin}%, reader ${rd}%, sleeper ${sl}%, waiter ${wt}% (>= 90/95), churn samples $churn (> 100), still traced $alltraced" "$TMP/th.folded"; fi
+
+	local reader_tid
+	reader_tid=$(grep -l '^reader$' /proc/"$TPID"/task/*/comm 2>/dev/null | head -n 1 | cut -d/ -f5)
+	"$PP" -p "$TPID" --tid "$reader_tid" -d 1ms -n 100 >"$TMP/tid.folded" 2>/dev/null
+	if [ "$(total "$TMP/tid.folded")" = 100 ] && [ "$(grep -vc '^reader;' "$TMP/tid.folded")" = 0 ]; then
+		pass "--tid $reader_tid: 100 samples, all of thread reader"
+	else fail "--tid" "$(total "$TMP/tid.folded") samples, other threads: $(grep -vc '^reader;' "$TMP/tid.folded")" "$TMP/tid.folded"; fi
+	bad_input "--tid of another process" "no thread $$" -p "$TPID" --tid "$reader_tid,$$"
+	local threads_pid=$TPID
+
+	start "$T/blocked"
+	settle "$TPID" blocked S
+	settle "$threads_pid" reader S
+	"$PP" -p "$threads_pid,$TPID" -d 1ms -n 200 >"$TMP/two.folded" 2>"$TMP/two.err"
+	rc=$?
+	local a b
+	a=$(grep "^threads\[$threads_pid\]/reader;S (sleeping);" "$TMP/two.folded" | total /dev/stdin)
+	b=$(grep "^blocked\[$TPID\]/blocked;S (sleeping);" "$TMP/two.folded" | total /dev/stdin)
+	if [ $rc = 0 ] && [ "$a" = 200 ] && [ "$b" = 200 ]; then
+		pass "-p PID,PID: root frames name process and thread (threads[$threads_pid]/reader 200, blocked[$TPID]/blocked 200)"
+	else
+		grep -v ' 200$' "$TMP/two.folded" >"$TMP/two.odd"
+		fail "-p PID,PID" "exit $rc, reader $a, blocked $b (200 each); the stacks off the mark:" "$TMP/two.odd"
+	fi
+	stop_target "$TPID"
+	stop_target "$threads_pid"
+}
+if [ $CAN_ATTACH = 1 ]; then thread_tests; else skip "threads, --tid, several processes" "$WHY_NO_ATTACH"; fi

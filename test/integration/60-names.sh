@@ -1,0 +1,249 @@
+# --- names: C++, inlining, late libraries, stripped, split, deleted -------
+
+cxx_tests() {
+	if ! command -v c++filt >/dev/null || ! command -v nm >/dev/null; then
+		skip "C++ names" "c++filt and nm (binutils) are needed for the expected names"
+		return
+	fi
+	# The names as c++filt prints them, from the binary's own symbols.
+	local run lambda mix call_line
+	run=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)\)$/\1/p')
+	lambda=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)::{lambda.*\)$/\1/p')
+	mix=$(echo _ZN3app3mixEm | c++filt)
+	call_line=$(grep -n 'total += mix' test/targets/cpp_names.cpp | cut -d: -f1)
+	start "$T/cpp_names"
+	profile cxx 1s
+	profile cxx_noinl 1s --no-inline
+	profile cxx_lines 1s --lines
+	stop_target "$TPID"
+	local both inl
+	both=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda")
+	inl=$(share_str "$TMP/cxx.folded" ";$lambda;${mix}_[i] ")
+	if [ -n "$run" ] && [ -n "$lambda" ] && atleast "$both" 95 && atleast "$inl" 80; then
+		pass "C++ names as c++filt prints them: '$run' and its lambda in ${both}%, '${mix}_[i]' inlined into the lambda in ${inl}%"
+	else fail "C++ names" "run '$run' + lambda in ${both}% (>= 95), ${mix}_[i] under the lambda in ${inl}% (>= 80)" "$TMP/cxx.folded"; fi
+	if nowhere "$TMP/cxx_noinl.folded" "_[i]" && grep -qF -- ";$lambda " "$TMP/cxx_noinl.folded"; then
+		pass "--no-inline: no _[i] frames, the lambda is the leaf"
+	else fail "--no-inline" "inline frames left, or no lambda leaf" "$TMP/cxx_noinl.folded"; fi
+	if grep -qF -- ";$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:" "$TMP/cxx_lines.folded"; then
+		pass "--lines: the lambda at its call of mix (cpp_names.cpp:$call_line), mix at its own lines"
+	else fail "--lines" "no '$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:N)_[i]'" "$TMP/cxx_lines.folded"; fi
+}
+
+late_library_tests() {
+	# liblate.so is loaded 600 ms after we attach.
+	start "$T/late_load" "$PWD/$T/liblate.so" 600
+	profile late 1.5s
+	stop_target "$TPID"
+	local late waiting reads unnamed
+	late=$(share "$TMP/late.folded" ';main;late_spin;')
+	waiting=$(share "$TMP/late.folded" ';main;wait_a_while;')
+	reads=$(sed -n 's/.*maps re-read \([0-9]*\) times.*/\1/p' "$TMP/late.err")
+	# The library's functions are named; its PLT stubs (the call to
+	# clock_gettime) have no symbol and may say [liblate.so].
+	unnamed=$(share "$TMP/late.folded" ';main;\[|\[unknown\]')
+	if atleast "$late" 40 && atleast "$waiting" 20 && [ "$unnamed" = 0.0 ] && [ "${reads:-99}" -le 5 ]; then
+		pass "library loaded after attach: late_spin in ${late}% (named, no [unknown]), wait_a_while ${waiting}%, maps re-read ${reads} times"
+	else fail "library loaded after attach" "late_spin ${late}% (>= 40), wait ${waiting}% (>= 20), unnamed ${unnamed}%, re-reads ${reads:-?} (<= 5)" "$TMP/late.err"; fi
+}
+
+stripped_tests() {
+	strip -o "$TMP/split.stripped" "$T/split"
+	strip -o "$TMP/split_dynsym.stripped" "$T/split_dynsym"
+	start "$TMP/split.stripped"
+	profile stripped 1s
+	stop_target "$TPID"
+	local own main
+	own=$(share "$TMP/stripped.folded" '\[split.stripped\]')
+	# main, cpu_work...: not exported, so not named; glibc's caller of main
+	# is __libc_start_call_main (debug info) or [libc.so.6], never the
+	# exported __libc_init_first the original tool printed.
+	if atleast "$own" 95 && nowhere "$TMP/stripped.folded" ';main;' && nowhere "$TMP/stripped.folded" 'cpu_work' &&
+		nowhere "$TMP/stripped.folded" '__libc_init_first'; then
+		pass "stripped binary: its frames [split.stripped] in ${own}%, no guessed names"
+	else fail "stripped binary" "[split.stripped] in ${own}% (>= 95), or a name it cannot have" "$TMP/stripped.folded"; fi
+	start "$TMP/split_dynsym.stripped"
+	profile dynsym 1s
+	stop_target "$TPID"
+	main=$(share "$TMP/dynsym.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$main" 95 && grep -qF ';cpu_work;[split_dynsym.stripped];' "$TMP/dynsym.folded"; then
+		pass "stripped, exported symbols: main;cpu_work... from .dynsym in ${main}%, static now() as [split_dynsym.stripped]"
+	else fail "stripped, exported symbols" "named ${main}% (>= 95)" "$TMP/dynsym.folded"; fi
+}
+
+# split_off_debug BIN DEBUG: a copy of the split target at BIN, stripped,
+# its debug info kept apart in DEBUG.
+split_off_debug() {
+	cp "$T/split" "$1"
+	objcopy --only-keep-debug "$1" "$2"
+	strip "$1"
+}
+
+split_debug_tests() {
+	# Debug info split off, found by build-id in a --debuginfo-path
+	# directory, and by .gnu_debuglink next to the binary.
+	mkdir -p "$TMP/bid" "$TMP/debug" "$TMP/dl"
+	split_off_debug "$TMP/bid/split" "$TMP/bid.debug"
+	local id
+	id=$(readelf -n "$TMP/bid/split" | sed -n 's/.*Build ID: //p')
+	mkdir -p "$TMP/debug/.build-id/${id:0:2}"
+	mv "$TMP/bid.debug" "$TMP/debug/.build-id/${id:0:2}/${id:2}.debug"
+	split_off_debug "$TMP/dl/split" "$TMP/dl/split.debug"
+	objcopy --add-gnu-debuglink="$TMP/dl/split.debug" "$TMP/dl/split"
+
+	local line
+	line=$(grep -n 'cpu_work(cycle' test/targets/split.c | head -n 1 | cut -d: -f1)
+	start "$TMP/bid/split"
+	profile bid_none 0.5s
+	profile bid 1s --lines --debuginfo-path ":.debug:/usr/lib/debug:$TMP/debug"
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/bid.folded" ';main [(]split.c:[0-9]+[)];(cpu_work|sleep_work|cpu_other) [(]split.c:')
+	if atleast "$named" 95 && grep -qF ";main (split.c:$line);cpu_work (split.c:" "$TMP/bid.folded" &&
+		grep -qF '[split];' "$TMP/bid_none.folded"; then
+		pass "debug info by build-id (--debuginfo-path): named with lines in ${named}%, [split] without it"
+	else fail "debug info by build-id" "named with lines ${named}% (>= 95)" "$TMP/bid.folded"; fi
+	start "$TMP/dl/split"
+	profile dl 0.5s
+	stop_target "$TPID"
+	named=$(share "$TMP/dl.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95; then pass "debug info by .gnu_debuglink: named in ${named}%"
+	else fail "debug info by .gnu_debuglink" "named ${named}% (>= 95)" "$TMP/dl.folded"; fi
+}
+
+minidebuginfo_tests() {
+	# MiniDebugInfo, as Fedora ships binaries: .gnu_debugdata holds an
+	# xz-compressed ELF with the symbols .dynsym lacks.
+	if ! command -v xz >/dev/null; then
+		skip "MiniDebugInfo" "xz is needed to build one"
+		return
+	fi
+	local d=$TMP/mini
+	mkdir -p "$d"
+	cp "$T/split" "$d/split"
+	nm -D "$d/split" --format=posix --defined-only | awk '{ print $1 }' | sort >"$d/dynsyms"
+	nm "$d/split" --format=posix --defined-only | awk '$2 ~ /^[TtD]$/ { print $1 }' | sort >"$d/funcsyms"
+	comm -13 "$d/dynsyms" "$d/funcsyms" >"$d/keep"
+	objcopy --only-keep-debug "$d/split" "$d/mini"
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$d/keep" "$d/mini"
+	strip --strip-all -R .comment "$d/split"
+	xz "$d/mini"
+	objcopy --add-section .gnu_debugdata="$d/mini.xz" "$d/split"
+	start "$d/split"
+	profile mini 0.5s
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/mini.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95; then pass "MiniDebugInfo (.gnu_debugdata): named in ${named}%"
+	else fail "MiniDebugInfo" "named ${named}% (>= 95)" "$TMP/mini.folded"; fi
+}
+
+debuginfod_tests() {
+	# Debug info from a debuginfod server (libdw's client, DEBUGINFOD_URLS),
+	# here a local one on loopback serving a split-off debug file.
+	if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+		skip "debug info from debuginfod" "the debuginfod package (server and debuginfod-find) is not installed"
+		return
+	fi
+	mkdir -p "$TMP/dfd/serve" "$TMP/dfd/bin"
+	split_off_debug "$TMP/dfd/bin/split" "$TMP/dfd/serve/split.debug"
+	local id port url server ready=0 i
+	id=$(readelf -n "$TMP/dfd/bin/split" | sed -n 's/.*Build ID: //p')
+	port=$((20000 + RANDOM % 20000))
+	url=http://127.0.0.1:$port
+	debuginfod -p "$port" -F "$TMP/dfd/serve" -d "$TMP/dfd/index.sqlite" >"$TMP/dfd/server.log" 2>&1 &
+	server=$!
+	PIDS+=("$server")
+	for i in $(seq 50); do
+		# A fresh cache each try: the client remembers a miss for 10 min.
+		if DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/dfd/probe.$i \
+			debuginfod-find debuginfo "$id" >/dev/null 2>&1; then ready=1; break; fi
+		sleep 0.2
+	done
+	if [ $ready = 0 ]; then
+		skip "debug info from debuginfod" "the local server did not serve in 10 s: $(tail -n 1 "$TMP/dfd/server.log")"
+		stop_target "$server"
+		return
+	fi
+	start "$TMP/dfd/bin/split"
+	profile dfd_none 0.5s
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/dfd/cache profile dfd 0.5s
+	stop_target "$TPID"
+	stop_target "$server"
+	local named
+	named=$(share "$TMP/dfd.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95 && grep -qF '[split];' "$TMP/dfd_none.folded"; then
+		pass "debug info from a debuginfod server (DEBUGINFOD_URLS): named in ${named}%, [split] without it"
+	else fail "debug info from debuginfod" "named ${named}% (>= 95)" "$TMP/dfd.folded"; fi
+}
+
+replaced_binary_tests() {
+	# Deleted while running, and another program put at its path.
+	cp "$T/split" "$TMP/app"
+	start "$TMP/app"
+	rm "$TMP/app"
+	cp "$T/recursion" "$TMP/app"
+	profile replaced 1s
+	local deleted
+	deleted=$(grep -c "$TMP/app (deleted)" "/proc/$TPID/maps")
+	stop_target "$TPID"
+	local named
+	named=$(share "$TMP/replaced.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if [ "$deleted" -gt 0 ] && atleast "$named" 95 && nowhere "$TMP/replaced.folded" recurse_; then
+		pass "binary deleted and replaced while running: its own names in ${named}%, none of the new file's"
+	else fail "binary deleted and replaced" "(deleted) mappings $deleted, named ${named}% (>= 95)" "$TMP/replaced.folded"; fi
+
+	# Another mount namespace, where the path holds another file than here.
+	if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+		skip "other mount namespace" "needs root and unshare"
+		return
+	fi
+	mkdir -p "$TMP/ns"
+	cp "$T/recursion" "$TMP/ns/app"
+	start unshare --mount --propagation private sh -c \
+		"mount -t tmpfs tmpfs '$TMP/ns' && cp '$T/split' '$TMP/ns/app' && exec '$TMP/ns/app'"
+	profile ns 1s
+	stop_target "$TPID"
+	named=$(share "$TMP/ns.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+	if atleast "$named" 95 && nowhere "$TMP/ns.folded" recurse_; then
+		pass "other mount namespace, another file at the same path here: its own names in ${named}%"
+	else fail "other mount namespace" "named ${named}% (>= 95)" "$TMP/ns.folded"; fi
+}
+
+signal_and_jit_tests() {
+	start "$T/sighandler"
+	profile sig 1s
+	stop_target "$TPID"
+	local handler through
+	handler=$(share "$TMP/sig.folded" ';handler_work')
+	through=$(share_of "$TMP/sig.folded" ';handler_work' ';main;interrupted_loop;(.*;)?\[signal\];on_alarm;handler_work')
+	if near "$handler" 50 15 && atleast "$through" 95; then
+		pass "signal handler: handler_work ${handler}% (50), unwound through [signal] into interrupted_loop and main in ${through}%"
+	else fail "signal handler" "handler_work ${handler}% (50 +- 15), through [signal] to main ${through}% (>= 95)" "$TMP/sig.folded"; fi
+
+	start "$T/jit"
+	profile jit 1s
+	stop_target "$TPID"
+	local jit failures
+	jit=$(share "$TMP/jit.folded" ';main;run_jit;\[anon\]$|;main;run_jit;\[anon\] ')
+	failures=$(sed -n 's/.*unwind failures *\([0-9]*\) of.*/\1/p' "$TMP/jit.err")
+	if atleast "$jit" 90 && [ "${failures:-1}" = 0 ]; then
+		pass "JIT code: [anon] under run_jit and main in ${jit}%, no unwind failures"
+	else fail "JIT code" "main;run_jit;[anon] ${jit}% (>= 90), unwind failures ${failures:-?}" "$TMP/jit.folded"; fi
+}
+
+symbol_tests() {
+	cxx_tests
+	late_library_tests
+	if command -v strip >/dev/null && command -v objcopy >/dev/null && command -v readelf >/dev/null; then
+		stripped_tests
+		split_debug_tests
+		minidebuginfo_tests
+		debuginfod_tests
+	else
+		skip "stripped and split-debug binaries" "strip, objcopy and readelf (binutils) are needed"
+	fi
+	replaced_binary_tests
+	signal_and_jit_tests
+}
+if [ $CAN_ATTACH = 1 ]; then symbol_tests; else skip "names (C++, late libraries, stripped, split debug, deleted, signals, JIT)" "$WHY_NO_ATTACH"; fi

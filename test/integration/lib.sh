@@ -1,0 +1,128 @@
+# lib.sh - what every integration test file uses: the binary under test,
+# the targets, pass/fail/skip, shares of a folded file, and what this
+# machine lets us do (CAN_ATTACH, KSTACKS).  Sourced by test/integration.sh.
+
+PP=${PP:-./ptrace_profiler} # make check runs it again with a sanitizer build
+T=build/test/targets
+TMP=$(mktemp -d)
+PIDS=()
+TOL=8 # percentage points: a noisy 2-CPU VM
+
+CGROUP= # a cpu cgroup a test made, removed on exit
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -z "$CGROUP" ] || { sleep 0.1; rmdir "$CGROUP" 2>/dev/null; }
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+passed=0 failed=0 skipped=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() {
+	echo "FAIL $1: $2"
+	failed=$((failed + 1))
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then head -n 5 "$3" | cut -c1-400 | sed 's/^/    /'; fi
+}
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+
+# start CMD...: runs a target in the background; its pid in $TPID.
+start() {
+	"$@" &
+	TPID=$!
+	PIDS+=("$TPID")
+	sleep 0.2
+}
+stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# quota_cgroup: makes a cpu cgroup whose tasks get 1 ms of CPU per 10 ms
+# (cgroup v1 cpu controller, or v2 where cpu is already enabled), in
+# $CGROUP.  Fails where we may not (not root, no cpu controller).
+quota_cgroup() {
+	local d
+	for d in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
+		[ -w "$d/cgroup.procs" ] && [ -e "$d/cpu.cfs_quota_us" ] || continue
+		CGROUP=$d/ptrace_profiler_test.$$
+		mkdir "$CGROUP" 2>/dev/null && echo 10000 >"$CGROUP/cpu.cfs_period_us" &&
+			echo 1000 >"$CGROUP/cpu.cfs_quota_us" && return 0
+		rmdir "$CGROUP" 2>/dev/null
+		CGROUP=
+	done
+	d=/sys/fs/cgroup
+	if [ -w "$d/cgroup.procs" ] && grep -qw cpu "$d/cgroup.subtree_control" 2>/dev/null; then
+		CGROUP=$d/ptrace_profiler_test.$$
+		mkdir "$CGROUP" 2>/dev/null && echo "1000 10000" >"$CGROUP/cpu.max" && return 0
+		rmdir "$CGROUP" 2>/dev/null
+		CGROUP=
+	fi
+	return 1
+}
+# settle PID COMM STATE: waits (up to 5 s) until PID's thread COMM is in
+# STATE, so a test that expects every sample in that state does not count
+# the target's own start-up on a loaded machine.
+settle() {
+	local i task
+	for i in $(seq 1 50); do
+		for task in /proc/"$1"/task/*; do
+			[ "$(cat "$task/comm" 2>/dev/null)" = "$2" ] || continue
+			[ "$(sed 's/.*) //' "$task/stat" 2>/dev/null | cut -d' ' -f1)" = "$3" ] && return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# share FILE REGEX: % of samples whose folded stack matches REGEX.
+share() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+# share_str FILE TEXT: % of samples whose folded stack contains TEXT, as is.
+share_str() { TEXT=$2 awk '{ n = $NF; t += n; if (index($0, ENVIRON["TEXT"])) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+# share_of FILE SUBSET_REGEX REGEX: % of the samples matching SUBSET that also match REGEX.
+share_of() { awk -v s="$2" -v re="$3" '$0 ~ s { n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
+atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# The target must come out as it went in: running, not traced.
+untouched() {
+	local pid=$1 state tracer
+	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != T ] && [ "$state" != t ] && [ "$tracer" = 0 ]
+}
+
+[ -x "$PP" ] || { echo "integration: $PP not built"; exit 1; }
+
+# --- what this machine lets us do --------------------------------------
+CAN_ATTACH=0
+sleep 5 &
+probe=$!
+if "$PP" -p "$probe" -n 1 >/dev/null 2>"$TMP/probe.err"; then CAN_ATTACH=1; fi
+kill "$probe" 2>/dev/null
+WHY_NO_ATTACH="cannot ptrace a running process here ($(head -n 1 "$TMP/probe.err")); run as root or set kernel.yama.ptrace_scope=0"
+KSTACKS=0
+cat /proc/self/stack >/dev/null 2>&1 && KSTACKS=1
+WHY_NO_KSTACKS="/proc/PID/stack is not readable (needs root): kernel frames not checked"
+
+# bad_input NAME MUST ARGS...: the profiler must refuse ARGS with exit 2, one
+# line on stderr that contains MUST, and nothing on stdout.
+bad_input() {
+	local name=$1 must=$2
+	shift 2
+	"$PP" "$@" >"$TMP/bi.out" 2>"$TMP/bi.err"
+	local rc=$? lines
+	lines=$(wc -l <"$TMP/bi.err")
+	if [ "$rc" != 2 ]; then fail "bad input $name" "exit status $rc, expected 2"
+	elif [ -s "$TMP/bi.out" ]; then fail "bad input $name" "wrote to stdout"
+	elif [ "$lines" != 1 ]; then fail "bad input $name" "$lines lines on stderr, expected 1" "$TMP/bi.err"
+	elif ! grep -qF -- "$must" "$TMP/bi.err"; then fail "bad input $name" "message does not name '$must': $(cat "$TMP/bi.err")"
+	else pass "bad input $name"
+	fi
+}
+
+# profile NAME TIME [OPTIONS...]: profiles $TPID into $TMP/NAME.folded
+# (summary in $TMP/NAME.err); returns the profiler's exit status.
+profile() {
+	local name=$1 time=$2
+	shift 2
+	"$PP" -p "$TPID" -d 1ms -t "$time" "$@" >"$TMP/$name.folded" 2>"$TMP/$name.err"
+}
+# Is every frame of FILE free of NAME?  (fixed string)
+nowhere() { ! grep -qF -- "$2" "$1"; }
