@@ -8,7 +8,7 @@ echo "== profiling build/demo/workload for 5 s at 1 ms ..."
 ./ptrace_profiler -d 1ms -t 5s -o demo.folded -- build/demo/workload 6
 echo
 echo "== heaviest stacks in demo.folded (thread;state;user frames;kernel frames_[k] count):"
-head -n 10 demo.folded | cut -c1-200
+awk '{ print $NF "\t" $0 }' demo.folded | sort -rn | head -n 10 | cut -f2- | cut -c1-200
 if command -v flamegraph.pl >/dev/null 2>&1; then
 	flamegraph.pl --title "ptrace_profiler demo" demo.folded >demo.svg
 	echo

@@ -18,13 +18,25 @@ struct stack_table;
 struct stack_table *stack_table_new(void);
 void stack_table_free(struct stack_table *t);
 
-/* frames[0] is the root.  Returns 0, or -1 when out of memory. */
-int stack_table_add(struct stack_table *t, const char *const *frames,
-		    size_t n, uint64_t count);
+/* frames[0] is the root.  Returns the stack's id - ids are 0, 1, 2... in
+ * the order stacks are first added, until stack_table_clear - or -1 when
+ * out of memory. */
+long stack_table_add(struct stack_table *t, const char *const *frames,
+		     size_t n, uint64_t count);
 
 /* The same for a stack of caller-encoded words (n > 0). */
-int stack_table_add_words(struct stack_table *t, const uint64_t *words,
-			  size_t n, uint64_t count);
+long stack_table_add_words(struct stack_table *t, const uint64_t *words,
+			   size_t n, uint64_t count);
+
+/* The stack with this id: its words (and their number and its count), or
+ * NULL if there is no such id. */
+const uint64_t *stack_table_words(const struct stack_table *t, size_t id, size_t *n,
+				  uint64_t *count);
+
+/* A stack added with stack_table_add: its first max frames into out, root
+ * first; returns their number (0: no such id). */
+size_t stack_table_frames(const struct stack_table *t, size_t id, const char **out,
+			  size_t max, uint64_t *count);
 
 /* A copy of text that lives as long as the table (its strings outlive
  * stack_table_clear), or NULL when out of memory. */
@@ -39,16 +51,16 @@ uint64_t stack_table_total(const struct stack_table *t);
 typedef void (*stack_visit_fn)(const char *const *frames, size_t n,
 			       uint64_t count, void *arg);
 
-/* Visits every distinct stack added with stack_table_add, heaviest first;
- * equal counts in byte order of their folded text, so the output is
- * deterministic. */
+/* Visits every distinct stack added with stack_table_add in byte order of
+ * its folded text "a;b;c", as FlameGraph's stackcollapse scripts sort
+ * theirs: two runs compare line by line (diff, difffolded.pl). */
 void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn,
 			      void *arg);
 
 typedef void (*stack_words_fn)(const uint64_t *words, size_t n, uint64_t count,
 			       void *arg);
 
-/* Visits every distinct stack as its words, in no particular order. */
+/* Visits every distinct stack as its words, in id order. */
 void stack_table_visit_words(const struct stack_table *t, stack_words_fn fn,
 			     void *arg);
 

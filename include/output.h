@@ -1,6 +1,6 @@
 /* output.h - the two output formats.
  *
- * folded: "root;...;leaf COUNT" per distinct stack, heaviest first, as
+ * folded: "root;...;leaf COUNT" per distinct stack, in text order, as
  *         FlameGraph's stackcollapse scripts print (flamegraph.pl input).
  * stap:   the original Ptrace_Profiler's per-sample blocks, leaf first,
  *         ending with the state line, the count 1 and a blank line, for

@@ -13,16 +13,20 @@
 #include "intern.h"
 
 struct stack_entry {
-	uint64_t *words; /* NULL = empty slot */
+	uint64_t *words;
 	size_t n;
 	uint64_t count;
 	uint64_t hash;
 };
 
+/* Stacks live in a dense array indexed by id (order of first sight); the
+ * hash slots hold id + 1, 0 for an empty slot. */
 struct stack_table {
 	struct intern_set *strings;
 	struct stack_entry *stacks;
-	size_t cap, used;
+	size_t n_stacks, cap_stacks;
+	uint32_t *slots;
+	size_t cap_slots;
 	uint64_t total;
 };
 
@@ -42,10 +46,10 @@ struct stack_table *stack_table_new(void)
 	struct stack_table *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->cap = 256;
+	t->cap_slots = 256;
 	t->strings = intern_new();
-	t->stacks = calloc(t->cap, sizeof(*t->stacks));
-	if (!t->strings || !t->stacks) {
+	t->slots = calloc(t->cap_slots, sizeof(*t->slots));
+	if (!t->strings || !t->slots) {
 		stack_table_free(t);
 		return NULL;
 	}
@@ -54,10 +58,10 @@ struct stack_table *stack_table_new(void)
 
 void stack_table_clear(struct stack_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->n_stacks; i++)
 		free(t->stacks[i].words);
-	memset(t->stacks, 0, t->cap * sizeof(*t->stacks));
-	t->used = 0;
+	t->n_stacks = 0;
+	memset(t->slots, 0, t->cap_slots * sizeof(*t->slots));
 	t->total = 0;
 }
 
@@ -65,10 +69,11 @@ void stack_table_free(struct stack_table *t)
 {
 	if (!t)
 		return;
-	if (t->stacks)
+	if (t->slots)
 		stack_table_clear(t);
 	intern_free(t->strings);
 	free(t->stacks);
+	free(t->slots);
 	free(t);
 }
 
@@ -77,59 +82,99 @@ const char *stack_table_intern(struct stack_table *t, const char *text)
 	return intern(t->strings, text ? text : "");
 }
 
-static size_t stack_slot(struct stack_entry *set, size_t cap, const uint64_t *words,
-			 size_t n, uint64_t h)
+/* The slot holding this stack, or the empty slot where it would go. */
+static size_t stack_slot(const struct stack_table *t, const uint32_t *slots, size_t cap,
+			 const uint64_t *words, size_t n, uint64_t h)
 {
 	size_t i = h & (cap - 1);
-	while (set[i].words && !(set[i].hash == h && set[i].n == n &&
-				 memcmp(set[i].words, words, n * sizeof(*words)) == 0))
-		i = (i + 1) & (cap - 1);
+	for (; slots[i]; i = (i + 1) & (cap - 1)) {
+		const struct stack_entry *e = &t->stacks[slots[i] - 1];
+		if (e->hash == h && e->n == n && memcmp(e->words, words, n * sizeof(*words)) == 0)
+			break;
+	}
 	return i;
 }
 
-static int grow_stacks(struct stack_table *t)
+static int grow_slots(struct stack_table *t)
 {
-	size_t cap = t->cap * 2;
-	struct stack_entry *n = calloc(cap, sizeof(*n));
+	size_t cap = t->cap_slots * 2;
+	uint32_t *n = calloc(cap, sizeof(*n));
 	if (!n)
 		return -1;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->stacks[i].words)
-			n[stack_slot(n, cap, t->stacks[i].words, t->stacks[i].n,
-				     t->stacks[i].hash)] = t->stacks[i];
-	free(t->stacks);
-	t->stacks = n;
-	t->cap = cap;
+	for (size_t id = 0; id < t->n_stacks; id++) {
+		const struct stack_entry *e = &t->stacks[id];
+		n[stack_slot(t, n, cap, e->words, e->n, e->hash)] = (uint32_t)id + 1;
+	}
+	free(t->slots);
+	t->slots = n;
+	t->cap_slots = cap;
 	return 0;
 }
 
-int stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t n,
-			  uint64_t count)
+long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t n,
+			   uint64_t count)
 {
 	if (n == 0 || !words)
 		return -1;
 	uint64_t h = fnv1a(words, n * sizeof(*words));
-	size_t i = stack_slot(t->stacks, t->cap, words, n, h);
-	if (!t->stacks[i].words) {
-		if ((t->used + 1) * 4 > t->cap * 3) {
-			if (grow_stacks(t) != 0)
+	size_t i = stack_slot(t, t->slots, t->cap_slots, words, n, h);
+	if (!t->slots[i]) {
+		if (t->n_stacks >= UINT32_MAX - 1)
+			return -1;
+		if ((t->n_stacks + 1) * 4 > t->cap_slots * 3) {
+			if (grow_slots(t) != 0)
 				return -1;
-			i = stack_slot(t->stacks, t->cap, words, n, h);
+			i = stack_slot(t, t->slots, t->cap_slots, words, n, h);
+		}
+		if (t->n_stacks == t->cap_stacks) {
+			size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 64;
+			struct stack_entry *e = realloc(t->stacks, cap * sizeof(*e));
+			if (!e)
+				return -1;
+			t->stacks = e;
+			t->cap_stacks = cap;
 		}
 		uint64_t *copy = malloc(n * sizeof(*copy));
 		if (!copy)
 			return -1;
 		memcpy(copy, words, n * sizeof(*copy));
-		t->stacks[i] = (struct stack_entry){ copy, n, 0, h };
-		t->used++;
+		t->stacks[t->n_stacks] = (struct stack_entry){ copy, n, 0, h };
+		t->slots[i] = (uint32_t)++t->n_stacks;
 	}
-	t->stacks[i].count += count;
+	size_t id = t->slots[i] - 1;
+	t->stacks[id].count += count;
 	t->total += count;
-	return 0;
+	return (long)id;
+}
+
+const uint64_t *stack_table_words(const struct stack_table *t, size_t id, size_t *n,
+				  uint64_t *count)
+{
+	if (id >= t->n_stacks)
+		return NULL;
+	if (n)
+		*n = t->stacks[id].n;
+	if (count)
+		*count = t->stacks[id].count;
+	return t->stacks[id].words;
+}
+
+size_t stack_table_frames(const struct stack_table *t, size_t id, const char **out,
+			  size_t max, uint64_t *count)
+{
+	size_t n = 0;
+	const uint64_t *w = stack_table_words(t, id, &n, count);
+	if (!w)
+		return 0;
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (const char *)(uintptr_t)w[i];
+	return n;
 }
 
 /* Counts frames[0..n) under key, which has room for n words. */
-static int add_with_key(struct stack_table *t, uint64_t *key,
+static long add_with_key(struct stack_table *t, uint64_t *key,
 			const char *const *frames, size_t n, uint64_t count)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -145,8 +190,8 @@ static int add_with_key(struct stack_table *t, uint64_t *key,
  * makes) borrow the heap for the lookup. */
 #define KEY_ON_STACK 512
 
-int stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
-		    uint64_t count)
+long stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
+		     uint64_t count)
 {
 	if (n == 0 || !frames)
 		return -1;
@@ -157,14 +202,14 @@ int stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
 	uint64_t *key = malloc(n * sizeof(*key));
 	if (!key)
 		return -1;
-	int rc = add_with_key(t, key, frames, n, count);
+	long rc = add_with_key(t, key, frames, n, count);
 	free(key);
 	return rc;
 }
 
 size_t stack_table_distinct(const struct stack_table *t)
 {
-	return t->used;
+	return t->n_stacks;
 }
 
 uint64_t stack_table_total(const struct stack_table *t)
@@ -174,9 +219,8 @@ uint64_t stack_table_total(const struct stack_table *t)
 
 void stack_table_visit_words(const struct stack_table *t, stack_words_fn fn, void *arg)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->stacks[i].words)
-			fn(t->stacks[i].words, t->stacks[i].n, t->stacks[i].count, arg);
+	for (size_t i = 0; i < t->n_stacks; i++)
+		fn(t->stacks[i].words, t->stacks[i].n, t->stacks[i].count, arg);
 }
 
 static const char *frame_at(const struct stack_entry *e, size_t i)
@@ -212,13 +256,10 @@ static int folded_cmp(const struct stack_entry *a, const struct stack_entry *b)
 	}
 }
 
-static int heaviest_first(const void *pa, const void *pb)
+static int text_order(const void *pa, const void *pb)
 {
-	const struct stack_entry *a = *(const struct stack_entry *const *)pa;
-	const struct stack_entry *b = *(const struct stack_entry *const *)pb;
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return folded_cmp(a, b);
+	return folded_cmp(*(const struct stack_entry *const *)pa,
+			  *(const struct stack_entry *const *)pb);
 }
 
 /* Hands a named stack to fn as the strings it was made of; buf has room
@@ -233,31 +274,28 @@ static void visit_named(const struct stack_entry *e, const char **buf, stack_vis
 
 void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, void *arg)
 {
-	if (!t->used)
+	if (!t->n_stacks)
 		return;
 	size_t deepest = 0;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->stacks[i].words && t->stacks[i].n > deepest)
+	for (size_t i = 0; i < t->n_stacks; i++)
+		if (t->stacks[i].n > deepest)
 			deepest = t->stacks[i].n;
 	const char **buf = malloc(deepest * sizeof(*buf));
 	if (!buf)
 		return;
-	const struct stack_entry **order = malloc(t->used * sizeof(*order));
+	const struct stack_entry **order = malloc(t->n_stacks * sizeof(*order));
 	if (!order) {
 		/* Out of memory at the very end: every stack unsorted beats a
 		 * profile silently lost. */
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->stacks[i].words)
-				visit_named(&t->stacks[i], buf, fn, arg);
+		for (size_t i = 0; i < t->n_stacks; i++)
+			visit_named(&t->stacks[i], buf, fn, arg);
 		free(buf);
 		return;
 	}
-	size_t k = 0;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->stacks[i].words)
-			order[k++] = &t->stacks[i];
-	qsort(order, k, sizeof(*order), heaviest_first);
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < t->n_stacks; i++)
+		order[i] = &t->stacks[i];
+	qsort(order, t->n_stacks, sizeof(*order), text_order);
+	for (size_t i = 0; i < t->n_stacks; i++)
 		visit_named(order[i], buf, fn, arg);
 	free(order);
 	free(buf);

@@ -269,7 +269,7 @@ static int encode_sample(struct stack_table *pending, const struct sample_view *
 			return -1;
 		words[n++] = (uintptr_t)k;
 	}
-	return stack_table_add_words(pending, words, n, 1);
+	return stack_table_add_words(pending, words, n, 1) < 0 ? -1 : 0;
 }
 
 static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
@@ -297,7 +297,7 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 	};
 	const char *all[3 + USER_FRAMES_MAX + KSTACK_MAX];
 	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
-	if (stack_table_add(img->named, all, n_all, count) != 0)
+	if (stack_table_add(img->named, all, n_all, count) < 0)
 		img->error = 1;
 }
 

@@ -21,8 +21,11 @@ pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() {
 	echo "FAIL $1: $2"
 	failed=$((failed + 1))
-	if [ -n "${3:-}" ] && [ -f "$3" ]; then head -n 5 "$3" | cut -c1-400 | sed 's/^/    /'; fi
+	# the file's five heaviest lines (folded output is in text order)
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then heaviest "$3" 5 | cut -c1-400 | sed 's/^/    /'; fi
 }
+# heaviest FILE N: the N lines of FILE with the largest last field.
+heaviest() { awk '{ print $NF "\t" $0 }' "$1" | sort -t "$(printf '\t')" -k1,1nr | head -n "$2" | cut -f2-; }
 skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
 
 # start CMD...: runs a target in the background; its pid in $TPID.
