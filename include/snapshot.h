@@ -29,6 +29,9 @@ struct snapshot {
 	uint32_t word[SNAPSHOT_WORDS];
 	int words_ok;
 	struct user_regs_struct regs;
+	/* Only rsp and rip are known (a blocked thread looked at without
+	 * stopping it): the unwinder must not use any other register. */
+	bool partial_regs;
 	uint64_t stack_start; /* target address of stack[0] */
 	size_t stack_len;     /* bytes valid in stack[] */
 	uint8_t stack[SNAPSHOT_STACK_MAX];
@@ -47,6 +50,13 @@ int snapshot_regs(pid_t tid, struct snapshot *s);
  * first unreadable page), and the extra words, in one process_vm_readv.
  * Returns 0, or -1 with errno. */
 int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s);
+
+/* A blocked thread, without stopping it: rsp and rip from where (its
+ * /proc/.../syscall), then its stack and the extra words as
+ * snapshot_stack copies them.  The caller proves the copy consistent (the
+ * thread did not run meanwhile).  0, or -1 with errno. */
+int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
+		  struct snapshot *s);
 
 /* Reads only the extra words (no stop needed).  0, or -1. */
 int snapshot_read_words(pid_t tid, struct snapshot *s);

@@ -55,7 +55,22 @@ int snapshot_regs(pid_t tid, struct snapshot *s)
 	s->tid = tid;
 	s->stack_len = 0;
 	s->words_ok = 0;
+	s->partial_regs = false;
 	return ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) == 0 ? 0 : -1;
+}
+
+int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
+		  struct snapshot *s)
+{
+	s->tid = tid;
+	s->stack_len = 0;
+	s->words_ok = 0;
+	s->partial_regs = true;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.rsp = where->sp;
+	s->regs.rip = where->pc;
+	s->regs.orig_rax = (uint64_t)where->nr;
+	return snapshot_stack(tid, stack_top, s);
 }
 
 int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)

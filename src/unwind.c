@@ -86,9 +86,15 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 		      int write, void *arg)
 {
 	(void)as;
-	const struct user_regs_struct *r = &((struct unwind_ctx *)arg)->snap->regs;
+	const struct snapshot *snap = ((struct unwind_ctx *)arg)->snap;
+	const struct user_regs_struct *r = &snap->regs;
 	if (write)
 		return -UNW_EREADONLYREG;
+	/* A thread looked at without stopping it: a frame that needs any
+	 * other register (a frame pointer chain needs rbp) ends the unwind as
+	 * failed, and the thread is stopped instead.  Never a made-up value. */
+	if (snap->partial_regs && reg != UNW_X86_64_RSP && reg != UNW_X86_64_RIP)
+		return -UNW_EBADREG;
 	switch (reg) {
 	case UNW_X86_64_RAX: *val = r->rax; break;
 	case UNW_X86_64_RDX: *val = r->rdx; break;

@@ -193,12 +193,110 @@ static void through_a_signal_handler(void **state)
 	assert_true(complete);
 }
 
+/* A blocked thread is unwound from its sp and pc alone (its /proc
+ * syscall file gives no other register).  The result must be the full
+ * unwind's, or a failure - never another stack. */
+static void sp_and_pc_only(struct snapshot *sn, char *full, size_t len, int *full_complete,
+			   const char **partial, int *partial_complete)
+{
+	snprintf(full, len, "%s", unwound(sn, full_complete));
+	struct user_regs_struct all = sn->regs;
+	memset(&sn->regs, 0x5a, sizeof(sn->regs)); /* no other register may be used */
+	sn->regs.rsp = all.rsp;
+	sn->regs.rip = all.rip;
+	sn->partial_regs = true;
+	*partial = unwound(sn, partial_complete);
+	sn->partial_regs = false;
+	sn->regs = all;
+}
+
+static void partial_registers_never_mislead(void **state)
+{
+	(void)state;
+	static char full[8192];
+	const char *partial;
+	int full_complete, partial_complete;
+	level_one();
+	sp_and_pc_only(&snap, full, sizeof(full), &full_complete, &partial, &partial_complete);
+	assert_true(full_complete);
+	if (partial_complete && strcmp(partial, full) != 0)
+		fail_msg("sp+pc: %s\nfull:  %s", partial, full);
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void fp_level_two(void)
+{
+	capture(&snap);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void fp_level_one(void)
+{
+	fp_level_two();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A function that keeps a frame pointer finds its frame through rbp.  Here
+ * the unwind starts in fp_level_two itself (at the return address of its
+ * call to capture, with the sp it has there), where rbp was saved by no
+ * frame further in: from sp and pc alone it must stop, not guess. */
+static void frame_pointer_chain_needs_rbp(void **state)
+{
+	(void)state;
+	static char full[8192];
+	const char *partial;
+	int full_complete, partial_complete;
+	fp_level_one();
+	sp_and_pc_only(&snap, full, sizeof(full), &full_complete, &partial, &partial_complete);
+	if (!full_complete || !strstr(full, ";fp_level_one;fp_level_two;capture;"))
+		fail_msg("full unwind: %s", full);
+	if (partial_complete && strcmp(partial, full) != 0)
+		fail_msg("sp+pc: %s\nfull:  %s", partial, full);
+
+	/* The return addresses into fp_level_two and fp_level_one, and their
+	 * stack slots. */
+	struct modules *m = modules_open(getpid(), NULL);
+	struct unwinder *u = unwinder_new(m);
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int complete;
+	int n = unwind_snapshot(u, &snap, frames, UNWIND_MAX_FRAMES, &complete);
+	assert_true(n >= 3);
+	uint64_t ret = frames[1].ip, slot = 0, slot_up = 0;
+	for (size_t off = 0; off + 8 <= snap.stack_len && !slot_up; off += 8) {
+		uint64_t w;
+		memcpy(&w, snap.stack + off, 8);
+		if (w == ret && !slot)
+			slot = snap.stack_start + off;
+		else if (w == frames[2].ip && slot)
+			slot_up = snap.stack_start + off;
+	}
+	assert_true(slot != 0 && slot_up != 0);
+	struct user_regs_struct all = snap.regs;
+	memset(&snap.regs, 0, sizeof(snap.regs));
+	snap.regs.rip = ret;
+	snap.regs.rsp = slot + 8;
+	/* Its true frame pointer is there too (pushed below the return
+	 * address into fp_level_one): an unwinder that used it would get the
+	 * whole stack right this time, and a wrong one the next. */
+	snap.regs.rbp = slot_up - 8;
+	snap.partial_regs = true;
+	n = unwind_snapshot(u, &snap, frames, UNWIND_MAX_FRAMES, &complete);
+	snap.partial_regs = false;
+	snap.regs = all;
+	unwinder_free(u);
+	modules_close(m);
+	if (complete)
+		fail_msg("unwound %d frames from fp_level_two without its rbp", n);
+	assert_int_equal(n, 1); /* only the frame we started in */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(garbage_stacks_end_quickly),
 		cmocka_unit_test(own_stack_reaches_main),
 		cmocka_unit_test(through_a_signal_handler),
+		cmocka_unit_test(partial_registers_never_mislead),
+		cmocka_unit_test(frame_pointer_chain_needs_rbp),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }
