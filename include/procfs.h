@@ -50,24 +50,46 @@ int parse_kernel_stack(const char *buf, size_t len, struct kernel_stack *out);
  * Returns the new depth. */
 int kernel_stack_filter(struct kernel_stack *ks);
 
+/* Is a thread that /proc calls R on a CPU?  From its kernel stack as read,
+ * before kernel_stack_filter: a task on a CPU has none to show (the kernel
+ * does not unwind a task that runs).  One queued for a CPU shows where it
+ * was preempted - in the kernel, or on the way back to user mode - or the
+ * wait it was woken from.  A thread still leaving our own ptrace stop
+ * counts as on a CPU: it ran when we stopped it, and waits only for us.
+ * Needs the stack to be readable (root); 0 frames then mean on a CPU. */
+bool kernel_stack_on_cpu(const struct kernel_stack *raw);
+
 /* /proc/PID/task/TID/syscall of a thread blocked in a system call:
- * "nr arg1 ... arg6 sp pc".  Read without stopping the thread, it tells
- * whether the thread is still exactly where a previous sample found it. */
+ * "nr arg1 ... arg6 sp pc"; of one blocked outside a system call (a page
+ * fault), "-1 sp pc".  Read without stopping the thread: its sp and pc are
+ * where an unwind starts, and tell whether it is still where a previous
+ * sample found it. */
 struct blocked_syscall {
-	long nr;
+	long nr;         /* -1: blocked outside a system call (args all 0) */
 	uint64_t args[6];
 	uint64_t sp, pc;
 };
 
-/* Returns 0 for a thread blocked in a system call; -1 for "running", a
- * thread blocked outside a system call ("-1 sp pc") or malformed text. */
+/* Returns 0 for a blocked thread; -1 for "running" or malformed text. */
 int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out);
 
-/* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices".  *runs is
- * the third field, how many times the thread has been put on a CPU: while
- * it stays the same the thread has not executed an instruction.  Returns 0,
- * or -1 on malformed text. */
-int parse_schedstat(const char *buf, size_t len, uint64_t *runs);
+/* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */
+struct sched_counts {
+	uint64_t run_ns;  /* time on a CPU */
+	uint64_t wait_ns; /* time queued for a CPU */
+	uint64_t runs;    /* times put on a CPU: while it stays the same, the
+			     thread has not executed an instruction */
+};
+
+/* Returns 0, or -1 on malformed text. */
+int parse_schedstat(const char *buf, size_t len, struct sched_counts *out);
+
+/* /proc/PID/task/TID/sched (CONFIG_SCHED_DEBUG): "se.exec_start" in ns,
+ * the run-queue clock when the thread last started or stopped running.
+ * A thread the profiler preempted at its own tick stopped running the
+ * instant the profiler started: on that CPU both values are the same.
+ * Returns 0, or -1 when the line is missing or malformed. */
+int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
 
 /* One line of /proc/PID/maps. */
 struct map_entry {

@@ -1,5 +1,14 @@
-/* sampler.h - the tick loop: read /proc, stop, copy, resume, then unwind
- * and count while the target runs; name the stacks after detaching. */
+/* sampler.h - the tick loop.
+ *
+ * Each round, per thread: read /proc (state, run count; kernel stack when
+ * it can have changed), decide (decide.h) whether what we know still holds,
+ * else look at a blocked thread without stopping it, else stop it, copy
+ * its registers and live stack, and resume it; unwind and count while it
+ * runs; name the stacks after detaching (program.h).  A thread queued for
+ * a CPU is asked to stop and copied when its trap comes; the round goes on
+ * meanwhile.  Ticks are absolute deadlines at random intervals around -d
+ * (uniform in [d/2, 3d/2]): a fixed interval can run in lockstep with a
+ * target's own timer and never see the work it does after each tick. */
 #ifndef PTRACE_PROFILER_SAMPLER_H
 #define PTRACE_PROFILER_SAMPLER_H
 
@@ -15,16 +24,21 @@
 struct sampler_result {
 	uint64_t rounds;           /* ticks sampled */
 	uint64_t samples;          /* thread samples taken */
-	uint64_t unstopped;        /* of which taken without stopping */
+	uint64_t reused;           /* of which known to be unchanged: no reads */
+	uint64_t peeked;           /* of which blocked threads read without a stop */
+	uint64_t queued;           /* stops of threads queued for a CPU */
+	uint64_t no_user_stack;    /* samples of threads that never stopped */
 	uint64_t skipped_ticks;    /* ticks dropped because we overran */
 	uint64_t unwind_failures;  /* unwinds that stopped on an error */
-	uint64_t stop_timeouts;    /* threads that did not stop in time */
+	uint64_t stop_timeouts;    /* stops still pending 200 ms after the ask */
 	uint64_t wall_ns;          /* first tick to end */
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	uint64_t naming_ns;        /* naming the stacks, after detaching */
 	unsigned images_opened;    /* ELF images read, all programs together */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
-	struct duration_hist frozen; /* per-sample stopped time */
+	int nice;                  /* the sampler's nice value */
+	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
 };
 
@@ -48,10 +62,5 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
 
 void sampler_free(struct sampler *s);
-
-/* The stderr summary. */
-void sampler_print_summary(FILE *f, const struct options *o,
-			   const struct target *ts, size_t n_targets,
-			   const struct sampler_result *r);
 
 #endif

@@ -1,8 +1,10 @@
 /* target.h - the traced process: its threads and every ptrace call.
  *
  * We PTRACE_SEIZE each thread once (no SIGSTOP is sent, the target does not
- * notice) and only ever stop one thread at a time, for the copy.  Every stop
- * we did not cause is handed back: a signal-delivery stop is resumed with
+ * notice) and stop a thread only for the copy, resuming it the moment its
+ * trap is seen (a thread queued for a CPU is asked, and copied when it gets
+ * the CPU: meanwhile others are sampled).  Every stop we did not cause is
+ * handed back: a signal-delivery stop is resumed with
  * its signal, a group stop (SIGSTOP, Ctrl-Z) is left in place with
  * PTRACE_LISTEN.  If we die, the kernel detaches the seized threads and they
  * run on: nothing here may leave a thread stopped across a blocking call.
@@ -17,7 +19,8 @@
 
 #include "procfs.h"
 
-struct blocked_sample; /* the sampler's, see sampler.c */
+struct thread_memory; /* the sampler's: decide.h */
+struct pending_stop;  /* the sampler's: a sample waiting for its trap */
 
 struct thread {
 	pid_t tid;
@@ -28,13 +31,21 @@ struct thread {
 	int syscall_fd;     /* /proc/PID/task/TID/syscall, -1 if unreadable */
 	int sched_fd;       /* /proc/PID/task/TID/schedstat, opened at first
 			       use: -1 not yet, -2 unreadable */
+	int exec_fd;        /* /proc/PID/task/TID/sched, the same way */
 	bool gone;          /* exited: dropped at the next scan */
 	bool group_stop;    /* in a group stop we left in place (LISTEN) */
 	unsigned group_stops; /* group stops entered: tells one from the next */
+	bool stop_pending;  /* interrupted, its trap not seen yet */
+	uint64_t stop_asked_ns, stop_nudged_ns;
 	uint64_t samples;
-	uint64_t samples_unstopped; /* blocked and unchanged: not stopped */
-	uint64_t stop_timeouts;     /* did not stop within 200 ms: no sample */
-	struct blocked_sample *blocked; /* freed with the thread */
+	uint64_t samples_on_cpu;    /* of which "R (running)" */
+	uint64_t stop_timeouts;     /* stops still pending 200 ms after the ask */
+	/* Its schedstat at the first and the last tick that read it: what
+	 * the kernel says it spent on a CPU, beside what the samples say. */
+	bool sched_seen;
+	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
+	struct thread_memory *memory; /* freed with the thread */
+	struct pending_stop *pending; /* freed with the thread */
 	char comm[COMM_MAX];
 };
 
@@ -72,26 +83,46 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen);
 /* Seizes threads created since the last scan, forgets the ones gone. */
 void target_scan_threads(struct target *t);
 
-enum stop_result { STOP_OK, STOP_GONE, STOP_TIMEOUT };
+/* Asks a thread to stop (PTRACE_INTERRUPT) and marks its stop pending.
+ * *began_ns is when a thread on a CPU stopped running, as closely as we
+ * can tell: the middle of the call, during which the interrupt reaches
+ * it.  0, or -1 if the thread is gone. */
+int thread_interrupt(struct thread *th, uint64_t *began_ns);
 
-/* Interrupts one thread and waits for it to be stopped.  Stops that are
- * not ours are handled on the way (signals re-injected).  A thread that
- * does not stop within 200 ms (uninterruptible sleep) gives STOP_TIMEOUT:
- * never wait for the target, it does not wait for us.  For a running
- * thread, *began_ns is when it stopped running, as closely as we can tell:
- * the middle of the PTRACE_INTERRUPT call, during which the interrupt
- * reaches it.  *seen_ns is when we saw it stopped. */
-enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns,
-			     uint64_t *seen_ns);
+enum stop_result { STOP_OK, STOP_PENDING, STOP_GONE };
 
-/* Lets a thread stopped by thread_stop() run again. */
+/* Waits, spinning, until the absolute CLOCK_MONOTONIC time spin_until
+ * for the trap of a thread thread_interrupt asked to stop: a thread on a
+ * CPU traps within microseconds, and a sleeping tracer would need a
+ * cross-CPU wake-up that costs more than the whole copy.  Stops that are
+ * not ours are handled on the way (signals re-injected).  STOP_OK: it is
+ * stopped (*seen_ns: when we saw it), in our trap or in a group stop.
+ * STOP_PENDING: not yet - a thread queued for a CPU traps when it gets
+ * one; targets_poll and targets_wait_until hand the trap to on_trap. */
+enum stop_result thread_wait_stop(struct target *t, struct thread *th, uint64_t spin_until,
+				  uint64_t *seen_ns);
+
+/* Asks a thread whose stop is pending again, at most every 10 ms: an
+ * execve swallows a pending interrupt. */
+void thread_nudge(struct thread *th, uint64_t now);
+
+/* Lets a stopped thread run again (or stay in its group stop). */
 void thread_resume(struct target *t, struct thread *th);
 
-/* Handles events (signal-delivery stops, group stops, exits) of all n
- * targets until the absolute CLOCK_MONOTONIC deadline, until *quit
- * becomes nonzero, or until every target has exited. */
+/* The trap of a thread whose stop was pending: it is stopped now, and
+ * the callee must call thread_resume. */
+typedef void (*trap_fn)(void *arg, struct target *t, struct thread *th, uint64_t seen_ns);
+
+/* Handles every event that is there (signal-delivery stops, group stops,
+ * exits, traps of pending stops), without waiting. */
+void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg);
+
+/* The same until the absolute CLOCK_MONOTONIC deadline, until *quit
+ * becomes nonzero, or until every target has exited.  A trap whose
+ * waiter gave up (on_trap NULL, or a thread no longer pending) is
+ * resumed. */
 void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns,
-			volatile int *quit);
+			volatile int *quit, trap_fn on_trap, void *arg);
 
 /* Detaches every thread; the target runs on as if we never came. */
 void target_detach(struct target *t);
@@ -99,19 +130,25 @@ void target_detach(struct target *t);
 /* Frees the thread list (after the summary has been printed). */
 void target_free(struct target *t);
 
-/* Reads a thread's state and kernel stack into the caller's buffers
- * (pread at 0 of the kept descriptors).  0 or -1 if the thread is gone. */
-int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
-		     struct kernel_stack *ks);
+/* Reads a thread's stat (pread at 0 of the kept descriptor).  0, or -1
+ * (and the thread marked gone) if it has ended. */
+int thread_read_stat(struct thread *th, struct task_stat *st);
+
+/* Its kernel stack as /proc prints it; no frames if unreadable. */
+void thread_read_kernel_stack(const struct target *t, struct thread *th, struct kernel_stack *ks);
 
 /* Where a blocked thread waits, read without stopping it.  0, or -1 if it
- * runs or is not in a system call. */
+ * runs. */
 int thread_read_syscall(struct thread *th, struct blocked_syscall *out);
 
-/* How many times the thread has been put on a CPU (schedstat), for
- * telling whether it has run at all since we last let it go.  0, or -1 if
- * the kernel does not say (no CONFIG_SCHED_INFO) or the thread is gone. */
-int thread_read_runs(struct target *t, struct thread *th, uint64_t *runs);
+/* Its schedstat: time on a CPU, time queued, and how many times it has
+ * been put on a CPU (while that stays the same it has not run).  0, or -1
+ * if the kernel does not say (no CONFIG_SCHED_INFO) or it is gone. */
+int thread_read_sched(struct target *t, struct thread *th, struct sched_counts *out);
+
+/* se.exec_start of its /proc/.../sched (procfs.h), for telling whether the
+ * profiler itself took its CPU.  0, or -1 (no CONFIG_SCHED_DEBUG). */
+int thread_read_exec_start(struct target *t, struct thread *th, uint64_t *ns);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t now_ns(void);

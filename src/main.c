@@ -19,6 +19,7 @@
 #include "snapshot.h"
 #include "output.h"
 #include "sampler.h"
+#include "summary.h"
 #include "target.h"
 
 static volatile int quit;
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
-	sampler_print_summary(stderr, &o, ts, n, &r);
+	summary_print(stderr, &o, ts, n, &r);
 	sampler_free(sampler);
 	stack_table_free(table);
 	oracle_names_free(names);

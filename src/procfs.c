@@ -159,13 +159,68 @@ int kernel_stack_filter(struct kernel_stack *ks)
 	return ks->depth;
 }
 
-/* Parses "0x..." at *p. */
-static int hex_prefixed(const char **p, const char *end, uint64_t *out);
+bool kernel_stack_on_cpu(const struct kernel_stack *raw)
+{
+	if (raw->depth == 0)
+		return true;
+	for (int i = 0; i < raw->depth; i++)
+		if (is_stop_artifact(raw->frame[i]))
+			return true;
+	return false;
+}
 
-int parse_schedstat(const char *buf, size_t len, uint64_t *runs)
+int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns)
+{
+	static const char key[] = "se.exec_start";
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		if ((size_t)(line_end - p) > sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0 &&
+		    (is_space(p[sizeof(key) - 1]) || p[sizeof(key) - 1] == ':')) {
+			/* "se.exec_start   :   1646350.704279": ms, 6 decimals */
+			const char *q = p + sizeof(key) - 1;
+			while (q < line_end && is_space(*q))
+				q++;
+			if (q >= line_end || *q++ != ':')
+				return -1;
+			while (q < line_end && is_space(*q))
+				q++;
+			uint64_t ms = 0, frac = 0;
+			int digits = 0, decimals = 0;
+			for (; q < line_end && *q >= '0' && *q <= '9'; q++, digits++) {
+				if (digits >= 15)
+					return -1;
+				ms = ms * 10 + (uint64_t)(*q - '0');
+			}
+			if (!digits || q >= line_end || *q++ != '.')
+				return -1;
+			for (; q < line_end && *q >= '0' && *q <= '9'; q++, decimals++) {
+				if (decimals >= 6)
+					return -1;
+				frac = frac * 10 + (uint64_t)(*q - '0');
+			}
+			if (decimals != 6)
+				return -1;
+			while (q < line_end && is_space(*q))
+				q++;
+			if (q != line_end)
+				return -1;
+			*ns = ms * 1000000ULL + frac;
+			return 0;
+		}
+		p = line_end + 1;
+	}
+	return -1;
+}
+
+/* Parses " 0x..." at *p. */
+static int hex_prefixed_after_space(const char **p, const char *end, uint64_t *out);
+
+int parse_schedstat(const char *buf, size_t len, struct sched_counts *out)
 {
 	const char *p = buf, *end = buf + len;
-	uint64_t v = 0;
+	uint64_t v[3];
 	for (int field = 0; field < 3; field++) {
 		if (field > 0) {
 			if (p >= end || *p != ' ')
@@ -173,40 +228,46 @@ int parse_schedstat(const char *buf, size_t len, uint64_t *runs)
 			p++;
 		}
 		int digits = 0;
-		for (v = 0; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+		for (v[field] = 0; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
 			uint64_t d = (uint64_t)(*p - '0');
-			if (v > (UINT64_MAX - d) / 10)
+			if (v[field] > (UINT64_MAX - d) / 10)
 				return -1; /* more than a uint64_t holds */
-			v = v * 10 + d;
+			v[field] = v[field] * 10 + d;
 		}
 		if (!digits)
 			return -1;
 	}
 	if (p < end && *p != '\n')
 		return -1;
-	*runs = v;
+	*out = (struct sched_counts){ .run_ns = v[0], .wait_ns = v[1], .runs = v[2] };
 	return 0;
 }
 
 int parse_proc_syscall(const char *buf, size_t len, struct blocked_syscall *out)
 {
 	const char *p = buf, *end = buf + len;
+	if (end - p >= 3 && memcmp(p, "-1 ", 3) == 0) {
+		/* Blocked outside a system call (a page fault): "-1 sp pc". */
+		p += 2;
+		memset(out, 0, sizeof(*out));
+		out->nr = -1;
+		if (hex_prefixed_after_space(&p, end, &out->sp) != 0 ||
+		    hex_prefixed_after_space(&p, end, &out->pc) != 0)
+			return -1;
+		return p == end || *p == '\n' ? 0 : -1;
+	}
 	long nr = 0;
 	int digits = 0;
 	for (; p < end && *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
 		nr = nr * 10 + (*p - '0');
 	if (!digits || p >= end || *p != ' ')
-		return -1; /* "running", "-1 ...": nothing to compare */
+		return -1; /* "running": nothing to read */
 	out->nr = nr;
 	uint64_t *fields[8] = { &out->args[0], &out->args[1], &out->args[2], &out->args[3],
 				&out->args[4], &out->args[5], &out->sp, &out->pc };
-	for (int i = 0; i < 8; i++) {
-		if (p >= end || *p != ' ')
+	for (int i = 0; i < 8; i++)
+		if (hex_prefixed_after_space(&p, end, fields[i]) != 0)
 			return -1;
-		p++;
-		if (hex_prefixed(&p, end, fields[i]) != 0)
-			return -1;
-	}
 	return p == end || *p == '\n' ? 0 : -1;
 }
 
@@ -230,11 +291,11 @@ static int hex_field(const char **p, const char *end, uint64_t *out)
 	return digits ? 0 : -1;
 }
 
-static int hex_prefixed(const char **p, const char *end, uint64_t *out)
+static int hex_prefixed_after_space(const char **p, const char *end, uint64_t *out)
 {
-	if (end - *p < 3 || (*p)[0] != '0' || (*p)[1] != 'x')
+	if (end - *p < 4 || (*p)[0] != ' ' || (*p)[1] != '0' || (*p)[2] != 'x')
 		return -1;
-	*p += 2;
+	*p += 3;
 	return hex_field(p, end, out);
 }
 

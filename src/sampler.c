@@ -1,89 +1,73 @@
-/* sampler.c - the tick loop.
+/* sampler.c - the tick loop (sampler.h): for each thread, decide, then
+ * capture only what must be copied, then describe the sample.
  *
- * Per tick and thread: read state and kernel stack from /proc while the
- * thread runs (once it is stopped they would describe our stop), stop it,
- * copy registers and live stack, resume it, and only then unwind and count.
- * Stacks are counted by address and named after the run (as perf report
- * does): the first look-up in a module reads its symbols and debug info,
- * which can take a tenth of a second, and ticks missed meanwhile would be
- * missing from the profile.  --format stap writes sample by sample, so it
- * names as it goes.
- *
- * Ticks are absolute deadlines; a round that ends after the next deadline
- * starts the next one at once, and a tick whose whole interval passed
- * meanwhile is skipped and counted, never made up.
+ *   decide    decide.h: reuse what we know, peek at a blocked thread, or
+ *             stop it - from the state and run count read at the tick;
+ *   capture   peek: sp and pc from /proc/.../syscall and a stack copy,
+ *             consistent if the run count did not move meanwhile; stop:
+ *             interrupt, spin a few microseconds for the trap of a thread
+ *             on a CPU (one queued for a CPU is collected when it traps),
+ *             copy registers and live stack, resume;
+ *   describe  unwind (after the resume), the state as the target lived
+ *             it, the kernel frames, the thread's name, the Oracle state,
+ *             and count the sample by address (program.h).
  */
 #define _GNU_SOURCE
 #include "sampler.h"
 
-#include <inttypes.h>
+#include <sched.h>
 #include <stdbool.h>
-#include <sys/resource.h>
-#include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include "decide.h"
 #include "frame.h"
 #include "output.h"
+#include "priority.h"
 #include "procfs.h"
+#include "program.h"
 #include "snapshot.h"
-#include "symbolize.h"
 #include "unwind.h"
-
-/* A thread blocked in a system call does not move: while it stays blocked
- * at the same place (same call, arguments, sp and pc in /proc/.../syscall,
- * same stack bytes), its last unwound user stack is still the truth and
- * it is not stopped again.  Sleeping threads cost the target nothing, and
- * their system calls are not interrupted and restarted every tick. */
-struct blocked_sample {
-	struct blocked_syscall where;
-	uint64_t stack_start;
-	size_t stack_len;
-	uint64_t stack_hash;
-	unsigned modules_seen;  /* the unwind is only as good as the module list */
-	bool in_group_stop;     /* taken in group stop number group_stops: */
-	unsigned group_stops;   /* valid while that stop lasts */
-	int n_frames, complete;
-	struct unwound_frame frames[UNWIND_MAX_FRAMES];
-	/* Parked: our stop took the thread out of a blocking call, which it
-	 * restarts once it runs again.  Until then (schedstat's run count
-	 * still parked_runs) it shows R only because of us: it is sampled as
-	 * it was, in state and kernel stack. */
-	bool parked;
-	char state;
-	uint64_t parked_runs;
-	int n_kernel;
-	char kernel[1024]; /* n_kernel names, each NUL-terminated */
-};
-
-/* User frames of one sample once named: inlined functions add frames. */
-#define USER_FRAMES_MAX (4 * UNWIND_MAX_FRAMES)
 
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define KFRAME_MAX (KSYM_MAX + 8)
+/* How long to spin for the trap of a thread on a CPU, or of a blocked one
+ * our interrupt wakes: longer than either takes when a CPU is free. */
+#define STOP_SPIN_NS 50000ULL
+#define STOP_LATE_NS 200000000ULL /* a stop still pending: counted late */
+#define END_WAIT_NS 200000000ULL  /* at the end, wait this long for traps */
 
-/* One program of a process: what unwinds and names its addresses, and its
- * stacks not named yet (folded output).  An execve retires it: its stacks
- * are named after the run with its own modules, and a new one starts. */
-struct image {
-	struct modules *modules;
-	struct unwinder *unwinder;     /* NULL once retired */
-	struct symbolizer *symbolizer;
-	struct stack_table *pending;   /* words: see encode_sample() */
-	struct stack_table *named;     /* where naming puts them: the output */
-	bool naming;                   /* naming now: no re-entry from a hook */
-	int error;                     /* out of memory while naming */
-	struct image *older;           /* the program before an execve */
+/* A sample that waits for its thread's trap: the ticks it stands for
+ * (a thread queued for a CPU runs no user code until it traps, so its
+ * user stack then is the one it had at each of them). */
+#define PENDING_TICKS 4
+struct pending_tick {
+	uint64_t count;
+	char state;        /* from stat at the tick */
+	bool on_cpu;       /* R: on a CPU at the tick */
+	int n_kernel;
+	char kernel[MEMORY_KERNEL_BYTES];
 };
 
-/* Stacks not named yet past this many: name them, so that memory stays
- * bounded whatever the target does. */
-#define PENDING_MAX 65536
+struct pending_stop {
+	uint64_t began_ns;  /* when a thread on a CPU stopped running */
+	bool late;          /* counted as late already */
+	bool running;       /* executing at the tick: its freeze starts then */
+	bool runs_known;
+	uint64_t runs;      /* its run count at the first tick */
+	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
+	int n_ticks;
+	struct pending_tick ticks[PENDING_TICKS];
+};
 
 struct process {
 	struct target *t;
-	struct image *image;           /* the program running now */
+	struct program *program;       /* the program running now */
 	unsigned execs_seen;
 };
 
@@ -97,27 +81,136 @@ struct sampler {
 	size_t n_targets;
 	struct process *procs;
 	bool several;          /* several processes: root frames name them */
-	/* The process being sampled. */
-	struct process *proc;
-	struct target *t;
-	struct image *img;
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int write_error;
+	unsigned stops_pending; /* threads asked to stop, trap not seen */
+	uint64_t rng;          /* xorshift state for the intervals */
+	/* This round: the CPU we run on, and when we got it (our own
+	 * se.exec_start, read first thing): a target thread on the same CPU
+	 * that stopped running at that very instant was preempted by us. */
+	int my_cpu;
+	bool my_start_known;
+	uint64_t my_start_ns;
+	bool shared_cpu;       /* last round a queued thread was on our CPU */
+	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
 };
 
-/* The stack mapping holding sp, so the next copies take exactly the live
- * part.  Read from /proc/PID/maps, after the thread runs again. */
-static void learn_stack_bounds(pid_t pid, struct thread *th, uint64_t sp)
+static struct process *process_of(struct sampler *s, const struct target *t)
 {
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (s->procs[i].t == t)
+			return &s->procs[i];
+	return &s->procs[0];
+}
+
+/* --- describe -------------------------------------------------------- */
+
+/* "postgres" or, with several processes, "postgres[1234]/walwriter". */
+static void root_frame(const struct sampler *s, const struct target *t,
+		       const struct thread *th, char *out, size_t outsz)
+{
+	if (s->several) {
+		char proc[COMM_MAX];
+		frame_sanitize(t->comm, proc, sizeof(proc));
+		snprintf(out, outsz, "%s[%d]/%s", proc, (int)t->pid, th->comm);
+	} else {
+		snprintf(out, outsz, "%s", th->comm);
+	}
+}
+
+/* Oracle's view of the same instant, from the words in s->snap. */
+static const char *app_state(const struct sampler *s, char *buf, size_t len)
+{
+	if (!s->o->ksuseopc_addr)
+		return NULL;
+	if (!s->snap->words_ok)
+		return "[unreadable] (Oracle state)";
+	oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names, buf, len);
+	return buf;
+}
+
+/* The kernel frames of a stack as read, filtered and named "NAME_[k]",
+ * outermost first, into kbuf; pointers in kernel[].  Returns their number. */
+static int kernel_frames(struct kernel_stack *ks, char kbuf[][KFRAME_MAX], const char **kernel)
+{
+	int n = kernel_stack_filter(ks);
+	for (int i = 0; i < n; i++) {
+		char clean[KSYM_MAX];
+		frame_sanitize(ks->frame[n - 1 - i], clean, sizeof(clean));
+		snprintf(kbuf[i], KFRAME_MAX, "%s_[k]", clean);
+		kernel[i] = kbuf[i];
+	}
+	return n;
+}
+
+/* Counts count samples of a thread: its user frames and the rest. */
+static void count_sample(struct sampler *s, struct process *p, struct thread *th,
+			 const char *state, const char *const *kernel, int n_kernel,
+			 const struct unwound_frame *frames, int n_frames, int complete,
+			 uint64_t count)
+{
+	char root[2 * COMM_MAX + 16], oracle[320];
+	root_frame(s, p->t, th, root, sizeof(root));
+	struct sample_view v = {
+		.thread = root,
+		.app_state = app_state(s, oracle, sizeof(oracle)),
+		.state = state,
+		.kernel = kernel,
+		.n_kernel = (size_t)n_kernel,
+	};
+	if (s->o->format == FORMAT_STAP) {
+		/* the original tool's per-sample blocks: named as they come */
+		const char *user[PROGRAM_USER_FRAMES_MAX];
+		uint64_t user_ip[PROGRAM_USER_FRAMES_MAX];
+		v.user = user;
+		v.user_ip = user_ip;
+		v.n_user = program_name_frames(p->program, frames, (size_t)n_frames, user, user_ip);
+		for (uint64_t i = 0; i < count; i++)
+			if (output_stap_sample(s->out, &v) != 0)
+				s->write_error = 1;
+	} else if (program_count(p->program, &v, frames, (size_t)n_frames, count) != 0) {
+		s->write_error = 1;
+	}
+	if (!complete && n_frames > 0)
+		s->r->unwind_failures += count;
+	th->samples += count;
+	s->r->samples += count;
+	if (strcmp(state, "R (running)") == 0)
+		th->samples_on_cpu += count;
+}
+
+/* A sample of what the memory holds: user frames and kernel frames. */
+static void count_from_memory(struct sampler *s, struct process *p, struct thread *th,
+			      const char *state)
+{
+	const struct thread_memory *m = th->memory;
+	const char *kernel[KSTACK_MAX];
+	int n_kernel = memory_kernel(m, kernel, KSTACK_MAX);
+	count_sample(s, p, th, state, kernel, n_kernel, m->frames, m->n_frames, m->complete, 1);
+}
+
+/* --- capture --------------------------------------------------------- */
+
+/* The stack mapping holding sp, so the next copies take exactly the live
+ * part: from the maps already read, else from the thread's own maps (a
+ * stack mapped since), read while it runs. */
+static void stack_bounds(struct process *p, struct thread *th, uint64_t sp, bool may_read)
+{
+	if (sp >= th->stack_low && sp < th->stack_top)
+		return;
+	if (modules_mapping_of(p->program->modules, sp, &th->stack_low, &th->stack_top) == 0)
+		return;
+	th->stack_low = th->stack_top = 0;
+	if (!may_read)
+		return;
 	char path[64], line[4096];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)th->tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)p->t->pid, (int)th->tid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		struct map_entry me;
-		if (parse_maps_line(line, strlen(line), &me) == 0 &&
-		    sp >= me.start && sp < me.end) {
+		if (parse_maps_line(line, strlen(line), &me) == 0 && sp >= me.start && sp < me.end) {
 			th->stack_low = me.start;
 			th->stack_top = me.end;
 			break;
@@ -126,453 +219,426 @@ static void learn_stack_bounds(pid_t pid, struct thread *th, uint64_t sp)
 	fclose(f);
 }
 
-/* A 64-bit fingerprint of a stack copy, a word at a time (stacks are
- * word arrays; a byte-wise hash cost more than the rest of a sample). */
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
+static struct thread_memory *memory_of(struct thread *th)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ n;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
+	if (!th->memory)
+		th->memory = calloc(1, sizeof(*th->memory));
+	return th->memory;
+}
+
+/* Keeps an unwind in the memory, with what it was unwound from. */
+static void remember(struct thread_memory *m, const struct snapshot *snap, unsigned generation,
+		     const struct unwound_frame *frames, int n, int complete)
+{
+	m->valid = true;
+	m->generation = generation;
+	m->n_frames = n;
+	m->complete = complete;
+	memcpy(m->frames, frames, (size_t)n * sizeof(*frames));
+	m->sp = snap->regs.rsp;
+	m->pc = snap->regs.rip;
+	m->stack_start = snap->stack_start;
+	m->stack_len = snap->stack_len;
+	m->stack_hash = stack_hash(snap->stack, snap->stack_len);
+}
+
+/* A blocked thread without stopping it.  Returns false when it must be
+ * stopped instead: it runs now, it ran while we read, or its stack cannot
+ * be unwound from sp and pc alone and is not the one we know. */
+static bool peek(struct sampler *s, struct process *p, struct thread *th, char state,
+		 const struct sched_counts *sc, bool runs_known, struct kernel_stack *ks)
+{
+	struct thread_memory *m = memory_of(th);
+	struct blocked_syscall w;
+	if (!m || thread_read_syscall(th, &w) != 0)
+		return false;
+	stack_bounds(p, th, w.sp, false);
+	if (snapshot_peek(th->tid, &w, th->stack_top, s->snap) != 0)
+		return false;
+	/* Consistent if the thread was not put on a CPU while we read. */
+	struct sched_counts after;
+	bool consistent = runs_known && thread_read_sched(p->t, th, &after) == 0 &&
+			  after.runs == sc->runs;
+	unsigned generation = modules_generation(p->program->modules);
+	bool same = memory_matches(m, s->snap->regs.rsp, s->snap->regs.rip, s->snap->stack_start,
+				   s->snap->stack_len,
+				   stack_hash(s->snap->stack, s->snap->stack_len), generation);
+	if (!same) {
+		if (!consistent)
+			return false;
+		struct unwound_frame frames[UNWIND_MAX_FRAMES];
+		int complete;
+		int n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
+					&complete);
+		if (!complete)
+			return false; /* it needs a register we do not have */
+		remember(m, s->snap, modules_generation(p->program->modules), frames, n, complete);
 	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
+	m->aborted = false; /* back in its wait, if our stop took it out */
+	m->in_group_stop = false;
+	m->verified = consistent;
+	m->runs_verified = sc->runs;
+	/* A wait our stop aborted goes on as restart_syscall, whose kernel
+	 * stack shows only the system call entry: it keeps the frames it had. */
+	bool restarted = same && w.nr == SYS_restart_syscall && m->n_kernel > 0;
+	if (!restarted) {
+		char kbuf[KSTACK_MAX][KFRAME_MAX];
+		const char *kernel[KSTACK_MAX];
+		int n_kernel = kernel_frames(ks, kbuf, kernel);
+		memory_keep_kernel(m, kernel, n_kernel);
+	}
+	s->r->peeked++;
+	count_from_memory(s, p, th, reported_state(state, false, false));
+	return true;
 }
 
-/* Still blocked exactly where the cached sample was taken? */
-static bool blocked_unchanged(struct sampler *s, struct thread *th)
+/* Completes the sample(s) of a thread we stopped, now that it is: copy,
+ * resume, then unwind and count.  Called as soon as its trap is seen. */
+static void complete_stop(struct sampler *s, struct process *p, struct thread *th,
+			  uint64_t seen_ns)
 {
-	struct blocked_sample *b = th->blocked;
-	struct blocked_syscall now;
-	if (b && b->in_group_stop)
-		/* A stopped thread runs no code until SIGCONT, which we see. */
-		return th->group_stop && b->group_stops == th->group_stops &&
-		       b->modules_seen == modules_generation(s->img->modules);
-	if (!b || b->modules_seen != modules_generation(s->img->modules) ||
-	    thread_read_syscall(th, &now) != 0 ||
-	    memcmp(&now, &b->where, sizeof(now)) != 0)
-		return false;
-	/* A blocked thread's stack does not change: re-read it without
-	 * stopping anybody, and compare. */
-	struct iovec local = { s->snap->stack, b->stack_len };
-	struct iovec remote = { (void *)(uintptr_t)b->stack_start, b->stack_len };
-	if (process_vm_readv(th->tid, &local, 1, &remote, 1, 0) != (ssize_t)b->stack_len)
-		return false;
-	return hash_bytes(s->snap->stack, b->stack_len) == b->stack_hash;
-}
-
-static void remember_blocked(struct sampler *s, struct thread *th,
-			     const struct unwound_frame *frames, int n, int complete)
-{
-	const struct snapshot *snap = s->snap;
-	struct blocked_syscall where = { 0 };
-	/* An unwind that failed (a library not known yet) is not kept: the
-	 * next tick stops the thread and tries again.  Kept: a thread blocked
-	 * in a system call, or one in a group stop (SIGSTOP, Ctrl-Z). */
-	bool stopped = th->group_stop;
-	if (!complete || (!stopped && snapshot_syscall(&snap->regs, &where) != 0)) {
-		free(th->blocked);
-		th->blocked = NULL;
+	struct pending_stop *ps = th->pending;
+	th->pending = NULL;
+	struct target *t = p->t;
+	unsigned execs = t->execs;
+	if (ps && s->stops_pending)
+		s->stops_pending--;
+	if (!ps) {
+		thread_resume(t, th); /* a stop we gave up on */
 		return;
 	}
-	if (!th->blocked && !(th->blocked = malloc(sizeof(*th->blocked))))
+	struct thread_memory *m = memory_of(th);
+	struct pending_tick *first = &ps->ticks[0];
+	bool blocked = first->state == 'S' || first->state == 'D';
+	bool copied = snapshot_regs(th->tid, s->snap) == 0;
+	/* Still where our last stop left it, not back in its wait yet (it
+	 * ran a little, into a CPU quota's throttle say): that stop's doing. */
+	bool parked = copied && m && m->aborted && first->state == 'R' &&
+		      snapshot_restart_pending(&s->snap->regs, &m->abort_where);
+	struct sched_counts stopped;
+	bool runs_while_stopped = false;
+	if (copied && !parked) {
+		stack_bounds(p, th, s->snap->regs.rsp, false);
+		copied = snapshot_stack(th->tid, th->stack_top, s->snap) == 0;
+	}
+	if (copied && (ps->classify_by_runs || blocked || parked))
+		/* the one read in a stop that is not a copy: only for a
+		 * thread that was blocked, or when no kernel stack can tell
+		 * whether it was on a CPU */
+		runs_while_stopped = thread_read_sched(t, th, &stopped) == 0;
+	uint64_t resumed = now_ns();
+	thread_resume(t, th);
+	uint64_t t1 = now_ns();
+	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
+	 * a CPU from the interrupt; one that was not (blocked, or queued for a
+	 * CPU) from its trap, when it would have run on. */
+	bool was_running = first->state == 'R' && ps->running && !ps->classify_by_runs;
+	hist_add(&s->r->frozen, resumed - (was_running ? ps->began_ns : seen_ns));
+	if (t->execs != execs) {
+		/* An execve completed while we waited: what /proc said before
+		 * the stop was the old program's, the stack is the new one's.
+		 * Such a sample describes neither. */
+		free(ps);
 		return;
-	struct blocked_sample *b = th->blocked;
-	b->where = where;
-	b->stack_start = snap->stack_start;
-	b->stack_len = snap->stack_len;
-	b->stack_hash = hash_bytes(snap->stack, snap->stack_len);
-	b->modules_seen = modules_generation(s->img->modules);
-	b->in_group_stop = stopped;
-	b->group_stops = th->group_stops;
-	b->n_frames = n;
-	b->complete = complete;
-	memcpy(b->frames, frames, (size_t)n * sizeof(*frames));
-}
-
-/* A thread our stop took out of a blocking call must run to restart it,
- * and until it is back in the call it shows R because of us.  Has it not
- * run at all since?  Then nothing about it changed: it is sampled as it
- * was at the stop, without stopping it again. */
-static bool parked_unmoved(struct sampler *s, struct thread *th, char state)
-{
-	struct blocked_sample *b = th->blocked;
-	uint64_t runs;
-	return b && b->parked && state == 'R' &&
-	       b->modules_seen == modules_generation(s->img->modules) &&
-	       thread_read_runs(s->t, th, &runs) == 0 && runs == b->parked_runs;
-}
-
-/* Keeps the kernel frames of a parked thread's sample, if they fit. */
-static void park_kernel(struct blocked_sample *b, const char *const *kernel, int n)
-{
-	size_t used = 0;
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(kernel[i]) + 1;
-		if (used + len > sizeof(b->kernel)) {
-			b->parked = false;
-			return;
+	}
+	if (!m) {
+		free(ps);
+		return;
+	}
+	if (parked) {
+		/* nothing was copied in the stop: the words now, as for a
+		 * thread not stopped at all */
+		if (s->o->ksuseopc_addr)
+			snapshot_read_words(th->tid, s->snap);
+		if (runs_while_stopped)
+			m->runs_at_abort = stopped.runs;
+		for (int i = 0; i < ps->n_ticks; i++)
+			for (uint64_t k = 0; k < ps->ticks[i].count; k++)
+				count_from_memory(s, p, th, reported_state(m->state_before, false, false));
+		free(ps);
+		return;
+	}
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int n = 0, complete = 0;
+	if (copied) {
+		n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
+				    &complete);
+		stack_bounds(p, th, s->snap->regs.rsp, true);
+		remember(m, s->snap, modules_generation(p->program->modules), frames, n, complete);
+		m->verified = false; /* it runs again: proven only by a peek */
+		m->in_group_stop = th->group_stop;
+		m->group_stops = th->group_stops;
+		/* Did our stop take it out of a blocking call?  Until it runs
+		 * to restart it, /proc says R because of us. */
+		m->aborted = blocked && !th->group_stop && runs_while_stopped &&
+			     snapshot_restarting(&s->snap->regs) &&
+			     snapshot_syscall(&s->snap->regs, &m->abort_where) == 0;
+		if (m->aborted) {
+			m->state_before = first->state;
+			m->runs_at_abort = stopped.runs;
 		}
-		memcpy(b->kernel + used, kernel[i], len);
+	}
+	/* Without a kernel stack to tell, the trap does: a thread on a CPU
+	 * traps where it is, one queued for a CPU must be put on it first. */
+	bool on_cpu_by_runs = runs_while_stopped && ps->runs_known && stopped.runs == ps->runs;
+	for (int i = 0; i < ps->n_ticks; i++) {
+		struct pending_tick *pt = &ps->ticks[i];
+		const char *kernel[KSTACK_MAX];
+		int n_kernel = 0;
+		const char *k = pt->kernel;
+		for (; n_kernel < pt->n_kernel; n_kernel++, k += strlen(k) + 1)
+			kernel[n_kernel] = k;
+		if (i == 0) /* the wait's own, if our stop aborts it */
+			memory_keep_kernel(m, kernel, n_kernel);
+		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
+		count_sample(s, p, th, reported_state(pt->state, th->group_stop, on_cpu), kernel,
+			     n_kernel, frames, n, complete, pt->count);
+	}
+	free(ps);
+	hist_add(&s->r->work, now_ns() - t1);
+}
+
+/* targets_wait_until's hook: the trap of a thread whose stop was pending. */
+static void on_trap(void *arg, struct target *t, struct thread *th, uint64_t seen_ns)
+{
+	struct sampler *s = arg;
+	complete_stop(s, process_of(s, t), th, seen_ns);
+}
+
+/* Adds this tick to a pending stop: the state and kernel frames it had. */
+static void pending_add_tick(struct pending_stop *ps, char state, bool on_cpu,
+			     const char *const *kernel, int n_kernel)
+{
+	char buf[MEMORY_KERNEL_BYTES];
+	size_t used = 0;
+	for (int i = 0; i < n_kernel; i++) {
+		size_t len = strlen(kernel[i]) + 1;
+		if (used + len > sizeof(buf)) {
+			n_kernel = i;
+			break;
+		}
+		memcpy(buf + used, kernel[i], len);
 		used += len;
 	}
-	b->n_kernel = n;
-}
-
-/* Outermost first, as the folded format wants them; a frame's inlined
- * functions follow it, each at the frame's address.  frames[] is innermost
- * first, as unwound.  Returns the number of names. */
-static size_t name_frames(struct symbolizer *sym, const struct unwound_frame *frames,
-			  size_t n_frames, const char **user, uint64_t *user_ip)
-{
-	size_t n_user = 0;
-	for (size_t i = n_frames; i-- > 0;) {
-		const char *const *names;
-		size_t n = symbolize(sym, frames[i].ip, frames[i].kind, &names);
-		for (size_t k = 0; k < n && n_user < USER_FRAMES_MAX; k++) {
-			user[n_user] = names[k];
-			user_ip[n_user++] = frames[i].ip;
+	if (ps->n_ticks > 0) {
+		struct pending_tick *last = &ps->ticks[ps->n_ticks - 1];
+		if ((last->state == state && last->on_cpu == on_cpu && last->n_kernel == n_kernel &&
+		     memcmp(last->kernel, buf, used) == 0) ||
+		    ps->n_ticks == PENDING_TICKS) {
+			last->count++; /* the same, or no room: like the last */
+			return;
 		}
 	}
-	return n_user;
+	struct pending_tick *pt = &ps->ticks[ps->n_ticks++];
+	pt->count = 1;
+	pt->state = state;
+	pt->on_cpu = on_cpu;
+	pt->n_kernel = n_kernel;
+	memcpy(pt->kernel, buf, used);
 }
 
-/* A sample not named yet, as words:
- *   root, app state (0: none), state, n (user frames), n frames root first
- *   as ip << 2 | kind, then the kernel frames;
- * every string interned in the pending table. */
-enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
-
-static int encode_sample(struct stack_table *pending, const struct sample_view *v,
-			 const struct unwound_frame *frames, size_t n_frames)
+/* Stops a thread: waiting a few microseconds for one that runs (or is
+ * blocked: our interrupt wakes it), not at all for one queued for a CPU -
+ * its trap is collected when it gets the CPU.  on_cpu is what the sample
+ * says; running, whether it executes right now (one the profiler itself
+ * preempted counts as on a CPU, but traps only once we yield it). */
+static void stop(struct sampler *s, struct process *p, struct thread *th, char state,
+		 bool on_cpu, bool running, bool classify_by_runs, const struct sched_counts *sc,
+		 bool runs_known, struct kernel_stack *ks)
 {
-	uint64_t words[W_FRAMES + UNWIND_MAX_FRAMES + KSTACK_MAX];
-	const char *root = stack_table_intern(pending, v->thread);
-	const char *state = stack_table_intern(pending, v->state);
-	const char *app = v->app_state ? stack_table_intern(pending, v->app_state) : NULL;
-	if (!root || !state || (v->app_state && !app))
-		return -1;
-	words[W_ROOT] = (uintptr_t)root;
-	words[W_APP] = (uintptr_t)app;
-	words[W_STATE] = (uintptr_t)state;
-	words[W_NFRAMES] = n_frames;
-	size_t n = W_FRAMES;
-	for (size_t i = n_frames; i-- > 0;)
-		words[n++] = frames[i].ip << 2 | (uint64_t)frames[i].kind;
-	for (size_t i = 0; i < v->n_kernel; i++) {
-		const char *k = stack_table_intern(pending, v->kernel[i]);
-		if (!k)
-			return -1;
-		words[n++] = (uintptr_t)k;
+	struct pending_stop *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return;
+	char kbuf[KSTACK_MAX][KFRAME_MAX];
+	const char *kernel[KSTACK_MAX];
+	int n_kernel = kernel_frames(ks, kbuf, kernel);
+	pending_add_tick(ps, state, on_cpu, kernel, n_kernel);
+	ps->runs_known = runs_known;
+	ps->runs = sc->runs;
+	ps->classify_by_runs = classify_by_runs;
+	ps->running = running;
+	if (thread_interrupt(th, &ps->began_ns) != 0) {
+		free(ps);
+		return;
 	}
-	return stack_table_add_words(pending, words, n, 1) < 0 ? -1 : 0;
+	free(th->pending);
+	th->pending = ps;
+	s->stops_pending++;
+	bool queued = state == 'R' && !running && !classify_by_runs;
+	if (queued)
+		s->r->queued++;
+	uint64_t seen;
+	uint64_t spin_until = queued ? 0 : now_ns() + STOP_SPIN_NS;
+	switch (thread_wait_stop(p->t, th, spin_until, &seen)) {
+	case STOP_OK:
+		complete_stop(s, p, th, seen);
+		break;
+	case STOP_PENDING:
+		break; /* collected by on_trap when it comes */
+	case STOP_GONE:
+		free(th->pending);
+		th->pending = NULL;
+		s->stops_pending--;
+		break;
+	}
 }
 
-static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
+/* --- decide ---------------------------------------------------------- */
+
+/* R, not on a CPU, on ours: waiting only because our tick took the CPU
+ * from it?  Then it stopped running the instant we started. */
+static bool preempted_by_us(struct sampler *s, struct process *p, struct thread *th,
+			    const struct task_stat *st)
 {
-	struct image *img = arg;
-	size_t n_frames = words[W_NFRAMES];
-	struct unwound_frame frames[UNWIND_MAX_FRAMES];
-	for (size_t i = 0; i < n_frames; i++) /* back to innermost first */
-		frames[n_frames - 1 - i] = (struct unwound_frame){
-			words[W_FRAMES + i] >> 2, (enum frame_kind)(words[W_FRAMES + i] & 3) };
-	const char *user[USER_FRAMES_MAX], *kernel[KSTACK_MAX];
-	uint64_t user_ip[USER_FRAMES_MAX];
-	size_t n_kernel = n - W_FRAMES - n_frames;
-	for (size_t i = 0; i < n_kernel; i++)
-		kernel[i] = (const char *)(uintptr_t)words[W_FRAMES + n_frames + i];
-	struct sample_view v = {
-		.thread = (const char *)(uintptr_t)words[W_ROOT],
-		.app_state = (const char *)(uintptr_t)words[W_APP],
-		.state = (const char *)(uintptr_t)words[W_STATE],
-		.user = user,
-		.n_user = name_frames(img->symbolizer, frames, n_frames, user, user_ip),
-		.user_ip = user_ip,
-		.kernel = kernel,
-		.n_kernel = n_kernel,
+	if (st->processor != s->my_cpu)
+		return false;
+	/* We read our own start only in rounds after one that needed it:
+	 * read later in a round it may have moved on (any wake-up on our
+	 * CPU updates it), so this round counts the thread as queued. */
+	s->shared_cpu = true;
+	uint64_t stopped_at;
+	return s->my_start_known && thread_read_exec_start(p->t, th, &stopped_at) == 0 &&
+	       stopped_at >= s->my_start_ns;
+}
+
+/* Which CPU this round runs on, and since when (see struct sampler). */
+static void note_my_cpu(struct sampler *s)
+{
+	s->my_start_known = false;
+	s->my_cpu = sched_getcpu();
+	if (!s->shared_cpu)
+		return;
+	s->shared_cpu = false;
+	if (s->self_sched_fd == -1) {
+		s->self_sched_fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+		if (s->self_sched_fd < 0)
+			s->self_sched_fd = -2;
+	}
+	char buf[4096];
+	ssize_t n = s->self_sched_fd >= 0 ? pread(s->self_sched_fd, buf, sizeof(buf), 0) : -1;
+	s->my_start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->my_start_ns) == 0;
+}
+
+/* The schedstat figures for the summary's check of the samples. */
+static void note_sched(struct thread *th, const struct sched_counts *sc, uint64_t now)
+{
+	if (!th->sched_seen) {
+		th->sched_seen = true;
+		th->sched_first_ns = now;
+		th->sched_first_run_ns = sc->run_ns;
+	}
+	th->sched_last_ns = now;
+	th->sched_last_run_ns = sc->run_ns;
+}
+
+static void sample_thread(struct sampler *s, struct process *p, struct thread *th)
+{
+	struct target *t = p->t;
+	struct task_stat st;
+	struct kernel_stack ks;
+	ks.depth = 0;
+	if (thread_read_stat(th, &st) != 0)
+		return;
+	if (th->tid == t->pid)
+		t->num_threads = st.num_threads;
+	frame_sanitize(st.comm, th->comm, sizeof(th->comm));
+	uint64_t t0 = now_ns();
+	struct sched_counts sc = { 0, 0, 0 };
+	bool runs_known = thread_read_sched(t, th, &sc) == 0;
+	if (runs_known)
+		note_sched(th, &sc, t0);
+
+	if (th->stop_pending) {
+		/* Asked at an earlier tick and not stopped yet: it has run no
+		 * user code since, so this tick gets the stack its trap will
+		 * bring, with the state and kernel frames it has now. */
+		if (th->pending) {
+			thread_read_kernel_stack(t, th, &ks);
+			bool on_cpu = !t->kernel_stacks || kernel_stack_on_cpu(&ks);
+			char kbuf[KSTACK_MAX][KFRAME_MAX];
+			const char *kernel[KSTACK_MAX];
+			int n_kernel = kernel_frames(&ks, kbuf, kernel);
+			pending_add_tick(th->pending, st.state, on_cpu, kernel, n_kernel);
+		}
+		thread_nudge(th, t0);
+		if (th->pending && !th->pending->late && t0 - th->stop_asked_ns >= STOP_LATE_NS) {
+			th->pending->late = true;
+			th->stop_timeouts++;
+			s->r->stop_timeouts++;
+		}
+		return;
+	}
+
+	struct thread_memory *m = memory_of(th);
+	if (!m)
+		return;
+	struct tick_view v = {
+		.state = st.state,
+		.runs_known = runs_known,
+		.runs = sc.runs,
+		.group_stop = th->group_stop,
+		.group_stops = th->group_stops,
+		.generation = modules_generation(p->program->modules),
 	};
-	const char *all[3 + USER_FRAMES_MAX + KSTACK_MAX];
-	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
-	if (stack_table_add(img->named, all, n_all, count) < 0)
-		img->error = 1;
-}
-
-/* Names the image's pending stacks into the output table. */
-static void name_pending(struct image *img)
-{
-	if (img->naming || !img->pending)
+	switch (decide(&v, m)) {
+	case ACT_SKIP:
 		return;
-	img->naming = true;
-	stack_table_visit_words(img->pending, name_one, img);
-	stack_table_clear(img->pending);
-	img->naming = false;
-}
-
-/* modules.h's hook: a module is about to go, its addresses with it. */
-static void name_before_removal(void *arg)
-{
-	name_pending(arg);
-}
-
-static struct image *image_open(const struct sampler *s, pid_t pid, struct stack_table *named)
-{
-	struct image *img = calloc(1, sizeof(*img));
-	if (!img)
-		return NULL;
-	img->named = named;
-	img->modules = modules_open(pid, s->o->debuginfo_path);
-	img->unwinder = img->modules ? unwinder_new(img->modules) : NULL;
-	img->symbolizer = img->modules ? symbolizer_new(img->modules, &s->names_wanted) : NULL;
-	img->pending = s->o->format == FORMAT_FOLDED ? stack_table_new() : NULL;
-	if (!img->unwinder || !img->symbolizer || (s->o->format == FORMAT_FOLDED && !img->pending)) {
-		stack_table_free(img->pending);
-		symbolizer_free(img->symbolizer);
-		unwinder_free(img->unwinder);
-		modules_close(img->modules);
-		free(img);
-		return NULL;
-	}
-	modules_on_removal(img->modules, name_before_removal, img);
-	return img;
-}
-
-static void image_free(struct image *img)
-{
-	while (img) {
-		struct image *older = img->older;
-		stack_table_free(img->pending);
-		symbolizer_free(img->symbolizer);
-		unwinder_free(img->unwinder);
-		modules_close(img->modules);
-		free(img);
-		img = older;
-	}
-}
-
-static void record(struct sampler *s, const struct sample_view *v,
-		   const struct unwound_frame *frames, size_t n_frames)
-{
-	if (s->o->format == FORMAT_STAP) {
-		const char *user[USER_FRAMES_MAX];
-		uint64_t user_ip[USER_FRAMES_MAX];
-		struct sample_view named = *v;
-		named.user = user;
-		named.user_ip = user_ip;
-		named.n_user = name_frames(s->img->symbolizer, frames, n_frames, user, user_ip);
-		if (output_stap_sample(s->out, &named) != 0)
-			s->write_error = 1;
+	case ACT_REUSE:
+		if (s->o->ksuseopc_addr)
+			snapshot_read_words(th->tid, s->snap);
+		s->r->reused++;
+		count_from_memory(s, p, th, reported_state(st.state, th->group_stop, false));
+		break;
+	case ACT_PARKED:
+		if (s->o->ksuseopc_addr)
+			snapshot_read_words(th->tid, s->snap);
+		s->r->reused++;
+		count_from_memory(s, p, th, reported_state(m->state_before, false, false));
+		break;
+	case ACT_PEEK:
+		thread_read_kernel_stack(t, th, &ks);
+		if (peek(s, p, th, st.state, &sc, runs_known, &ks))
+			break;
+		stop(s, p, th, st.state, false, false, false, &sc, runs_known, &ks);
+		return;
+	case ACT_STOP: {
+		thread_read_kernel_stack(t, th, &ks);
+		/* R on a CPU or queued for one: the kernel stack tells, as
+		 * read before the stop; without it, the trap will. */
+		bool by_runs = !t->kernel_stacks && runs_known && st.state == 'R';
+		bool running = !t->kernel_stacks || kernel_stack_on_cpu(&ks);
+		bool on_cpu = running || (st.state == 'R' && preempted_by_us(s, p, th, &st));
+		stop(s, p, th, st.state, on_cpu, running, by_runs, &sc, runs_known, &ks);
 		return;
 	}
-	if (encode_sample(s->img->pending, v, frames, n_frames) != 0)
-		s->write_error = 1;
-	else if (stack_table_distinct(s->img->pending) >= PENDING_MAX)
-		name_pending(s->img);
+	}
+	hist_add(&s->r->work, now_ns() - t0);
 }
+
+/* --- the loop -------------------------------------------------------- */
 
 /* After an execve: the old program's modules describe what its stacks
  * ran; they are kept, unchanging, to name them after the run. */
-static int new_program(struct sampler *s, struct process *p)
-{
-	struct image *img = image_open(s, p->t->pid, p->image->named);
-	if (!img)
-		return -1;
-	struct image *old = p->image;
-	modules_freeze(old->modules);
-	unwinder_free(old->unwinder);
-	old->unwinder = NULL;
-	img->older = old;
-	p->image = img;
-	/* Its other threads are gone, stack bounds and blocked samples are
-	 * the old program's. */
-	for (size_t k = 0; k < p->t->n_threads; k++) {
-		struct thread *th = &p->t->threads[k];
-		th->stack_low = th->stack_top = 0;
-		free(th->blocked);
-		th->blocked = NULL;
-	}
-	return 0;
-}
-
-/* A new program since we last looked (seen while we waited, or during a
- * stop): switch to it before any sample of it meets the old modules. */
 static void follow_exec(struct sampler *s, struct process *p)
 {
 	if (p->t->execs == p->execs_seen)
 		return;
 	p->execs_seen = p->t->execs;
-	if (new_program(s, p) != 0)
+	struct program *next = program_exec(p->program, p->t->pid, s->o->debuginfo_path,
+					    &s->names_wanted);
+	if (!next) {
 		s->write_error = 1;
-	s->img = p->image;
-}
-
-static void sample_thread(struct sampler *s, struct thread *th)
-{
-	struct task_stat st;
-	struct kernel_stack ks;
-	if (thread_read_proc(s->t, th, &st, &ks) != 0)
 		return;
-	if (th->tid == s->t->pid)
-		s->t->num_threads = st.num_threads;
-
-	struct unwound_frame frames[UNWIND_MAX_FRAMES];
-	int n_frames = 0, complete = 0;
-	uint64_t t1;
-	bool asleep = st.state == 'S' || st.state == 'D' || th->group_stop;
-	if (asleep && th->blocked)
-		th->blocked->parked = false; /* back in its call, or elsewhere */
-	bool parked = parked_unmoved(s, th, st.state);
-	bool parking = false; /* this stop parks the thread */
-	uint64_t runs = 0;
-	if (parked || (asleep && blocked_unchanged(s, th))) {
-		t1 = now_ns();
-		if (s->o->ksuseopc_addr)
-			snapshot_read_words(th->tid, s->snap);
-		n_frames = th->blocked->n_frames;
-		complete = th->blocked->complete;
-		memcpy(frames, th->blocked->frames, (size_t)n_frames * sizeof(*frames));
-		th->samples_unstopped++;
-		s->r->unstopped++;
-	} else {
-		uint64_t asked, seen;
-		unsigned execs = s->t->execs;
-		enum stop_result stop = thread_stop(s->t, th, &asked, &seen);
-		if (stop == STOP_TIMEOUT)
-			s->r->stop_timeouts++;
-		if (stop != STOP_OK)
-			return;
-		int copied = snapshot_regs(th->tid, s->snap) == 0;
-		bool was_blocked = st.state == 'S' || st.state == 'D';
-		struct blocked_sample *b = th->blocked;
-		/* The one read in a stop that is not a copy, only for a thread
-		 * that was blocked anyway or is still stuck in our last stop's
-		 * aftermath.  Its run count while stopped cannot move.  A kernel
-		 * that does not count gives 0: no parking then. */
-		parked = copied && b && b->parked && st.state == 'R' &&
-			 snapshot_restart_pending(&s->snap->regs, &b->where) &&
-			 thread_read_runs(s->t, th, &runs) == 0 && runs > 0;
-		parking = copied && was_blocked && snapshot_restarting(&s->snap->regs) &&
-			  thread_read_runs(s->t, th, &runs) == 0 && runs > 0;
-		if (copied && !parked) {
-			uint64_t sp = s->snap->regs.rsp;
-			/* The stack's mapping, from the maps already read: the
-			 * copy takes the live part and nothing more. */
-			if ((sp < th->stack_low || sp >= th->stack_top) &&
-			    modules_mapping_of(s->img->modules, sp, &th->stack_low, &th->stack_top) != 0)
-				th->stack_low = th->stack_top = 0; /* mapped since: a window */
-			copied = snapshot_stack(th->tid, th->stack_top, s->snap) == 0;
-		}
-		uint64_t resumed = now_ns();
-		thread_resume(s->t, th);
-		t1 = now_ns();
-		/* What the stop cost the thread: until PTRACE_CONT wakes it
-		 * (inside the call; woken onto our CPU it may then keep us off
-		 * it for a time slice, which is not its freeze).  One that was
-		 * blocked (a sleep that changed, a disk wait) reaches our trap
-		 * only when its wait ends, as it would have run on: it is held
-		 * from then, which we see at once while we spin.  A running one
-		 * from the interrupt. */
-		hist_add(&s->r->frozen, resumed - (was_blocked ? seen : asked));
-		if (s->t->execs != execs) {
-			/* An execve completed while we waited: what /proc said
-			 * before the stop was the old program's, the stack is the
-			 * new one's.  Such a sample describes neither. */
-			follow_exec(s, s->proc);
-			return;
-		}
-
-		/* --- the thread runs again; all below is our own time --- */
-		if (parked) {
-			/* nothing was copied in the stop: the Oracle words now,
-			 * as for a thread not stopped at all */
-			if (s->o->ksuseopc_addr)
-				snapshot_read_words(th->tid, s->snap);
-			b->parked_runs = runs;
-			n_frames = b->n_frames;
-			complete = b->complete;
-			memcpy(frames, b->frames, (size_t)n_frames * sizeof(*frames));
-		} else if (copied) {
-			n_frames = unwind_snapshot(s->img->unwinder, s->snap, frames,
-						   UNWIND_MAX_FRAMES, &complete);
-			uint64_t sp = s->snap->regs.rsp;
-			if (sp < th->stack_low || sp >= th->stack_top)
-				learn_stack_bounds(s->t->pid, th, sp);
-			remember_blocked(s, th, frames, n_frames, complete);
-		}
-		b = th->blocked;
-		if (!parked && b) {
-			b->parked = parking && !b->in_group_stop;
-			b->state = st.state;
-			b->parked_runs = runs;
-		}
 	}
-	if (parked)
-		st.state = th->blocked->state; /* as it was, not the R we caused */
-	if (!complete)
-		s->r->unwind_failures++;
-	char kbuf[KSTACK_MAX][KFRAME_MAX];
-	const char *kernel[KSTACK_MAX];
-	int n_k = 0;
-	if (parked) {
-		/* its kernel stack now is our stop's; the one it had then */
-		const char *k = th->blocked->kernel;
-		for (; n_k < th->blocked->n_kernel; n_k++, k += strlen(k) + 1)
-			kernel[n_k] = k;
-	} else {
-		n_k = kernel_stack_filter(&ks);
-		for (int i = 0; i < n_k; i++) {
-			char clean[KSYM_MAX];
-			frame_sanitize(ks.frame[n_k - 1 - i], clean, sizeof(clean));
-			snprintf(kbuf[i], sizeof(kbuf[i]), "%s_[k]", clean);
-			kernel[i] = kbuf[i];
-		}
+	p->program = next;
+	/* Its other threads are gone; stack bounds and memories are the old
+	 * program's. */
+	for (size_t k = 0; k < p->t->n_threads; k++) {
+		struct thread *th = &p->t->threads[k];
+		th->stack_low = th->stack_top = 0;
+		free(th->memory);
+		th->memory = NULL;
 	}
-	if (parking && th->blocked && th->blocked->parked)
-		park_kernel(th->blocked, kernel, n_k);
-
-	/* In a group stop the thread shows 't' to /proc because it is also
-	 * traced; to its user it is stopped. */
-	char state = st.state;
-	if (th->group_stop && state == 't')
-		state = 'T';
-	char comm[COMM_MAX];
-	frame_sanitize(st.comm, comm, sizeof(comm));
-	memcpy(th->comm, comm, sizeof(comm));
-	char root[2 * COMM_MAX + 16];
-	if (s->several) {
-		/* "postgres[1234]/walwriter": which process, which thread */
-		char proc[COMM_MAX];
-		frame_sanitize(s->t->comm, proc, sizeof(proc));
-		snprintf(root, sizeof(root), "%s[%d]/%s", proc, (int)s->t->pid, comm);
-	} else {
-		snprintf(root, sizeof(root), "%s", comm);
-	}
-
-	/* Oracle's view of the same instant: the words were read in the stop. */
-	char oracle[320];
-	const char *app_state = NULL;
-	if (s->o->ksuseopc_addr && s->snap->words_ok) {
-		oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names,
-				   oracle, sizeof(oracle));
-		app_state = oracle;
-	} else if (s->o->ksuseopc_addr) {
-		app_state = "[unreadable] (Oracle state)";
-	}
-
-	struct sample_view v = {
-		.thread = root,
-		.app_state = app_state,
-		.state = state_description(state),
-		.kernel = kernel,
-		.n_kernel = (size_t)n_k,
-	};
-	record(s, &v, frames, (size_t)n_frames);
-	th->samples++;
-	s->r->samples++;
-	hist_add(&s->r->work, now_ns() - t1);
 }
 
 /* Did threads start or end since the last scan? */
@@ -605,6 +671,25 @@ static bool any_alive(const struct target *ts, size_t n)
 	return false;
 }
 
+static bool any_pending(const struct target *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ts[i].n_threads; k++)
+			if (ts[i].threads[k].pending && !ts[i].threads[k].gone)
+				return true;
+	return false;
+}
+
+/* The next interval: uniform in [d/2, 3d/2], mean d. */
+static uint64_t next_interval(struct sampler *s)
+{
+	uint64_t d = s->o->interval_ns;
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return d / 2 + s->rng % (d + 1);
+}
+
 struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n_targets,
 			    const struct event_names *names, struct stack_table *table,
 			    FILE *out)
@@ -617,6 +702,8 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n
 		.several = n_targets > 1,
 		.names_wanted = { .inline_frames = !o->no_inline, .lines = o->lines,
 				  .addresses = o->addresses },
+		.rng = now_ns() | 1,
+		.self_sched_fd = -1,
 	};
 	s->procs = calloc(n_targets, sizeof(*s->procs));
 	s->snap = malloc(sizeof(*s->snap));
@@ -634,7 +721,8 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n
 		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
-		if (!(p->image = image_open(s, ts[i].pid, table))) {
+		p->program = program_open(ts[i].pid, o->debuginfo_path, &s->names_wanted, table);
+		if (!p->program) {
 			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
 				(int)ts[i].pid);
 			sampler_free(s);
@@ -649,10 +737,69 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	for (size_t i = 0; s->procs && i < s->n_targets; i++)
-		image_free(s->procs[i].image);
+		program_free(s->procs[i].program);
 	free(s->procs);
 	free(s->snap);
+	if (s->self_sched_fd >= 0)
+		close(s->self_sched_fd);
 	free(s);
+}
+
+static void sample_round(struct sampler *s, volatile int *quit)
+{
+	if (s->ts[0].kernel_stacks)
+		note_my_cpu(s); /* first: any system call may move our clock */
+	/* Signals on their way first: a thread in a signal-delivery stop
+	 * would read as 't', our doing. */
+	targets_poll(s->ts, s->n_targets, on_trap, s);
+	for (size_t i = 0; i < s->n_targets && !*quit; i++) {
+		struct process *p = &s->procs[i];
+		if (p->t->execs != p->execs_seen) {
+			follow_exec(s, p);
+			target_scan_threads(p->t);
+		}
+		for (size_t k = 0; k < p->t->n_threads && !*quit; k++) {
+			struct thread *th = &p->t->threads[k];
+			if (th->gone)
+				continue;
+			sample_thread(s, p, th);
+			if (p->t->execs != p->execs_seen)
+				follow_exec(s, p);
+			/* a queued thread that got its CPU waits for nobody */
+			if (s->stops_pending)
+				targets_poll(s->ts, s->n_targets, on_trap, s);
+		}
+	}
+	targets_poll(s->ts, s->n_targets, on_trap, s);
+}
+
+/* Samples whose thread never stopped: counted with the state and kernel
+ * frames of their ticks, and no user frames - we never saw them. */
+static void count_unstopped(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_targets; i++) {
+		struct process *p = &s->procs[i];
+		for (size_t k = 0; k < p->t->n_threads; k++) {
+			struct thread *th = &p->t->threads[k];
+			struct pending_stop *ps = th->pending;
+			if (!ps)
+				continue;
+			th->pending = NULL;
+			s->snap->words_ok = 0;
+			for (int j = 0; j < ps->n_ticks; j++) {
+				struct pending_tick *pt = &ps->ticks[j];
+				const char *kernel[KSTACK_MAX];
+				int n_kernel = 0;
+				const char *kp = pt->kernel;
+				for (; n_kernel < pt->n_kernel; n_kernel++, kp += strlen(kp) + 1)
+					kernel[n_kernel] = kp;
+				count_sample(s, p, th, reported_state(pt->state, false, pt->on_cpu),
+					     kernel, n_kernel, NULL, 0, 1, pt->count);
+				s->r->no_user_stack += pt->count;
+			}
+			free(ps);
+		}
+	}
 }
 
 int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
@@ -662,6 +809,10 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	size_t n_targets = s->n_targets;
 	memset(r, 0, sizeof(*r));
 	s->r = r;
+	struct priority_report pr;
+	priority_for_sampling(&pr);
+	r->nice = pr.nice;
+	r->short_slice = pr.short_slice;
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
 	uint64_t cpu_start = cpu_ns();
@@ -671,19 +822,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			break;
 		if (now_ns() >= end)
 			break;
-		for (size_t i = 0; i < n_targets && !*quit; i++) {
-			struct process *p = &s->procs[i];
-			s->proc = p;
-			s->t = p->t;
-			s->img = p->image;
-			if (p->t->execs != p->execs_seen) {
-				follow_exec(s, p);
-				target_scan_threads(p->t);
-			}
-			for (size_t k = 0; k < p->t->n_threads && !*quit; k++)
-				if (!p->t->threads[k].gone)
-					sample_thread(s, &p->t->threads[k]);
-		}
+		sample_round(s, quit);
 		r->rounds++;
 		if (o->count && r->rounds >= o->count)
 			break;
@@ -706,14 +845,22 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		/* The next tick may start late, but within its own interval:
 		 * ticks whose whole interval has passed are skipped, never
 		 * made up, so a slow round can not cause a burst of stops. */
-		deadline += o->interval_ns;
+		deadline += next_interval(s);
 		if (now >= deadline + o->interval_ns) {
 			uint64_t missed = (now - deadline) / o->interval_ns;
 			r->skipped_ticks += missed;
 			deadline += missed * o->interval_ns;
 		}
-		targets_wait_until(ts, n_targets, deadline < end ? deadline : end, quit);
+		targets_wait_until(ts, n_targets, deadline < end ? deadline : end, quit, on_trap, s);
 	}
+	/* Stops still pending complete when their threads get a CPU: wait
+	 * for them a little, as for any stop; what never stops is counted
+	 * without its user stack. */
+	uint64_t give_up = now_ns() + END_WAIT_NS;
+	volatile int never = 0;
+	while (!*quit && any_pending(ts, n_targets) && now_ns() < give_up)
+		targets_wait_until(ts, n_targets, now_ns() + 1000000, &never, on_trap, s);
+	count_unstopped(s);
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
 	return s->write_error ? -1 : 0;
@@ -721,81 +868,18 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 {
+	priority_for_naming();
 	uint64_t start = now_ns();
 	int error = 0;
-	for (size_t i = 0; i < s->n_targets; i++)
-		for (struct image *img = s->procs[i].image; img; img = img->older) {
-			/* The maps now may describe another program, or none:
-			 * the stacks are named with the modules they ran in. */
-			modules_freeze(img->modules);
-			name_pending(img);
-			error |= img->error;
-			r->images_opened += modules_images_opened(img->modules);
-			r->maps_reads += modules_refresh_count(img->modules);
+	for (size_t i = 0; i < s->n_targets; i++) {
+		struct program *p = s->procs[i].program;
+		if (program_name_all(p) != 0)
+			error = 1;
+		for (; p; p = p->older) {
+			r->images_opened += modules_images_opened(p->modules);
+			r->maps_reads += modules_refresh_count(p->modules);
 		}
+	}
 	r->naming_ns = now_ns() - start;
 	return error ? -1 : 0;
-}
-
-static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
-{
-	if (!h->count) {
-		fprintf(f, "  %-22s none\n", what);
-		return;
-	}
-	fprintf(f, "  %-22s mean %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", what,
-		(double)h->total_ns / (double)h->count / 1e3,
-		(double)hist_quantile(h, 0.50) / 1e3, (double)hist_quantile(h, 0.99) / 1e3,
-		(double)h->max_ns / 1e3);
-}
-
-void sampler_print_summary(FILE *f, const struct options *o,
-			   const struct target *ts, size_t n_targets,
-			   const struct sampler_result *r)
-{
-	double wall_s = (double)r->wall_ns / 1e9;
-	double asked = 1e9 / (double)o->interval_ns;
-	double achieved = wall_s > 0 ? (double)r->rounds / wall_s : 0;
-	fprintf(f, "ptrace_profiler: %zu process%s, %" PRIu64 " rounds in %.3f s, %" PRIu64
-		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->rounds, wall_s,
-		r->samples);
-	fprintf(f, "  rate                   asked %.1f/s, achieved %.1f/s (%.0f%%), skipped ticks %" PRIu64 "\n",
-		asked, achieved, asked > 0 ? 100.0 * achieved / asked : 0, r->skipped_ticks);
-	uint64_t forwarded = 0;
-	for (size_t p = 0; p < n_targets; p++) {
-		const struct target *t = &ts[p];
-		forwarded += t->signals_forwarded;
-		fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm,
-			t->n_threads, t->n_threads == 1 ? "" : "s");
-		if (t->ended_threads)
-			fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
-				t->ended_samples);
-		fputc('\n', f);
-		for (size_t i = 0; i < t->n_threads; i++)
-			fprintf(f, "    thread %-7d %-15s %" PRIu64 " samples\n", (int)t->threads[i].tid,
-				t->threads[i].comm, t->threads[i].samples);
-	}
-	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
-		r->unwind_failures, r->samples);
-	if (r->stop_timeouts)
-		fprintf(f, "  no sample              %" PRIu64 " times a thread did not stop within 200 ms\n",
-			r->stop_timeouts);
-	fprintf(f, "  not stopped            %" PRIu64 " samples (blocked where the previous sample found them)\n",
-		r->unstopped);
-	/* Per thread: stops of different threads add up to more than the
-	 * wall time while each thread lost only its own share. */
-	double threads = r->rounds ? (double)r->samples / (double)r->rounds : 1;
-	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
-		(double)r->frozen.total_ns / 1e6,
-		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
-	print_hist(f, "stopped per sample", &r->frozen);
-	print_hist(f, "work per sample", &r->work);
-	if (r->samples)
-		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick)\n",
-			(double)r->cpu_ns / (double)r->samples / 1e3);
-	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching; %u ELF images, maps re-read %u times\n",
-			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);
-	if (forwarded)
-		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }

@@ -21,13 +21,10 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-#ifndef STOP_SPIN_NS
-#define STOP_SPIN_NS 50000ULL
-#endif
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
-#define STOP_GIVE_UP_NS 200000000ULL  /* no sample after 200 ms */
 
 static void close_thread(struct thread *th);
+static bool is_our_stop(struct target *t, struct thread *th, int status);
 
 static bool is_stop_signal(int sig)
 {
@@ -52,9 +49,13 @@ static void close_thread(struct thread *th)
 		close(th->syscall_fd);
 	if (th->sched_fd >= 0)
 		close(th->sched_fd);
-	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = -1;
-	free(th->blocked);
-	th->blocked = NULL;
+	if (th->exec_fd >= 0)
+		close(th->exec_fd);
+	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = th->exec_fd = -1;
+	free(th->memory);
+	th->memory = NULL;
+	free(th->pending);
+	th->pending = NULL;
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -87,7 +88,8 @@ static int add_thread(struct target *t, pid_t tid)
 	th->stat_fd = open_task_file(t->pid, tid, "stat");
 	th->stack_fd = t->kernel_stacks ? open_task_file(t->pid, tid, "stack") : -1;
 	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
-	th->sched_fd = -1; /* most threads never need it */
+	th->sched_fd = -1; /* opened at first use */
+	th->exec_fd = -1;
 	return 0;
 }
 
@@ -349,6 +351,13 @@ static void enter_group_stop(struct thread *th, bool stopped)
 static void handle_event(struct target *t, pid_t tid, int status)
 {
 	struct thread *th = find_thread(t, tid);
+	if (th && th->stop_pending && WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP) {
+		/* The trap of a stop we asked for and did not wait out; it
+		 * came after whoever wanted it gave up: let it go. */
+		is_our_stop(t, th, status);
+		thread_resume(t, th);
+		return;
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		thread_ended(t, th, tid, status);
 		return;
@@ -383,63 +392,60 @@ static void handle_event(struct target *t, pid_t tid, int status)
 	}
 }
 
-enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *began_ns,
-			     uint64_t *seen_ns)
+int thread_interrupt(struct thread *th, uint64_t *began_ns)
 {
 	uint64_t asked = now_ns();
 	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
 		th->gone = true;
-		return STOP_GONE;
+		return -1;
 	}
-	uint64_t start = now_ns(), spin_until = start + STOP_SPIN_NS;
+	uint64_t done = now_ns();
 	/* A running thread is interrupted by an IPI that lands at some moment
 	 * inside the call; under a hypervisor the call takes tens of us. */
-	*began_ns = asked + (start - asked) / 2;
-	uint64_t next_nudge = start + STOP_NUDGE_NS;
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
+	*began_ns = asked + (done - asked) / 2;
+	th->stop_pending = true;
+	th->stop_asked_ns = done;
+	th->stop_nudged_ns = done;
+	return 0;
+}
+
+/* An event of a thread we asked to stop: is it the stop?  Our trap
+ * (PTRACE_EVENT_STOP with SIGTRAP), or a group stop that came first (the
+ * thread is stopped either way).  Anything else is handled as usual. */
+static bool is_our_stop(struct target *t, struct thread *th, int status)
+{
+	if (!WIFSTOPPED(status) || (status >> 16) != PTRACE_EVENT_STOP)
+		return false;
+	(void)t;
+	enter_group_stop(th, is_stop_signal(WSTOPSIG(status)));
+	th->stop_pending = false;
+	return true;
+}
+
+enum stop_result thread_wait_stop(struct target *t, struct thread *th, uint64_t spin_until,
+				  uint64_t *seen_ns)
+{
 	for (;;) {
 		int status;
-		/* Spin briefly before sleeping: a running thread traps within
-		 * microseconds, and a sleeping tracer needs a cross-CPU wake-up
-		 * that costs more than the whole copy. */
 		pid_t r = waitpid(th->tid, &status, __WALL | WNOHANG);
 		if (r == 0) {
-			uint64_t now = now_ns();
-			if (now < spin_until)
+			if (now_ns() < spin_until)
 				continue;
-			if (now - start >= STOP_GIVE_UP_NS) {
-				/* Deep in the kernel (D state) or our trap was lost:
-				 * no sample.  A trap that comes later is resumed by
-				 * targets_wait_until like any stop we did not wait for. */
-				th->stop_timeouts++;
-				return STOP_TIMEOUT;
-			}
-			if (now >= next_nudge) {
-				/* An execve can swallow a pending interrupt: ask again. */
-				ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
-				next_nudge = now + STOP_NUDGE_NS;
-			}
-			struct timespec nap = { 0, 1000000 };
-			sigtimedwait(&chld, NULL, &nap);
-			continue;
+			return STOP_PENDING;
 		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue; /* finish this stop even on Ctrl-C */
 			th->gone = true;
+			th->stop_pending = false;
 			return STOP_GONE;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			thread_ended(t, th, th->tid, status);
+			th->stop_pending = false;
 			return STOP_GONE;
 		}
-		if (!WIFSTOPPED(status))
-			continue;
-		if ((status >> 16) == PTRACE_EVENT_STOP) {
-			/* Our trap (SIGTRAP), or a group stop that came first. */
-			enter_group_stop(th, is_stop_signal(WSTOPSIG(status)));
+		if (is_our_stop(t, th, status)) {
 			*seen_ns = now_ns();
 			return STOP_OK;
 		}
@@ -447,10 +453,18 @@ enum stop_result thread_stop(struct target *t, struct thread *th, uint64_t *bega
 		 * is still pending and comes next. */
 		handle_event(t, th->tid, status);
 		if ((status >> 16) == PTRACE_EVENT_EXEC) {
-			/* An execve swallows a pending interrupt: ask again
-			 * now, not at the next nudge 10 ms later. */
+			/* An execve swallows a pending interrupt: ask again. */
 			ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
 		}
+	}
+}
+
+void thread_nudge(struct thread *th, uint64_t now)
+{
+	/* An execve can swallow a pending interrupt: ask again, now and then. */
+	if (th->stop_pending && now - th->stop_nudged_ns >= STOP_NUDGE_NS) {
+		ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL);
+		th->stop_nudged_ns = now;
 	}
 }
 
@@ -480,16 +494,38 @@ static bool all_exited(const struct target *ts, size_t n)
 	return true;
 }
 
-void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volatile int *quit)
+/* One event of any tracee: the trap of a stop we are waiting for goes to
+ * on_trap, everything else is handled.  Returns false when there is none. */
+static bool dispatch_one(struct target *ts, size_t n, trap_fn on_trap, void *arg)
+{
+	int status;
+	pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+	if (tid <= 0)
+		return false;
+	struct target *t = owner_of(ts, n, tid);
+	struct thread *th = find_thread(t, tid);
+	if (th && th->stop_pending && on_trap && is_our_stop(t, th, status)) {
+		on_trap(arg, t, th, now_ns());
+		return true;
+	}
+	handle_event(t, tid, status);
+	return true;
+}
+
+void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg)
+{
+	while (dispatch_one(ts, n, on_trap, arg))
+		;
+}
+
+void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volatile int *quit,
+			trap_fn on_trap, void *arg)
 {
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	for (;;) {
-		int status;
-		pid_t tid;
-		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
-			handle_event(owner_of(ts, n, tid), tid, status);
+		targets_poll(ts, n, on_trap, arg);
 		if (*quit || all_exited(ts, n))
 			return;
 		uint64_t now = now_ns();
@@ -499,7 +535,8 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volat
 		struct timespec wait = { (time_t)(left / 1000000000ULL),
 					 (long)(left % 1000000000ULL) };
 		/* SIGCHLD is blocked: it wakes us here for any tracee event,
-		 * so a signal for the target waits for no tick. */
+		 * so a signal for the target, or the trap of a thread queued
+		 * for a CPU, waits for no tick. */
 		sigtimedwait(&chld, NULL, &wait);
 	}
 }
@@ -561,8 +598,7 @@ static ssize_t pread_all(int fd, char *buf, size_t len)
 	return n;
 }
 
-int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
-		     struct kernel_stack *ks)
+int thread_read_stat(struct thread *th, struct task_stat *st)
 {
 	char buf[4096];
 	ssize_t n = th->stat_fd >= 0 ? pread_all(th->stat_fd, buf, sizeof(buf)) : -1;
@@ -570,22 +606,36 @@ int thread_read_proc(struct target *t, struct thread *th, struct task_stat *st,
 		th->gone = true;
 		return -1;
 	}
-	ks->depth = 0;
-	if (th->stack_fd >= 0 && t->kernel_stacks) {
-		n = pread_all(th->stack_fd, buf, sizeof(buf));
-		if (n > 0)
-			parse_kernel_stack(buf, (size_t)n, ks);
-	}
 	return 0;
 }
 
-int thread_read_runs(struct target *t, struct thread *th, uint64_t *runs)
+void thread_read_kernel_stack(const struct target *t, struct thread *th, struct kernel_stack *ks)
+{
+	char buf[4096];
+	ks->depth = 0;
+	if (th->stack_fd >= 0 && t->kernel_stacks) {
+		ssize_t n = pread_all(th->stack_fd, buf, sizeof(buf));
+		if (n > 0)
+			parse_kernel_stack(buf, (size_t)n, ks);
+	}
+}
+
+int thread_read_sched(struct target *t, struct thread *th, struct sched_counts *out)
 {
 	if (th->sched_fd == -1 && (th->sched_fd = open_task_file(t->pid, th->tid, "schedstat")) < 0)
 		th->sched_fd = -2;
 	char buf[128];
 	ssize_t n = th->sched_fd >= 0 ? pread_all(th->sched_fd, buf, sizeof(buf)) : -1;
-	return n > 0 ? parse_schedstat(buf, (size_t)n, runs) : -1;
+	return n > 0 ? parse_schedstat(buf, (size_t)n, out) : -1;
+}
+
+int thread_read_exec_start(struct target *t, struct thread *th, uint64_t *ns)
+{
+	if (th->exec_fd == -1 && (th->exec_fd = open_task_file(t->pid, th->tid, "sched")) < 0)
+		th->exec_fd = -2;
+	char buf[4096];
+	ssize_t n = th->exec_fd >= 0 ? pread_all(th->exec_fd, buf, sizeof(buf)) : -1;
+	return n > 0 ? parse_sched_exec_start(buf, (size_t)n, ns) : -1;
 }
 
 int thread_read_syscall(struct thread *th, struct blocked_syscall *out)

@@ -28,8 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct blocked_syscall w;
 	parse_proc_syscall(buf, size, &w);
-	uint64_t runs;
-	parse_schedstat(buf, size, &runs);
+	struct sched_counts counts;
+	parse_schedstat(buf, size, &counts);
+	kernel_stack_on_cpu(&ks);
+	uint64_t ns;
+	parse_sched_exec_start(buf, size, &ns);
 	struct map_entry m;
 	if (parse_maps_line(buf, size, &m) == 0 &&
 	    (m.end < m.start || m.path < buf || m.path + m.path_len > buf + size))

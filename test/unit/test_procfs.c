@@ -177,6 +177,58 @@ static void kernel_filter_keeps_real_work(void **state)
 	assert_int_equal(kernel_stack_filter(&ks), 2);
 }
 
+/* R with no kernel stack is on a CPU; preempted (in user mode or in the
+ * kernel) or woken and waiting, it is queued; leaving our stop counts as
+ * on a CPU. */
+static void cpu_presence(void **state)
+{
+	(void)state;
+	struct kernel_stack ks = stack_of((const char *const[]){ NULL });
+	assert_true(kernel_stack_on_cpu(&ks));
+	ks = stack_of((const char *const[]){ "irqentry_exit_to_user_mode",
+					     "asm_sysvec_apic_timer_interrupt", NULL });
+	assert_false(kernel_stack_on_cpu(&ks));
+	ks = stack_of((const char *const[]){ "preempt_schedule_irq", "irqentry_exit",
+					     "asm_sysvec_reschedule_ipi", "clear_page_erms",
+					     "do_syscall_64", "entry_SYSCALL_64_after_hwframe", NULL });
+	assert_false(kernel_stack_on_cpu(&ks));
+	ks = stack_of((const char *const[]){ "futex_do_wait", "__futex_wait", "do_syscall_64",
+					     "entry_SYSCALL_64_after_hwframe", NULL });
+	assert_false(kernel_stack_on_cpu(&ks));
+	ks = stack_of((const char *const[]){ "ptrace_stop", "ptrace_do_notify", "get_signal",
+					     "arch_do_signal_or_restart", NULL });
+	assert_true(kernel_stack_on_cpu(&ks));
+}
+
+static void exec_start(void **state)
+{
+	(void)state;
+	const char *text = "cat (7529, #threads: 1)\n"
+			   "-------------------------------------------------------------------\n"
+			   "se.exec_start                                :        613000.569533\n"
+			   "se.vruntime                                  :         54502.473851\n";
+	size_t len;
+	char *b = exact(text, &len);
+	uint64_t ns = 0;
+	assert_int_equal(parse_sched_exec_start(b, len, &ns), 0);
+	assert_int_equal(ns, 613000569533ULL);
+	free(b);
+	b = exact("se.exec_start : 0.000001", &len); /* last line, no newline */
+	assert_int_equal(parse_sched_exec_start(b, len, &ns), 0);
+	assert_int_equal(ns, 1);
+	free(b);
+	const char *bad[] = { "", "se.exec_start\n", "se.exec_start : 12\n", "se.exec_start : 12.5\n",
+			      "se.exec_start : 1.0000001\n", "se.exec_startx : 1.000000\n",
+			      "se.exec_start : 1.000000 ms\n", "se.exec_start 1.000000\n",
+			      "se.vruntime : 1.000000\n", "se.exec_start : 9999999999999999.000000\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = exact(bad[i], &len);
+		if (parse_sched_exec_start(b, len, &ns) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+}
+
 static void syscall_blocked(void **state)
 {
 	(void)state;
@@ -193,10 +245,26 @@ static void syscall_blocked(void **state)
 	free(b);
 }
 
+static void syscall_blocked_outside_a_call(void **state)
+{
+	(void)state;
+	size_t len;
+	char *b = exact("-1 0x7ffc71dde298 0x7f76ed273503\n", &len);
+	struct blocked_syscall w;
+	memset(&w, 0xaa, sizeof(w));
+	assert_int_equal(parse_proc_syscall(b, len, &w), 0);
+	assert_int_equal(w.nr, -1);
+	assert_int_equal(w.args[0], 0);
+	assert_int_equal(w.args[5], 0);
+	assert_int_equal(w.sp, 0x7ffc71dde298ULL);
+	assert_int_equal(w.pc, 0x7f76ed273503ULL);
+	free(b);
+}
+
 static void syscall_not_blocked(void **state)
 {
 	(void)state;
-	const char *bad[] = { "running\n", "-1 0x7ffc71dde298 0x7f76ed273503\n", "", "230",
+	const char *bad[] = { "running\n", "-1 0x7ffc71dde298\n", "-1 0x1 0x2 0x3", "-1", "", "230",
 			      "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1", "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2 junk",
 			      "230 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0xZZ" };
 	ALL_REFUSED(bad, parse_proc_syscall, struct blocked_syscall);
@@ -207,13 +275,16 @@ static void schedstat_runs(void **state)
 	(void)state;
 	size_t len;
 	char *b = exact("4267208 17093 2\n", &len);
-	uint64_t runs = 99;
-	assert_int_equal(parse_schedstat(b, len, &runs), 0);
-	assert_int_equal(runs, 2);
+	struct sched_counts c = { 99, 99, 99 };
+	assert_int_equal(parse_schedstat(b, len, &c), 0);
+	assert_int_equal(c.run_ns, 4267208);
+	assert_int_equal(c.wait_ns, 17093);
+	assert_int_equal(c.runs, 2);
 	free(b);
 	b = exact("18446744073709551 0 18446744073709551615", &len); /* no newline, max */
-	assert_int_equal(parse_schedstat(b, len, &runs), 0);
-	assert_true(runs == UINT64_MAX);
+	assert_int_equal(parse_schedstat(b, len, &c), 0);
+	assert_true(c.runs == UINT64_MAX);
+	assert_int_equal(c.wait_ns, 0);
 	free(b);
 }
 
@@ -222,7 +293,7 @@ static void schedstat_rejects(void **state)
 	(void)state;
 	const char *bad[] = { "", "\n", "1 2", "1 2\n", "1 2 ", "1  2 3", "1 2 3x", "1 2 3 4",
 			      "a 2 3", "1 2 184467440737095516150", "-1 2 3" };
-	ALL_REFUSED(bad, parse_schedstat, uint64_t);
+	ALL_REFUSED(bad, parse_schedstat, struct sched_counts);
 }
 
 static void maps_lines(void **state)
@@ -580,6 +651,9 @@ int main(void)
 		cmocka_unit_test(kernel_filter_keeps_real_work),
 		cmocka_unit_test(syscall_blocked),
 		cmocka_unit_test(syscall_not_blocked),
+		cmocka_unit_test(syscall_blocked_outside_a_call),
+		cmocka_unit_test(cpu_presence),
+		cmocka_unit_test(exec_start),
 		cmocka_unit_test(schedstat_runs),
 		cmocka_unit_test(schedstat_rejects),
 		cmocka_unit_test(maps_lines),

@@ -1,0 +1,67 @@
+/* program.h - one program of a process, and its stacks still to be named.
+ *
+ * A program is what unwinds and names the addresses of one process image:
+ * its modules, the unwinder over them, the symbolizer, and the stacks
+ * counted by address while sampling.  Naming reads symbols and debug info
+ * (a tenth of a second for glibc's), so stacks are named after the run,
+ * as perf report does; ticks missed meanwhile would be missing from the
+ * profile.  An execve retires the program: it keeps its modules, frozen,
+ * to name what ran in it, and a new one starts.
+ */
+#ifndef PTRACE_PROFILER_PROGRAM_H
+#define PTRACE_PROFILER_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "aggregate.h"
+#include "modules.h"
+#include "output.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+struct program {
+	struct modules *modules;
+	struct unwinder *unwinder;     /* NULL once retired */
+	struct symbolizer *symbolizer;
+	struct stack_table *pending;   /* by address, not named yet */
+	struct stack_table *named;     /* where naming puts them: the output */
+	bool naming;                   /* naming now: no re-entry from a hook */
+	int error;                     /* out of memory while naming */
+	struct program *older;         /* the program before an execve */
+};
+
+/* The program pid runs now; its stacks will be named into named.  NULL
+ * if its modules cannot be read. */
+struct program *program_open(pid_t pid, const char *debuginfo_path,
+			     const struct symbolize_options *names, struct stack_table *named);
+
+/* Frees p and every older program. */
+void program_free(struct program *p);
+
+/* After an execve of its process: a new program, p retired behind it. */
+struct program *program_exec(struct program *p, pid_t pid, const char *debuginfo_path,
+			     const struct symbolize_options *names);
+
+/* Counts one sample: its user frames (innermost first, as unwound) and
+ * the rest of v (thread, states, kernel frames), to be named later.
+ * Returns 0, or -1 when out of memory. */
+int program_count(struct program *p, const struct sample_view *v,
+		  const struct unwound_frame *frames, size_t n_frames, uint64_t count);
+
+/* Names the frames now: outermost first, each followed by the functions
+ * inlined at its address.  user and user_ip have room for
+ * PROGRAM_USER_FRAMES_MAX.  Returns their number. */
+#define PROGRAM_USER_FRAMES_MAX (4 * UNWIND_MAX_FRAMES)
+size_t program_name_frames(struct program *p, const struct unwound_frame *frames,
+			   size_t n_frames, const char **user, uint64_t *user_ip);
+
+/* After the run: names every stack counted by address, of p and of the
+ * older programs, into the named table.  The maps are not read again (they
+ * may describe another program by now).  Returns 0, or -1 when out of
+ * memory. */
+int program_name_all(struct program *p);
+
+#endif
