@@ -1,0 +1,247 @@
+/* Unit tests: reuse, peek or stop - every case of decide.h's rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "decide.h"
+
+#define GEN 7
+
+/* A thread blocked in S, proven current at run count 41. */
+static struct thread_memory verified_memory(void)
+{
+	struct thread_memory m;
+	memset(&m, 0, sizeof(m));
+	m.valid = true;
+	m.generation = GEN;
+	m.n_frames = 3;
+	m.complete = 1;
+	m.verified = true;
+	m.runs_verified = 41;
+	return m;
+}
+
+static struct tick_view view(char state, uint64_t runs)
+{
+	return (struct tick_view){ .state = state, .runs_known = true, .runs = runs,
+				   .generation = GEN };
+}
+
+static void nothing_known_yet(void **state)
+{
+	(void)state;
+	struct thread_memory m;
+	memset(&m, 0, sizeof(m));
+	struct tick_view v = view('S', 41);
+	assert_int_equal(decide(&v, &m), ACT_PEEK); /* blocked: look, do not stop */
+	v = view('D', 41);
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+	v = view('R', 41);
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+}
+
+/* Not put on a CPU since the stack was proven: it executed nothing. */
+static void blocked_and_not_run_since(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	struct tick_view v = view('S', 41);
+	assert_int_equal(decide(&v, &m), ACT_REUSE);
+	v = view('D', 41);
+	assert_int_equal(decide(&v, &m), ACT_REUSE);
+}
+
+/* Woke, ran, and went back to sleep in the same call: its run count moved,
+ * so the last sample's stack is not reused without looking again. */
+static void woke_ran_and_reblocked(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	struct tick_view v = view('S', 42);
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+	v = view('S', 1000);
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+/* Woken but still waiting for a CPU: it has not run, but it is R now. */
+static void woken_not_yet_run(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	struct tick_view v = view('R', 41);
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+}
+
+/* Without a run count nothing is proven: look (the peek then reuses only
+ * what is byte for byte the same). */
+static void no_run_count(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	struct tick_view v = view('S', 41);
+	v.runs_known = false;
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+/* A module appeared or went: unwinds made before may be wrong now. */
+static void modules_changed(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	struct tick_view v = view('S', 41);
+	v.generation = GEN + 1;
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+static void unverified_memory_is_not_reused(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.verified = false; /* from a stop: the thread ran again after it */
+	struct tick_view v = view('S', 41);
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+	m = verified_memory();
+	m.valid = false;
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+/* Our stop took it out of its wait; until it runs again it is R only
+ * because of us, and is shown as it was. */
+static void parked_by_our_stop(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.verified = false;
+	m.aborted = true;
+	m.state_before = 'S';
+	m.runs_at_abort = 50;
+	struct tick_view v = view('R', 50);
+	assert_int_equal(decide(&v, &m), ACT_PARKED);
+	v = view('R', 51); /* it ran: whatever it does now, look */
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	v = view('R', 50);
+	v.runs_known = false;
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	v = view('S', 51); /* back in its wait */
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+static void group_stop(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.in_group_stop = true;
+	m.group_stops = 3;
+	struct tick_view v = view('t', 41);
+	v.group_stop = true;
+	v.group_stops = 3;
+	assert_int_equal(decide(&v, &m), ACT_REUSE); /* the same stop: it ran nothing */
+	v.group_stops = 4;                           /* stopped again since */
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	m.in_group_stop = false;
+	v.group_stops = 3;
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+}
+
+static void dead_threads_are_skipped(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	const char dead[] = { 'Z', 'X', 'x' };
+	for (size_t i = 0; i < sizeof(dead); i++) {
+		struct tick_view v = view(dead[i], 41);
+		assert_int_equal(decide(&v, &m), ACT_SKIP);
+	}
+}
+
+static void states_as_shown(void **state)
+{
+	(void)state;
+	assert_string_equal(reported_state('R', false, true), "R (running)");
+	assert_string_equal(reported_state('R', false, false), "R (runnable)");
+	assert_string_equal(reported_state('S', false, false), "S (sleeping)");
+	assert_string_equal(reported_state('D', false, true), "D (disk sleep)");
+	/* a ptrace stop that is not a group stop: ours, or a signal on its
+	 * way - never shown as a tracing stop */
+	assert_string_equal(reported_state('t', false, false), "R (running)");
+	assert_string_equal(reported_state('t', true, false), "T (stopped)");
+	assert_string_equal(reported_state('T', true, false), "T (stopped)");
+}
+
+static void matches_only_the_same_inputs(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.sp = 0x7ffd1000;
+	m.pc = 0x401234;
+	m.stack_start = 0x7ffd0f80;
+	m.stack_len = 4096;
+	m.stack_hash = 99;
+	assert_true(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
+	assert_false(memory_matches(&m, 0x7ffd1008, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
+	assert_false(memory_matches(&m, 0x7ffd1000, 0x401236, 0x7ffd0f80, 4096, 99, GEN));
+	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 98, GEN));
+	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4088, 99, GEN));
+	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN + 1));
+	m.valid = false;
+	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
+}
+
+static void stack_hash_sees_every_byte(void **state)
+{
+	(void)state;
+	uint8_t a[100];
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (uint8_t)i;
+	uint64_t h = stack_hash(a, sizeof(a));
+	for (size_t i = 0; i < sizeof(a); i++) {
+		a[i] ^= 1;
+		assert_true(stack_hash(a, sizeof(a)) != h);
+		a[i] ^= 1;
+	}
+	assert_true(stack_hash(a, 99) != h); /* the length counts */
+}
+
+static void kernel_frames_kept(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	const char *k[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]",
+			    "hrtimer_nanosleep_[k]" };
+	assert_true(memory_keep_kernel(&m, k, 3));
+	const char *out[8];
+	assert_int_equal(memory_kernel(&m, out, 8), 3);
+	assert_string_equal(out[2], "hrtimer_nanosleep_[k]");
+	assert_int_equal(memory_kernel(&m, out, 2), 2);
+	/* too many to keep: none rather than a cut stack */
+	char big[600];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	const char *two[] = { big, big };
+	assert_false(memory_keep_kernel(&m, two, 2));
+	assert_int_equal(memory_kernel(&m, out, 8), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nothing_known_yet),
+		cmocka_unit_test(blocked_and_not_run_since),
+		cmocka_unit_test(woke_ran_and_reblocked),
+		cmocka_unit_test(woken_not_yet_run),
+		cmocka_unit_test(no_run_count),
+		cmocka_unit_test(modules_changed),
+		cmocka_unit_test(unverified_memory_is_not_reused),
+		cmocka_unit_test(parked_by_our_stop),
+		cmocka_unit_test(group_stop),
+		cmocka_unit_test(dead_threads_are_skipped),
+		cmocka_unit_test(states_as_shown),
+		cmocka_unit_test(matches_only_the_same_inputs),
+		cmocka_unit_test(stack_hash_sees_every_byte),
+		cmocka_unit_test(kernel_frames_kept),
+	};
+	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
+}
