@@ -4,7 +4,7 @@ lifecycle_tests() {
 	# while pending whenever the target waits 2 ms for a CPU, tracer or
 	# not; real-time signals queue, so a missing one is one we lost.
 	start "$T/sigcount" "$TMP/sigcount"
-	"$PP" -p "$TPID" -d 1ms -t 20s >/dev/null 2>"$TMP/sig.err" &
+	"$PP" -p "$TPID" -d 1ms -t 20s >"$TMP/sig.folded" 2>"$TMP/sig.err" &
 	local prof=$! i sent=500 got fwd rc
 	sleep 0.3
 	for i in $(seq $sent); do kill -s RTMIN+6 "$TPID"; sleep 0.002; done
@@ -16,6 +16,13 @@ lifecycle_tests() {
 	fwd=$(sed -n 's/.*signals forwarded *//p' "$TMP/sig.err")
 	if [ "$got" = $sent ] && [ "${fwd:-0}" -ge $sent ]; then pass "signals: target received $got of $sent SIGRTMIN+6, $fwd forwarded"
 	else fail "signals" "target received ${got:-?} of $sent, forwarded ${fwd:-0}" "$TMP/sig.err"; fi
+	# A thread stopped to take a signal is in a ptrace stop that is not
+	# its own doing: never shown as one.
+	local traced
+	traced=$(grep -c 't (tracing stop)' "$TMP/sig.folded")
+	if [ "$traced" = 0 ] && [ "$(total "$TMP/sig.folded")" -gt 100 ]; then
+		pass "signals: no 't (tracing stop)' in $(total "$TMP/sig.folded") samples taken among 500 signals"
+	else fail "signals: our stops in the state column" "$traced stacks in 't (tracing stop)'" "$TMP/sig.folded"; fi
 
 	# SIGSTOP/SIGCONT keep their meaning; the stopped target is sampled as T.
 	start "$T/split"
