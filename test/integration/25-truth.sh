@@ -1,0 +1,98 @@
+# --- truth: shares against what the target measured itself ----------------
+# The targets time themselves (clock around each phase, schedstat for time
+# on a CPU) and print it at exit; the profile must agree.
+
+# truth FILE THREAD_REGEX FIELD: sum of FIELD over the target's "thread=NAME"
+# lines whose name matches, as a % of their wall_ns.
+truth() {
+	awk -v re="$2" -v f="$3" '{
+		name = ""; v = 0; w = 0
+		for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "thread") name = kv[2]
+			if (kv[1] == f) v = kv[2]
+			if (kv[1] == "wall_ns") w = kv[2]
+		}
+		if (name ~ re) { sv += v; sw += w }
+	} END { printf "%.1f", sw ? 100 * sv / sw : 0 }' "$1"
+}
+
+# Periodic work: threads that wake every 10 ms, work 0.5 ms and go back to
+# sleep in the same call - on a fixed grid (clock_nanosleep TIMER_ABSTIME)
+# and drifting (relative nanosleep).  At 10 ms, 1 ms and 100 us.
+periodic_tests() {
+	local d out grid_t drift_t grid_p drift_p rc
+	for d in 10ms 1ms 100us; do
+		out=$TMP/periodic.$d
+		"$T/periodic" 5 8 >"$out.truth" &
+		local tp=$!
+		PIDS+=("$tp")
+		sleep 0.5
+		"$PP" -p "$tp" -d "$d" -t 3.5s >"$out.folded" 2>"$out.err"
+		rc=$?
+		wait "$tp"
+		grid_t=$(truth "$out.truth" '^grid' work_ns)
+		drift_t=$(truth "$out.truth" '^drift' work_ns)
+		grid_p=$(share_of "$out.folded" '^grid[0-9]+;' ';periodic_work')
+		drift_p=$(share_of "$out.folded" '^drift[0-9]+;' ';periodic_work')
+		if [ $rc = 0 ] && near "$grid_p" "$grid_t" 2 && near "$drift_p" "$drift_t" 2; then
+			pass "periodic work at $d: on a grid ${grid_p}% (the target: ${grid_t}%), drifting ${drift_p}% (${drift_t}%)"
+		else fail "periodic work at $d" "exit $rc; grid ${grid_p}% (target ${grid_t}%), drifting ${drift_p}% (target ${drift_t}%), tolerance 2 points" "$out.folded"; fi
+	done
+}
+
+# Two threads spinning on one CPU: each is on it about half of the time
+# and waits for it the other half, as their own schedstat says.
+runqueue_tests() {
+	if [ $KSTACKS = 0 ]; then
+		skip "running and runnable" "$WHY_NO_KSTACKS"
+		return
+	fi
+	local d t run_t run_p runnable_p ok=1 line=""
+	for d in 10ms 1ms; do
+		"$T/runqueue" 4 0 >"$TMP/rq.$d.truth" &
+		local tp=$!
+		PIDS+=("$tp")
+		sleep 0.5
+		"$PP" -p "$tp" -d "$d" -t 3s >"$TMP/rq.$d.folded" 2>"$TMP/rq.$d.err"
+		wait "$tp"
+		for t in spin_a spin_b; do
+			run_t=$(truth "$TMP/rq.$d.truth" "^$t\$" run_ns)
+			run_p=$(share_of "$TMP/rq.$d.folded" "^$t;" "^$t;R \\(running\\);.*;$t;run;spin")
+			runnable_p=$(share_of "$TMP/rq.$d.folded" "^$t;" "^$t;R \\(runnable\\);.*;$t;run;spin")
+			near "$run_p" "$run_t" 10 && near "$runnable_p" "$(awk -v r="$run_t" 'BEGIN { print 100 - r }')" 10 || ok=0
+			line="$line $d $t: running ${run_p}% (schedstat ${run_t}%), runnable ${runnable_p}%;"
+		done
+	done
+	if [ $ok = 1 ]; then pass "running and runnable:$line"
+	else fail "running and runnable" "tolerance 10 points:$line" "$TMP/rq.1ms.folded"; fi
+	# The summary puts the same figures side by side.
+	if grep -Eq 'spin_a .* on CPU in [0-9.]+%; schedstat: on CPU [0-9.]+% of its time' "$TMP/rq.1ms.err"; then
+		pass "summary: per thread, samples on a CPU beside schedstat's figure"
+	else fail "summary: per thread, samples on a CPU beside schedstat's figure" "no such line" "$TMP/rq.1ms.err"; fi
+}
+
+# A sleeping thread keeps the kernel frames of its wait: after our first
+# stop the call goes on as restart_syscall, whose /proc stack shows only
+# the system call entry.
+wait_frames_tests() {
+	if [ $KSTACKS = 0 ]; then
+		skip "a wait keeps its kernel frames" "$WHY_NO_KSTACKS"
+		return
+	fi
+	start sleep 30
+	"$PP" -p "$TPID" -d 10ms -t 1s >"$TMP/sleep.folded" 2>"$TMP/sleep.err"
+	stop_target "$TPID"
+	local frames
+	frames=$(share "$TMP/sleep.folded" 'S \(sleeping\);.*;(clock_nanosleep|nanosleep);.*hrtimer_nanosleep_\[k\]')
+	if atleast "$frames" 95; then pass "a wait keeps its kernel frames: sleep's nanosleep frames in ${frames}% of its samples"
+	else fail "a wait keeps its kernel frames" "hrtimer_nanosleep_[k] in ${frames}% (>= 95)" "$TMP/sleep.folded"; fi
+}
+
+if [ $CAN_ATTACH = 1 ]; then
+	periodic_tests
+	runqueue_tests
+	wait_frames_tests
+else
+	skip "truth: periodic work, running and runnable, wait frames" "$WHY_NO_ATTACH"
+fi
