@@ -21,6 +21,7 @@ struct task_stat {
 	char comm[COMM_MAX]; /* raw, not sanitized */
 	int processor;       /* CPU it last ran on, -1 if absent */
 	int num_threads;     /* threads in its process, -1 if absent */
+	bool kernel_thread;  /* PF_KTHREAD in its flags: no user stack */
 };
 
 /* Returns 0, or -1 if the text is not a stat line.  comm may contain

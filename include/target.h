@@ -66,7 +66,10 @@ struct target {
 	unsigned execs;     /* execve calls seen since attach */
 };
 
-enum attach_error { ATTACH_OK, ATTACH_NO_PROCESS, ATTACH_DENIED, ATTACH_FAILED };
+/* ATTACH_INVALID: the pid itself is wrong (no such process, a zombie, a
+ * kernel thread, ourselves): bad input.  ATTACH_DENIED, ATTACH_FAILED: a
+ * process that is there but may not be traced now. */
+enum attach_error { ATTACH_OK, ATTACH_INVALID, ATTACH_DENIED, ATTACH_FAILED };
 
 /* Seizes every thread of pid, or only those of only_tids (n_only > 0) that
  * belong to it.  On failure err holds a one-line reason. */

@@ -53,12 +53,21 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 	out->state = p[1];
 	out->processor = -1;
 	out->num_threads = -1;
-	/* Fields after comm: state is field 3, num_threads 20, processor 39. */
+	out->kernel_thread = false;
+	/* Fields after comm: state is field 3, flags 9, num_threads 20,
+	 * processor 39. */
 	int field = 3;
 	for (p += 2; p < end && *p != '\n'; p++) {
 		if (*p != ' ')
 			continue;
 		field++;
+		if (field == 9) {
+			uint64_t flags = 0;
+			for (const char *q = p + 1; q < end && *q >= '0' && *q <= '9' &&
+						    flags < UINT64_MAX / 10; q++)
+				flags = flags * 10 + (uint64_t)(*q - '0');
+			out->kernel_thread = (flags & 0x00200000) != 0; /* PF_KTHREAD */
+		}
 		if (field == 20)
 			out->num_threads = small_number(p + 1, end);
 		if (field == 39) {

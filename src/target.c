@@ -211,6 +211,18 @@ static void explain_denied(pid_t pid, int err, char *msg, size_t len)
 			scope = -1;
 		fclose(f);
 	}
+	if (scope == 3) {
+		snprintf(msg, len, "cannot trace process %d: %s (kernel.yama.ptrace_scope is 3: "
+			 "ptrace is disabled for everyone until reboot)", (int)pid, strerror(err));
+		return;
+	}
+	if (geteuid() == 0) {
+		/* Root was refused: not a matter of privilege. */
+		snprintf(msg, len, "cannot trace process %d: %s, even as root (a security module "
+			 "such as AppArmor or SELinux forbids it, or it is in another user namespace)",
+			 (int)pid, strerror(err));
+		return;
+	}
 	char yama[96] = "";
 	if (scope > 0)
 		snprintf(yama, sizeof(yama), "; kernel.yama.ptrace_scope is %d", scope);
@@ -219,16 +231,48 @@ static void explain_denied(pid_t pid, int err, char *msg, size_t len)
 		 (int)pid, strerror(err), yama);
 }
 
+/* Can pid be profiled at all?  Not ourselves, not a zombie, not a kernel
+ * thread: each would fail later with a message that does not say why. */
+static enum attach_error check_target(pid_t pid, char *err, size_t errlen)
+{
+	if (pid == getpid()) {
+		snprintf(err, errlen, "cannot profile itself: process %d is this ptrace_profiler",
+			 (int)pid);
+		return ATTACH_INVALID;
+	}
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	struct task_stat st;
+	if (n <= 0 || parse_task_stat(buf, (size_t)n, &st) != 0) {
+		snprintf(err, errlen, "no such process: %d", (int)pid);
+		return ATTACH_INVALID;
+	}
+	if (st.kernel_thread) {
+		snprintf(err, errlen, "process %d is a kernel thread (%.32s): it has no user stack",
+			 (int)pid, st.comm);
+		return ATTACH_INVALID;
+	}
+	/* A leader that exited while its threads run is Z too: not dead. */
+	if ((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) {
+		snprintf(err, errlen, "process %d has exited (zombie)", (int)pid);
+		return ATTACH_INVALID;
+	}
+	return ATTACH_OK;
+}
+
 enum attach_error target_attach(struct target *t, pid_t pid, const pid_t *only_tids,
 				size_t n_only, char *err, size_t errlen)
 {
+	enum attach_error bad = check_target(pid, err, errlen);
+	if (bad != ATTACH_OK)
+		return bad;
 	init_target(t, pid);
 	t->only_tids = only_tids;
 	t->n_only_tids = n_only;
-	if (kill(pid, 0) != 0 && errno == ESRCH) {
-		snprintf(err, errlen, "no such process: %d", (int)pid);
-		return ATTACH_NO_PROCESS;
-	}
 	pid_t tracer = tracer_of(pid);
 	if (tracer > 0 && tracer != getpid()) {
 		char comm[32];
@@ -242,13 +286,13 @@ enum attach_error target_attach(struct target *t, pid_t pid, const pid_t *only_t
 	if (t->n_threads == 0 && n_only && (e == 0 || e == ESRCH) && kill(pid, 0) == 0) {
 		snprintf(err, errlen, "none of the threads given with --tid belongs to process %d",
 			 (int)pid);
-		return ATTACH_NO_PROCESS;
+		return ATTACH_INVALID;
 	}
 	if (t->n_threads == 0) {
 		target_free(t);
 		if (e == ESRCH || e == 0) {
 			snprintf(err, errlen, "no such process: %d", (int)pid);
-			return ATTACH_NO_PROCESS;
+			return ATTACH_INVALID;
 		}
 		if (e == EPERM || e == EACCES) {
 			explain_denied(pid, e, err, errlen);

@@ -47,6 +47,22 @@ static void stat_plain(void **state)
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.processor, 1);
 	assert_int_equal(st.num_threads, 7);
+	assert_false(st.kernel_thread);
+	free(b);
+}
+
+/* A kernel thread (kthreadd's child) has PF_KTHREAD in its flags. */
+static void stat_kernel_thread(void **state)
+{
+	(void)state;
+	const char *line = "15 (ksoftirqd/0) S 2 0 0 0 -1 69238880 0 0 0 0 0 14 0 0 20 0 "
+			   "1 0 4 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0\n";
+	size_t len;
+	char *b = exact(line, &len);
+	struct task_stat st;
+	assert_int_equal(parse_task_stat(b, len, &st), 0);
+	assert_true(st.kernel_thread);
+	assert_string_equal(st.comm, "ksoftirqd/0");
 	free(b);
 }
 
@@ -641,6 +657,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stat_plain),
 		cmocka_unit_test(stat_hostile_comm),
+		cmocka_unit_test(stat_kernel_thread),
 		cmocka_unit_test(stat_rejects),
 		cmocka_unit_test(state_words),
 		cmocka_unit_test(kernel_stack_lines),
