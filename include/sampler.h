@@ -38,6 +38,7 @@ struct sampler_result {
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	int nice;                  /* the sampler's nice value */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
 };

@@ -36,9 +36,16 @@ static void setup_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_quit; /* no SA_RESTART: waits return EINTR at once */
 	sigemptyset(&sa.sa_mask);
-	int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	/* Every signal whose default would end us ends the run instead:
+	 * detach, then write what was collected.  (Killed by the kernel -
+	 * SIGKILL, a crash - the kernel detaches and the target runs on.) */
+	int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2,
+			       SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
+			       SIGSTKFLT };
 	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
 		sigaction(quit_signals[i], &sa, NULL);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
 	/* Tracee events arrive as SIGCHLD; it stays blocked and is waited for
 	 * with sigtimedwait between ticks. */
 	sigset_t chld;
@@ -139,15 +146,22 @@ int main(int argc, char **argv)
 		}
 		n = 1;
 	} else {
-		for (; n < o.n_pids; n++) {
-			enum attach_error e = target_attach(&ts[n], o.pids[n], o.tids, o.n_tids,
+		/* With several processes, one that cannot be traced is named
+		 * with its reason and the others are profiled. */
+		bool invalid = false, denied = false;
+		for (size_t k = 0; k < o.n_pids; k++) {
+			enum attach_error e = target_attach(&ts[n], o.pids[k], o.tids, o.n_tids,
 							    err, sizeof(err));
-			if (e != ATTACH_OK) {
-				fprintf(stderr, "ptrace_profiler: %s\n", err);
-				release(ts, n, &o);
-				return e == ATTACH_NO_PROCESS ? 2 : 1;
+			if (e == ATTACH_OK) {
+				n++;
+				continue;
 			}
+			fprintf(stderr, "ptrace_profiler: %s\n", err);
+			invalid |= e == ATTACH_INVALID;
+			denied |= e != ATTACH_INVALID;
 		}
+		if (n == 0)
+			return invalid && !denied ? 2 : 1;
 		if (missing_thread(&o, ts, n, err, sizeof(err))) {
 			fprintf(stderr, "ptrace_profiler: %s\n", err);
 			release(ts, n, &o);
@@ -191,12 +205,16 @@ int main(int argc, char **argv)
 
 	if (rc == 0 && sampler_name_stacks(sampler, &r) != 0)
 		rc = -1;
-	if (rc == 0 && o.format == FORMAT_FOLDED && output_folded(out, table) != 0)
+	if (rc == 0 && o.format == FORMAT_FOLDED && output_folded(out, table) != 0 && !r.error[0])
+		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));
+	if ((fflush(out) != 0 || ferror(out)) && !r.error[0])
+		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));
+	if (!sampler && !r.error[0])
+		snprintf(r.error, sizeof(r.error), "cannot start sampling");
+	if (r.error[0]) {
+		fprintf(stderr, "ptrace_profiler: %s\n", r.error);
 		rc = -1;
-	if (fflush(out) != 0 || ferror(out))
-		rc = -1;
-	if (rc != 0 && sampler)
-		fprintf(stderr, "ptrace_profiler: error writing the output\n");
+	}
 	for (size_t i = 0; i < n; i++)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
@@ -209,5 +227,13 @@ int main(int argc, char **argv)
 		target_free(&ts[i]);
 	if (out != stdout)
 		fclose(out);
-	return rc == 0 ? 0 : 1;
+	if (rc != 0)
+		return 1;
+	/* Launched: the command's own status, as a shell reports it, when it
+	 * ended by itself; ended by us at the end of the run, 0. */
+	if (o.command && exited[0]) {
+		int st = ts[0].exit_status;
+		return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0;
+	}
+	return 0;
 }

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "sampler.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,7 +83,7 @@ struct sampler {
 	struct process *procs;
 	bool several;          /* several processes: root frames name them */
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
-	int write_error;
+	int error;             /* errno of the first failure, 0 if none */
 	unsigned stops_pending; /* threads asked to stop, trap not seen */
 	uint64_t rng;          /* xorshift state for the intervals */
 	/* This round: the CPU we run on, and when we got it (our own
@@ -101,6 +102,15 @@ static struct process *process_of(struct sampler *s, const struct target *t)
 		if (s->procs[i].t == t)
 			return &s->procs[i];
 	return &s->procs[0];
+}
+
+/* The first failure ends the run; its reason goes to the summary. */
+static void fail(struct sampler *s, const char *what)
+{
+	if (s->error)
+		return;
+	s->error = errno ? errno : ENOMEM;
+	snprintf(s->r->error, sizeof(s->r->error), "%s: %s", what, strerror(s->error));
 }
 
 /* --- describe -------------------------------------------------------- */
@@ -167,9 +177,9 @@ static void count_sample(struct sampler *s, struct process *p, struct thread *th
 		v.n_user = program_name_frames(p->program, frames, (size_t)n_frames, user, user_ip);
 		for (uint64_t i = 0; i < count; i++)
 			if (output_stap_sample(s->out, &v) != 0)
-				s->write_error = 1;
+				fail(s, "cannot write the output");
 	} else if (program_count(p->program, &v, frames, (size_t)n_frames, count) != 0) {
-		s->write_error = 1;
+		fail(s, "out of memory counting the samples");
 	}
 	if (!complete && n_frames > 0)
 		s->r->unwind_failures += count;
@@ -627,7 +637,7 @@ static void follow_exec(struct sampler *s, struct process *p)
 	struct program *next = program_exec(p->program, p->t->pid, s->o->debuginfo_path,
 					    &s->names_wanted);
 	if (!next) {
-		s->write_error = 1;
+		fail(s, "cannot read the modules of the new program");
 		return;
 	}
 	p->program = next;
@@ -699,7 +709,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n
 		return NULL;
 	*s = (struct sampler){
 		.o = o, .names = names, .out = out, .ts = ts, .n_targets = n_targets,
-		.several = n_targets > 1,
+		.several = n_targets > 1 || o->n_pids > 1,
 		.names_wanted = { .inline_frames = !o->no_inline, .lines = o->lines,
 				  .addresses = o->addresses },
 		.rng = now_ns() | 1,
@@ -817,7 +827,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
 	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	while (!*quit && any_alive(ts, n_targets) && !s->write_error) {
+	while (!*quit && any_alive(ts, n_targets) && !s->error) {
 		if (o->count && r->rounds >= o->count)
 			break;
 		if (now_ns() >= end)
@@ -863,7 +873,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	count_unstopped(s);
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
-	return s->write_error ? -1 : 0;
+	return s->error ? -1 : 0;
 }
 
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
@@ -881,5 +891,7 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		}
 	}
 	r->naming_ns = now_ns() - start;
+	if (error && !r->error[0])
+		snprintf(r->error, sizeof(r->error), "out of memory naming the stacks");
 	return error ? -1 : 0;
 }

@@ -1,0 +1,81 @@
+# --- what cannot be profiled, how a run ends, what it returns ------------
+
+# Launch mode returns the command's own status, as a shell reports it.
+launch_status_tests() {
+	local rc
+	"$PP" -d 1ms -- sh -c 'exit 3' >/dev/null 2>"$TMP/ex3.err"
+	rc=$?
+	if [ $rc = 3 ]; then pass "launch: exit status of the command (3)"
+	else fail "launch: exit status of the command" "got $rc, expected 3" "$TMP/ex3.err"; fi
+	"$PP" -d 1ms -- sh -c 'kill -SEGV $$' >/dev/null 2>"$TMP/segv.err"
+	rc=$?
+	if [ $rc = 139 ]; then pass "launch: a command killed by SIGSEGV gives 128+11 (139)"
+	else fail "launch: killed by a signal" "got $rc, expected 139" "$TMP/segv.err"; fi
+	"$PP" -d 1ms -t 0.3s -- sleep 5 >/dev/null 2>"$TMP/ended.err"
+	rc=$?
+	if [ $rc = 0 ]; then pass "launch: a command we end at the end of the run gives 0"
+	else fail "launch: ended by us" "got $rc, expected 0" "$TMP/ended.err"; fi
+}
+launch_status_tests
+
+untraceable_tests() {
+	# A zombie: a child its parent never waits for.
+	start sh -c 'sleep 0.1 & exec sleep 30'
+	sleep 0.3
+	local zombie
+	zombie=$(pgrep -P "$TPID" | head -n 1)
+	bad_input "a zombie" "process $zombie has exited (zombie)" -p "$zombie" -n 1
+	bad_input "a kernel thread" "process 2 is a kernel thread (kthreadd): it has no user stack" -p 2 -n 1
+	# exec keeps the pid: the shell's $$ is the profiler's own
+	PP=$PP bash -c 'exec "$PP" -p $$ -n 1' >"$TMP/self.out" 2>"$TMP/self.err"
+	local rc=$?
+	if [ $rc = 2 ] && [ ! -s "$TMP/self.out" ] && [ "$(wc -l <"$TMP/self.err")" = 1 ] &&
+		grep -q "cannot profile itself" "$TMP/self.err"; then pass "bad input the profiler itself: $(cat "$TMP/self.err")"
+	else fail "bad input the profiler itself" "exit $rc" "$TMP/self.err"; fi
+	# Several: the untraceable ones named, the others profiled.
+	start "$T/blocked"
+	settle "$TPID" blocked S
+	"$PP" -p "$zombie,2,$TPID" -d 1ms -n 20 >"$TMP/some.folded" 2>"$TMP/some.err"
+	local n
+	rc=$?
+	n=$(grep -c "^blocked\[$TPID\]/" "$TMP/some.folded")
+	if [ $rc = 0 ] && [ "$n" -gt 0 ] && grep -q "process $zombie has exited (zombie)" "$TMP/some.err" &&
+		grep -q "process 2 is a kernel thread" "$TMP/some.err"; then
+		pass "-p ZOMBIE,KTHREAD,PID: both named on stderr, the third profiled ($(total "$TMP/some.folded") samples)"
+	else fail "-p with untraceable processes" "exit $rc, $n stacks of $TPID" "$TMP/some.err"; fi
+	"$PP" -p "$zombie,2" -n 1 >"$TMP/none.out" 2>"$TMP/none.err"
+	rc=$?
+	if [ $rc = 2 ] && [ ! -s "$TMP/none.out" ] && [ "$(wc -l <"$TMP/none.err")" = 2 ]; then
+		pass "-p of only untraceable processes: exit 2, one line each"
+	else fail "-p of only untraceable processes" "exit $rc, $(wc -l <"$TMP/none.err") lines" "$TMP/none.err"; fi
+	stop_target "$TPID"
+}
+
+# Every signal that would end the profiler ends the run as SIGTERM does:
+# detach, then write what was collected.
+signal_end_tests() {
+	local sig rc n bad=""
+	start "$T/split"
+	for sig in USR1 USR2 QUIT ALRM; do
+		"$PP" -p "$TPID" -d 1ms >"$TMP/sig_$sig.folded" 2>"$TMP/sig_$sig.err" &
+		local prof=$!
+		sleep 0.5
+		kill -s "$sig" $prof
+		wait $prof
+		rc=$?
+		n=$(total "$TMP/sig_$sig.folded")
+		if [ $rc != 0 ] || [ "$n" -lt 10 ] || ! untouched "$TPID"; then
+			bad="$bad SIG$sig (exit $rc, $n samples)"
+		fi
+	done
+	stop_target "$TPID"
+	if [ -z "$bad" ]; then pass "SIGUSR1, SIGUSR2, SIGQUIT, SIGALRM end the run: exit 0, the profile written, the target untraced"
+	else fail "signals that end the run" "$bad"; fi
+}
+
+if [ $CAN_ATTACH = 1 ]; then
+	untraceable_tests
+	signal_end_tests
+else
+	skip "untraceable processes, signals that end the run" "$WHY_NO_ATTACH"
+fi
