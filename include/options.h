@@ -17,6 +17,7 @@
 enum output_format { FORMAT_FOLDED, FORMAT_STAP };
 
 #define MAX_PIDS 64
+#define MAX_TARGETS 4096 /* processes in one run, with --subprocesses */
 #define MAX_TIDS 256
 
 struct options {
@@ -37,6 +38,7 @@ struct options {
 	bool lines;                /* --lines: " (file.c:42)" after names */
 	bool addresses;            /* --addresses: "lib.so+0x1a2b" for unnamed frames */
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
+	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */

@@ -38,6 +38,8 @@ struct sampler_result {
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	int nice;                  /* the sampler's nice value */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
+	uint64_t family_full;      /* not seized: no room for more processes */
 	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
@@ -45,13 +47,15 @@ struct sampler_result {
 
 struct sampler;
 
-/* Reads the modules of every target.  Folded stacks are counted into
+/* Reads the modules of every target.  ts has room for cap_targets: with
+ * --subprocesses the descendants seized on the way are added there, and
+ * *n_targets follows.  Folded stacks are counted into
  * table (stap samples are written to out as they come); with Oracle
  * addresses in o, each sample also gets the session's wait event (names
  * may be NULL).  NULL (with a message on stderr) if it cannot. */
-struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n_targets,
-			    const struct event_names *names, struct stack_table *table,
-			    FILE *out);
+struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *n_targets,
+			    size_t cap_targets, const struct event_names *names,
+			    struct stack_table *table, FILE *out);
 
 /* Samples until -n/-t is reached, *quit is set, or the targets exit.
  * Returns 0, or -1 on an output error. */

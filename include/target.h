@@ -149,6 +149,10 @@ int thread_read_syscall(struct thread *th, struct blocked_syscall *out);
  * if the kernel does not say (no CONFIG_SCHED_INFO) or it is gone. */
 int thread_read_sched(struct target *t, struct thread *th, struct sched_counts *out);
 
+/* The children of t's threads (/proc/PID/task/TID/children), up to max;
+ * returns their number.  A process forked since is in the next read. */
+size_t target_children(const struct target *t, pid_t *out, size_t max);
+
 /* se.exec_start of its /proc/.../sched (procfs.h), for telling whether the
  * profiler itself took its CPU.  0, or -1 (no CONFIG_SCHED_DEBUG). */
 int thread_read_exec_start(struct target *t, struct thread *th, uint64_t *ns);

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	/* Wake up on time: the default 50 us timer slack is half of a 100 us tick. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
-	static struct target ts[MAX_PIDS];
+	static struct target ts[MAX_TARGETS];
 	size_t n = 0;
 	if (o.command) {
 		if (target_launch(&ts[0], o.command, err, sizeof(err)) != 0) {
@@ -181,12 +181,14 @@ int main(int argc, char **argv)
 		}
 
 	struct stack_table *table = stack_table_new();
-	struct sampler *sampler = table ? sampler_new(&o, ts, n, names, table, out) : NULL;
+	struct sampler *sampler =
+		table ? sampler_new(&o, ts, &n, MAX_TARGETS, names, table, out) : NULL;
 	struct sampler_result r;
 	memset(&r, 0, sizeof(r));
 	int rc = sampler ? sampler_run(sampler, &quit, &r) : -1;
 
-	bool exited[MAX_PIDS] = { false };
+	/* whether each had exited before we let go: the notes below */
+	static bool exited[MAX_TARGETS];
 	for (size_t i = 0; i < n; i++) {
 		exited[i] = ts[i].exited;
 		target_detach(&ts[i]);
@@ -215,7 +217,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptrace_profiler: %s\n", r.error);
 		rc = -1;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !o.subprocesses; i++)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);

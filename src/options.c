@@ -137,6 +137,8 @@ void options_print_help(void)
 "Options:\n"
 "  -p, --pid PID[,PID...] profile these running processes (all threads)\n"
 "      --tid TID[,TID...] only these threads (of the processes given with -p)\n"
+"      --subprocesses     also every descendant of the processes, present\n"
+"                         and future (picked up within 50 ms)\n"
 "  -d, --delay INTERVAL   time between samples: 100us, 1.5ms, 2s, 500ns;\n"
 "                         a bare number means milliseconds (default 10ms)\n"
 "  -n, --count N          stop after N sampling rounds\n"
@@ -161,8 +163,9 @@ void options_print_help(void)
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
 "\n"
-"Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM or the target's\n"
-"exit; in every case it detaches and writes what it collected. A summary\n"
+"Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM (or any signal\n"
+"that would end it) or the target's exit; in every case it detaches and\n"
+"writes what it collected. A summary\n"
 "(rate reached, how long the target was kept stopped) goes to stderr.\n"
 "A COMMAND is started, profiled, and ended with the run if still alive;\n"
 "options end at \"--\" or at the first word that is not one, so the\n"
@@ -174,6 +177,8 @@ void options_print_help(void)
 "  ptrace_profiler -p 1234 -t 30s -o db.folded     # 30 s at 100 samples/s\n"
 "  ptrace_profiler -d 1ms -- ./myprog arg1          # launch and profile\n"
 "  ptrace_profiler -p 1234 -t 10s --lines -o db.folded   # with file:line\n"
+"  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
+"      -o pg.folded                                # a whole PostgreSQL server\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
@@ -192,7 +197,7 @@ static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 
 enum {
 	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
-	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH,
+	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH, OPT_SUBPROCESSES,
 };
 
 static const struct option long_options[] = {
@@ -210,6 +215,7 @@ static const struct option long_options[] = {
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
+	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -323,6 +329,9 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		case OPT_ADDRESSES:
 			o->addresses = true;
 			break;
+		case OPT_SUBPROCESSES:
+			o->subprocesses = true;
+			break;
 		case OPT_DEBUGINFO_PATH:
 			if (!arg[0])
 				return fail(err, errlen, "invalid path '' for --debuginfo-path");
@@ -356,6 +365,10 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 	if (o->ksuseopc_addr && o->n_pids > 1)
 		return fail(err, errlen, "--ksuseopc and --ksusetim are addresses in one session's process: give one pid, not %zu",
 			    o->n_pids);
+	if (o->subprocesses && o->n_tids)
+		return fail(err, errlen, "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p");
+	if (o->subprocesses && o->ksuseopc_addr)
+		return fail(err, errlen, "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's");
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
 			    o->event_names);

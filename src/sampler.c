@@ -79,8 +79,11 @@ struct sampler {
 	FILE *out;
 	struct sampler_result *r;
 	struct target *ts;
-	size_t n_targets;
+	size_t n_targets, cap_targets;
+	size_t *n_out;         /* the caller's count, kept up to date */
 	struct process *procs;
+	uint64_t last_family_scan;
+	struct stack_table *table; /* where every program's stacks are named */
 	bool several;          /* several processes: root frames name them */
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int error;             /* errno of the first failure, 0 if none */
@@ -700,22 +703,23 @@ static uint64_t next_interval(struct sampler *s)
 	return d / 2 + s->rng % (d + 1);
 }
 
-struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n_targets,
-			    const struct event_names *names, struct stack_table *table,
-			    FILE *out)
+struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *n_targets,
+			    size_t cap_targets, const struct event_names *names,
+			    struct stack_table *table, FILE *out)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	*s = (struct sampler){
-		.o = o, .names = names, .out = out, .ts = ts, .n_targets = n_targets,
-		.several = n_targets > 1 || o->n_pids > 1,
+		.o = o, .names = names, .out = out, .ts = ts, .n_targets = *n_targets,
+		.cap_targets = cap_targets, .n_out = n_targets,
+		.several = *n_targets > 1 || o->n_pids > 1 || o->subprocesses,
 		.names_wanted = { .inline_frames = !o->no_inline, .lines = o->lines,
 				  .addresses = o->addresses },
 		.rng = now_ns() | 1,
 		.self_sched_fd = -1,
 	};
-	s->procs = calloc(n_targets, sizeof(*s->procs));
+	s->procs = calloc(s->n_targets, sizeof(*s->procs));
 	s->snap = malloc(sizeof(*s->snap));
 	if (!s->procs || !s->snap) {
 		sampler_free(s);
@@ -727,7 +731,8 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t n
 		s->snap->word_addr[0] = o->ksuseopc_addr;
 		s->snap->word_addr[1] = o->ksusetim_addr;
 	}
-	for (size_t i = 0; i < n_targets; i++) {
+	s->table = table;
+	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
@@ -753,6 +758,58 @@ void sampler_free(struct sampler *s)
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
 	free(s);
+}
+
+/* --subprocesses: seizes the children of every process we trace, present
+ * and future, as they appear; their children are found in turn. */
+#define FAMILY_SCAN_NS 50000000ULL
+
+static bool traced(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (s->ts[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void follow_family(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_targets; i++) {
+		if (s->ts[i].exited)
+			continue;
+		pid_t kids[256];
+		size_t n = target_children(&s->ts[i], kids, sizeof(kids) / sizeof(kids[0]));
+		for (size_t k = 0; k < n; k++) {
+			if (traced(s, kids[k]))
+				continue;
+			if (s->n_targets == s->cap_targets) {
+				s->r->family_full++;
+				return;
+			}
+			struct process *procs = realloc(s->procs, (s->n_targets + 1) * sizeof(*procs));
+			if (!procs)
+				return;
+			s->procs = procs;
+			struct target *t = &s->ts[s->n_targets];
+			char err[256];
+			/* One that ended or exec'd a setuid program meanwhile is
+			 * simply not followed. */
+			if (target_attach(t, kids[k], NULL, 0, err, sizeof(err)) != ATTACH_OK)
+				continue;
+			struct process *p = &s->procs[s->n_targets];
+			*p = (struct process){ .t = t, .execs_seen = t->execs };
+			p->program = program_open(t->pid, s->o->debuginfo_path, &s->names_wanted,
+						  s->table);
+			if (!p->program) {
+				target_detach(t);
+				target_free(t);
+				continue;
+			}
+			s->n_targets++;
+			*s->n_out = s->n_targets;
+			s->r->family_joined++;
+		}
+	}
 }
 
 static void sample_round(struct sampler *s, volatile int *quit)
@@ -816,7 +873,6 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 {
 	const struct options *o = s->o;
 	struct target *ts = s->ts;
-	size_t n_targets = s->n_targets;
 	memset(r, 0, sizeof(*r));
 	s->r = r;
 	struct priority_report pr;
@@ -827,7 +883,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
 	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	while (!*quit && any_alive(ts, n_targets) && !s->error) {
+	while (!*quit && any_alive(ts, s->n_targets) && !s->error) {
 		if (o->count && r->rounds >= o->count)
 			break;
 		if (now_ns() >= end)
@@ -838,8 +894,12 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			break;
 
 		uint64_t now = now_ns();
+		if (o->subprocesses && now - s->last_family_scan >= FAMILY_SCAN_NS) {
+			follow_family(s);
+			s->last_family_scan = now;
+		}
 		bool scan_due = now - last_scan >= SCAN_FALLBACK_NS, scanned = false;
-		for (size_t i = 0; i < n_targets; i++) {
+		for (size_t i = 0; i < s->n_targets; i++) {
 			struct process *p = &s->procs[i];
 			/* The leader's stat, read anyway, counts the threads: the
 			 * task directory is read only when that count or a thread's
@@ -861,15 +921,15 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			r->skipped_ticks += missed;
 			deadline += missed * o->interval_ns;
 		}
-		targets_wait_until(ts, n_targets, deadline < end ? deadline : end, quit, on_trap, s);
+		targets_wait_until(ts, s->n_targets, deadline < end ? deadline : end, quit, on_trap, s);
 	}
 	/* Stops still pending complete when their threads get a CPU: wait
 	 * for them a little, as for any stop; what never stops is counted
 	 * without its user stack. */
 	uint64_t give_up = now_ns() + END_WAIT_NS;
 	volatile int never = 0;
-	while (!*quit && any_pending(ts, n_targets) && now_ns() < give_up)
-		targets_wait_until(ts, n_targets, now_ns() + 1000000, &never, on_trap, s);
+	while (!*quit && any_pending(ts, s->n_targets) && now_ns() < give_up)
+		targets_wait_until(ts, s->n_targets, now_ns() + 1000000, &never, on_trap, s);
 	count_unstopped(s);
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *format_duration(uint64_t ns, char *out, size_t outsz)
 {
@@ -68,6 +69,37 @@ static void print_thread(FILE *f, const struct thread *th)
 	fputc('\n', f);
 }
 
+static uint64_t process_samples(const struct target *t)
+{
+	uint64_t n = t->ended_samples;
+	for (size_t i = 0; i < t->n_threads; i++)
+		n += t->threads[i].samples;
+	return n;
+}
+
+static int busiest_first(const void *a, const void *b)
+{
+	uint64_t na = process_samples(*(const struct target *const *)a);
+	uint64_t nb = process_samples(*(const struct target *const *)b);
+	return na > nb ? -1 : na < nb;
+}
+
+#define PROCESSES_SHOWN 20
+
+static void print_process(FILE *f, const struct target *t)
+{
+	fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm, t->n_threads,
+		t->n_threads == 1 ? "" : "s");
+	if (t->ended_threads)
+		fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
+			t->ended_samples);
+	if (t->exited)
+		fputs(", exited", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < t->n_threads; i++)
+		print_thread(f, &t->threads[i]);
+}
+
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler_result *r)
 {
@@ -77,18 +109,30 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		r->samples);
 	print_rate(f, o, r);
 	uint64_t forwarded = 0;
-	for (size_t p = 0; p < n_targets; p++) {
-		const struct target *t = &ts[p];
-		forwarded += t->signals_forwarded;
-		fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm,
-			t->n_threads, t->n_threads == 1 ? "" : "s");
-		if (t->ended_threads)
-			fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
-				t->ended_samples);
-		fputc('\n', f);
-		for (size_t i = 0; i < t->n_threads; i++)
-			print_thread(f, &t->threads[i]);
+	for (size_t p = 0; p < n_targets; p++)
+		forwarded += ts[p].signals_forwarded;
+	if (r->family_joined || r->family_full)
+		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s\n", r->family_joined,
+			r->family_full ? ", more not: no room for them" : "");
+	/* The busiest processes; a server's hundreds in one line. */
+	const struct target **order = malloc(n_targets * sizeof(*order));
+	size_t shown = n_targets;
+	if (order) {
+		for (size_t p = 0; p < n_targets; p++)
+			order[p] = &ts[p];
+		qsort(order, n_targets, sizeof(*order), busiest_first);
+		if (shown > PROCESSES_SHOWN + 2)
+			shown = PROCESSES_SHOWN;
 	}
+	for (size_t k = 0; k < shown; k++)
+		print_process(f, order ? order[k] : &ts[k]);
+	if (shown < n_targets) {
+		uint64_t rest = 0;
+		for (size_t k = shown; k < n_targets; k++)
+			rest += process_samples(order[k]);
+		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", n_targets - shown, rest);
+	}
+	free(order);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "

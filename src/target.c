@@ -673,6 +673,31 @@ int thread_read_sched(struct target *t, struct thread *th, struct sched_counts *
 	return n > 0 ? parse_schedstat(buf, (size_t)n, out) : -1;
 }
 
+size_t target_children(const struct target *t, pid_t *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_threads && n < max; i++) {
+		char path[64], buf[4096];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)t->pid,
+			 (int)t->threads[i].tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		/* "123 456 " - a truncated last number is read again next time */
+		for (char *p = buf, *end; n < max; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p || (*end != ' ' && *end != '\n'))
+				break;
+			if (v > 0)
+				out[n++] = (pid_t)v;
+		}
+	}
+	return n;
+}
+
 int thread_read_exec_start(struct target *t, struct thread *th, uint64_t *ns)
 {
 	if (th->exec_fd == -1 && (th->exec_fd = open_task_file(t->pid, th->tid, "sched")) < 0)

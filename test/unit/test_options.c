@@ -135,6 +135,15 @@ static void command_line_defaults_and_values(void **state)
 	assert_int_equal(o.ksuseopc_addr, 139984506261505ULL);
 	assert_int_equal(o.ksusetim_addr, 0x7f4fe4002003ULL);
 	assert_string_equal(o.event_names, "ev.sed");
+	assert_false(o.subprocesses);
+
+	const char *w5[] = { "-p", "9", "--subprocesses", NULL };
+	assert_int_equal(parse(&o, err, w5), PARSE_OK);
+	assert_true(o.subprocesses);
+	const char *w6[] = { "--subprocesses", "--", "make", "-j2", NULL };
+	assert_int_equal(parse(&o, err, w6), PARSE_OK);
+	assert_true(o.subprocesses);
+	assert_string_equal(o.command[0], "make");
 }
 
 static void pid_and_tid_lists(void **state)
@@ -344,7 +353,7 @@ static void exact_error_messages(void **state)
 {
 	(void)state;
 	struct {
-		const char *words[6];
+		const char *words[8];
 		const char *message;
 	} cases[] = {
 		{ { "-p", "1", "-d", "10xs" },
@@ -363,6 +372,10 @@ static void exact_error_messages(void **state)
 		{ { "-p", "1", "-n" }, "option '-n' needs a value" },
 		{ { "-p", "1", "--output" }, "option '--output' needs a value" },
 		{ { "-p", "1", "-o", "" }, "invalid output file '' for -o" },
+		{ { "-p", "1", "--tid", "2", "--subprocesses" },
+		  "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p" },
+		{ { "-p", "1", "--subprocesses", "--ksuseopc", "1", "--ksusetim", "2" },
+		  "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct options o;

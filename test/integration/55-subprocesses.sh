@@ -1,0 +1,55 @@
+# --- --subprocesses: every descendant, present and future -----------------
+
+# Every process of the family running now, untraced and not stopped?
+family_untouched() {
+	local p bad=0
+	for p in $(pgrep -f "$T/forker") ; do
+		[ -d "/proc/$p" ] || continue # ended meanwhile
+		local st tr
+		st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+		tr=$(awk '/^TracerPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+		case $st in T | t) bad=$((bad + 1)) ;; esac
+		[ -z "$tr" ] || [ "$tr" = 0 ] || bad=$((bad + 1))
+	done
+	[ $bad = 0 ]
+}
+
+subprocess_tests() {
+	"$T/forker" 5 >"$TMP/forker.out" &
+	local fp=$!
+	PIDS+=("$fp")
+	sleep 0.3
+	"$PP" -p "$fp" --subprocesses -d 1ms -t 2s >"$TMP/fam.folded" 2>"$TMP/fam.err"
+	local rc=$? workers in_work
+	workers=$(grep -v "^forker\[$fp\]/" "$TMP/fam.folded" | sed -n 's/^forker\[\([0-9]*\)\]\/forker;.*/\1/p' | sort -u | wc -l)
+	in_work=$(share_of "$TMP/fam.folded" '^forker\[[0-9]+\]/' ';main;worker_work|;main;between_requests')
+	if [ $rc = 0 ] && [ "$workers" -ge 5 ] && atleast "$in_work" 95 && family_untouched; then
+		pass "--subprocesses: $workers workers forked during the run profiled (of one every 200 ms for 2 s), ${in_work}% of the family's samples in worker_work or between_requests"
+	else fail "--subprocesses" "exit $rc, $workers workers seen (>= 5), ${in_work}% named (>= 95)" "$TMP/fam.err"; fi
+	wait "$fp"
+
+	# kill -9 of the profiler while parent and children are seized: none
+	# is left traced or stopped (no PTRACE_O_EXITKILL: they run on).
+	"$T/forker" 30 >/dev/null &
+	fp=$!
+	PIDS+=("$fp")
+	sleep 0.3
+	local k pp bad=0
+	for k in $(seq 1 20); do
+		"$PP" -p "$fp" --subprocesses -d 1ms >/dev/null 2>&1 &
+		pp=$!
+		sleep "0.$(( (RANDOM % 40) + 10 ))"
+		kill -9 $pp
+		wait $pp 2>/dev/null
+		sleep 0.02
+		family_untouched || bad=$((bad + 1))
+	done
+	if [ $bad = 0 ] && kill -0 "$fp" 2>/dev/null; then
+		pass "kill -9 of the profiler with children seized, 20 times: every process of the family running and untraced"
+	else fail "kill -9 with children seized" "$bad of 20 left a process stopped or traced"; fi
+	stop_target "$fp"
+	pkill -9 -f "$T/forker" 2>/dev/null
+}
+
+if [ $CAN_ATTACH = 1 ]; then subprocess_tests
+else skip "--subprocesses" "$WHY_NO_ATTACH"; fi
