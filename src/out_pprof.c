@@ -149,9 +149,12 @@ struct pp {
 	const struct profile *p;
 	struct gz *g;
 	struct pb top, msg, sub; /* a top-level field; a message; one inside it */
-	struct ptr_index strings; /* string pointer -> index - 1 */
+	struct ptr_index strings; /* string pointer -> its number */
+	uint32_t *string_no;      /* pointer number -> index - 1 */
 	const char **string_list; /* index - 1 -> string */
-	size_t string_cap;
+	size_t string_cap, n_list;
+	uint32_t *by_text;        /* text hash slots: index (1-based), 0 empty */
+	size_t n_by_text;
 	struct ptr_index frames;  /* frame name -> location and function id - 1 */
 	const char **frame_buf;
 	size_t frame_max;
@@ -159,31 +162,62 @@ struct pp {
 	bool oom;
 };
 
-/* The string's index in string_table (0 is ""). */
+static size_t text_slot(const struct pp *pp, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	size_t j = (size_t)h & (pp->n_by_text - 1);
+	while (pp->by_text[j] && strcmp(pp->string_list[pp->by_text[j] - 1], s) != 0)
+		j = (j + 1) & (pp->n_by_text - 1);
+	return j;
+}
+
+/* The string's index in string_table (0 is "").  Strings are looked up by
+ * pointer first (frame names are interned), then by text: a thread's name
+ * and its root frame are equal texts at two addresses. */
 static uint64_t str_id(struct pp *pp, const char *s)
 {
 	if (!s || !s[0])
 		return 0;
 	uint32_t k;
 	bool added;
-	if (ptr_index_get(&pp->strings, s, &k, &added) != 0) {
-		pp->oom = true;
-		return 0;
-	}
-	if (added) {
-		if (pp->strings.n > pp->string_cap) {
-			size_t cap = pp->string_cap ? pp->string_cap * 2 : 256;
-			const char **l = realloc(pp->string_list, cap * sizeof(*l));
-			if (!l) {
-				pp->oom = true;
-				return 0;
-			}
+	if (ptr_index_get(&pp->strings, s, &k, &added) != 0)
+		goto oom;
+	if (!added)
+		return (uint64_t)pp->string_no[k] + 1;
+	if (pp->strings.n > pp->string_cap) {
+		size_t cap = pp->string_cap ? pp->string_cap * 2 : 256;
+		const char **l = realloc(pp->string_list, cap * sizeof(*l));
+		if (l)
 			pp->string_list = l;
-			pp->string_cap = cap;
-		}
-		pp->string_list[k] = s;
+		uint32_t *no = l ? realloc(pp->string_no, cap * sizeof(*no)) : NULL;
+		if (!no)
+			goto oom;
+		pp->string_no = no;
+		pp->string_cap = cap;
 	}
-	return (uint64_t)k + 1;
+	if ((pp->n_list + 1) * 2 > pp->n_by_text) {
+		size_t n = pp->n_by_text ? pp->n_by_text * 2 : 512;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			goto oom;
+		free(pp->by_text);
+		pp->by_text = slots;
+		pp->n_by_text = n;
+		for (size_t i = 0; i < pp->n_list; i++)
+			pp->by_text[text_slot(pp, pp->string_list[i])] = (uint32_t)i + 1;
+	}
+	size_t j = text_slot(pp, s);
+	if (!pp->by_text[j]) {
+		pp->string_list[pp->n_list++] = s;
+		pp->by_text[j] = (uint32_t)pp->n_list;
+	}
+	pp->string_no[k] = pp->by_text[j] - 1;
+	return (uint64_t)pp->string_no[k] + 1;
+oom:
+	pp->oom = true;
+	return 0;
 }
 
 static void value_type(struct pp *pp, unsigned field, const char *type, const char *unit)
@@ -420,7 +454,7 @@ int output_pprof(FILE *f, const struct profile *p)
 	if (rc == 0) {
 		pb_bytes(&pp.top, 6, "", 0);
 		emit(g, &pp.top);
-		for (size_t i = 0; i < pp.strings.n; i++) {
+		for (size_t i = 0; i < pp.n_list; i++) {
 			const char *s = pp.string_list[i];
 			pb_bytes(&pp.top, 6, s, strlen(s));
 			emit(g, &pp.top);
@@ -439,6 +473,8 @@ int output_pprof(FILE *f, const struct profile *p)
 	free(pp.msg.d);
 	free(pp.sub.d);
 	free(pp.string_list);
+	free(pp.string_no);
+	free(pp.by_text);
 	free(pp.frame_buf);
 	free(pp.ids);
 	ptr_index_free(&pp.strings);
