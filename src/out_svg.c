@@ -11,8 +11,9 @@
  * Each box is <g class="f" data-s="FIRST" data-n="SAMPLES"> with a <title>
  * (the name, then the samples and share on a second line), a <rect> and a
  * <text> label cut to the box.  The script at the end reads those back to
- * zoom (click), search (the Search button, Ctrl-F, or ?s=REGEX / #s=REGEX
- * in the address), and show a box's details on the bottom line.  Names
+ * zoom (click, or ?z=NAME in the address), search (the Search button,
+ * Ctrl-F, or ?s=REGEX in the address; #s=, #z= too), and show a box's
+ * details on the bottom line.  Names
  * only ever reach the document as escaped XML text; the script reads and
  * writes them with textContent and never builds markup from them.
  */
@@ -313,12 +314,18 @@ static const char svg_script[] =
 	"  if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); ask(); }\n"
 	"  else if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
 	"});\n"
-	"/* ?s=REGEX or #s=REGEX in the address: search at once */\n"
+	"/* in the address, ?s=REGEX searches and ?z=NAME zooms on the widest\n"
+	"   frame of that name (also after #), so a view can be shared */\n"
 	"var q = location.search.slice(1) + '&' + location.hash.slice(1);\n"
 	"q.split('&').forEach(function (kv) {\n"
-	"  var eq = kv.indexOf('=');\n"
-	"  if (eq > 0 && kv.slice(0, eq) === 's') {\n"
-	"    try { search(decodeURIComponent(kv.slice(eq + 1).replace(/\\+/g, ' '))); } catch (e) {}\n"
+	"  var eq = kv.indexOf('='), key = kv.slice(0, eq), value;\n"
+	"  if (eq <= 0) return;\n"
+	"  try { value = decodeURIComponent(kv.slice(eq + 1).replace(/\\+/g, ' ')); } catch (e) { return; }\n"
+	"  if (key === 's') search(value);\n"
+	"  if (key === 'z') {\n"
+	"    var best = null;\n"
+	"    boxes.forEach(function (b) { if (b.name === value && (!best || b.n > best.n)) best = b; });\n"
+	"    if (best) zoom(best);\n"
 	"  }\n"
 	"});\n"
 	"})();\n"
@@ -340,9 +347,8 @@ static void write_header(FILE *f, const struct profile *p, const struct svg_layo
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\">", PAD);
 	xml_escape(f, p->command && p->command[0] ? p->command : "ptrace_profiler", SIZE_MAX);
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
-	char interval[32], duration[32];
+	char interval[32];
 	format_ns(interval, sizeof(interval), p->interval_ns);
-	format_ns(duration, sizeof(duration), p->duration_ns);
 	if (p->target && p->target[0]) {
 		xml_escape(f, p->target, SIZE_MAX);
 		fputs(", ", f);
@@ -351,7 +357,7 @@ static void write_header(FILE *f, const struct profile *p, const struct svg_layo
 	if (p->duration_ns >= 1000000000ULL)
 		fprintf(f, " in %.1f s", (double)p->duration_ns / 1e9);
 	else if (p->duration_ns)
-		fprintf(f, " in %s", duration);
+		fprintf(f, " in %.1f ms", (double)p->duration_ns / 1e6);
 	if (l->omitted)
 		fprintf(f, "; %" PRIu64 " frame%s narrower than %.2g px not drawn", l->omitted,
 			l->omitted == 1 ? "" : "s", l->min_width);
