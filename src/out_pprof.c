@@ -376,7 +376,8 @@ static int write_samples(struct pp *pp)
 		for (size_t id = 0; id < n_stacks; id++) {
 			uint64_t count;
 			stack_table_words(p->stacks, id, NULL, &count);
-			write_sample(pp, (uint32_t)id, NULL, count, count * p->interval_ns);
+			if (count)
+				write_sample(pp, (uint32_t)id, NULL, count, count * p->interval_ns);
 		}
 		return 0;
 	}

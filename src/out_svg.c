@@ -143,8 +143,8 @@ static void close_to(struct svg_layout *l, size_t keep)
 static void layout_stack(const char *const *frames, size_t n, uint64_t count, void *arg)
 {
 	struct svg_layout *l = arg;
-	if (l->err)
-		return;
+	if (l->err || count == 0)
+		return; /* no samples, no box */
 	size_t k = 0;
 	while (k < n && k < l->depth && l->open[k].name == frames[k])
 		k++;

@@ -180,11 +180,12 @@ static char *collapse(const char *text)
 			char *name = strchr(line, ' ') + 1, *mod = strrchr(line, '(');
 			mod[-1] = '\0';
 			bool kernel = strcmp(mod, "(" "[kernel.kallsyms])") == 0;
-			char tmp[4096];
+			char tmp[2 * sizeof(stack)];
 			snprintf(tmp, sizeof(tmp), "%s%s%s%s", name, kernel ? "_[k]" : "", stack[0] ? ";" : "", stack);
-			snprintf(stack, sizeof(stack), "%s", tmp);
+			assert_true(strlen(tmp) < sizeof(stack));
+			memcpy(stack, tmp, strlen(tmp) + 1);
 		} else {
-			char full[4096];
+			char full[sizeof(comm) + sizeof(stack) + 1];
 			snprintf(full, sizeof(full), "%s;%s", comm, stack);
 			size_t i = 0;
 			while (i < n && strcmp(lines[i].stack, full) != 0)

@@ -408,6 +408,8 @@ static void counts_only_profile(void **state)
 	(void)state;
 	struct fixture fx;
 	make(&fx);
+	/* a stack without samples is no sample */
+	fixture_stack(&fx, (const char *[]){ "db_main", "R (running)", "ghost", NULL }, 0);
 	static struct decoded d;
 	roundtrip(fixture_profile_as(&fx, 0), &d);
 	/* one sample per distinct stack, the interval's worth of wall time */

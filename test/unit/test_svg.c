@@ -454,11 +454,14 @@ static void narrow_frames_left_out_and_counted(void **state)
 		snprintf(names[i], sizeof(names[i]), "cold%02d", i);
 		fixture_stack(&fx, (const char *[]){ "t", "R (running)", "main", names[i], "leaf", NULL }, 1);
 	}
+	/* a stack without samples has no box, and is not "left out" */
+	fixture_stack(&fx, (const char *[]){ "t", "R (running)", "main", "ghost", NULL }, 0);
 	const struct profile *p = fixture_profile_as(&fx, 0);
 	char *svg = svg_of(p, NULL);
 	struct box b[256];
 	size_t n = boxes(svg, b, 256);
 	assert_int_equal(n, 5); /* all, t, R, main, hot */
+	assert_null(strstr(svg, "ghost"));
 	assert_non_null(strstr(svg, "; 100 frames narrower than 0.1 px not drawn</text>"));
 	struct xml_check x;
 	assert_null(xml_wellformed(svg, &x));
