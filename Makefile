@@ -6,11 +6,11 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libunwind-generic libdw libelf
+PKGS    := libunwind-generic libdw libelf zlib
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2
 ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
@@ -49,6 +49,12 @@ $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
 $(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | $(B)/test $(SPARE_LIB)
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
+
+# Writes any format from a hand-made profile, for 70-formats.sh and the
+# size/time table in the README.
+FORMATS_TOOL := $(B)/test/write_formats
+$(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OBJS) $(HDRS) | $(B)/test
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 # Targets are built the way the programs they stand for are: optimized,
 # with symbols.  Per-target flags below.
@@ -115,11 +121,11 @@ deps:
 unit: $(UNIT_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 
-integration: ptrace_profiler $(TARGET_BINS)
+integration: ptrace_profiler $(TARGET_BINS) $(FORMATS_TOOL)
 	@bash test/integration.sh
 
 check: deps
-	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) \
+	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) $(FORMATS_TOOL) \
 		$(S)/ptrace_profiler $(SAN_UNIT_BINS) $(REGRESS_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 	@bash test/integration.sh

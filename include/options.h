@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROFILER_VERSION "0.1.0"
+#include "output.h"
 
-enum output_format { FORMAT_FOLDED, FORMAT_STAP };
+#define PROFILER_VERSION "0.1.0"
 
 #define MAX_PIDS 64
 #define MAX_TARGETS 4096 /* processes in one run, with --subprocesses */
@@ -60,6 +60,14 @@ int parse_pid(const char *text, pid_t *out);
  * Returns the count, or -1 (then *bad points at the offending item, or is
  * NULL when the list is too long). */
 int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad);
+
+/* "folded", "stap", "svg", "speedscope", "pprof", "perf-script"; -1 for
+ * anything else. */
+int parse_format(const char *text, enum output_format *out);
+
+/* The format a file name asks for when --format is not given: .svg,
+ * .speedscope.json, .pb.gz; anything else (.folded...) is folded. */
+enum output_format format_for_path(const char *path);
 
 /* Fills *o (defaults first).  PARSE_EXIT_OK means --help or --version was
  * printed to stdout; PARSE_ERROR leaves a one-line message in err. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what building and testing need, from the distribution only:
 # a C compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and
-# cmocka; for the tests also a C++ compiler (a C++ target program) and
+# cmocka, zlib; for the tests also a C++ compiler (a C++ target program) and
 # binutils (strip, objcopy: stripped and split-debug targets).  The
 # debuginfod test needs the debuginfod server, which .ci/run installs; on a
 # workstation the test says it is missing and skips.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
@@ -19,8 +19,9 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pkg libdw libdw-dev
 	need_pkg libelf libelf-dev
 	need_pkg cmocka libcmocka-dev
+	need_pkg zlib zlib1g-dev
 else
-	missing="$missing pkg-config libunwind-dev libdw-dev libelf-dev libcmocka-dev"
+	missing="$missing pkg-config libunwind-dev libdw-dev libelf-dev libcmocka-dev zlib1g-dev"
 fi
 [ -z "$missing" ] && exit 0
 

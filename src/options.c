@@ -115,6 +115,42 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad)
 	}
 }
 
+static const struct { const char *name; enum output_format format; } formats[] = {
+	{ "folded", FORMAT_FOLDED },
+	{ "stap", FORMAT_STAP },
+	{ "svg", FORMAT_SVG },
+	{ "speedscope", FORMAT_SPEEDSCOPE },
+	{ "pprof", FORMAT_PPROF },
+	{ "perf-script", FORMAT_PERF_SCRIPT },
+};
+
+int parse_format(const char *text, enum output_format *out)
+{
+	for (size_t i = 0; text && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(text, formats[i].name) == 0) {
+			*out = formats[i].format;
+			return 0;
+		}
+	return -1;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+enum output_format format_for_path(const char *path)
+{
+	if (has_suffix(path, ".svg"))
+		return FORMAT_SVG;
+	if (has_suffix(path, ".speedscope.json"))
+		return FORMAT_SPEEDSCOPE;
+	if (has_suffix(path, ".pb.gz"))
+		return FORMAT_PPROF;
+	return FORMAT_FOLDED;
+}
+
 /* The bad item of a list, for the message: "12" of "5,12x,7". */
 static const char *item_text(const char *bad, char *buf, size_t len)
 {
@@ -132,7 +168,8 @@ void options_print_help(void)
 "Each tick reads every thread's state and kernel stack from /proc, stops\n"
 "the thread just long enough to copy its registers and live stack, lets it\n"
 "run, and then unwinds and names the copy. Output is folded stacks\n"
-"(thread;state;user frames;kernel frames_[k] COUNT) for flamegraph.pl.\n"
+"(thread;state;user frames;kernel frames_[k] COUNT) for flamegraph.pl, or\n"
+"a flame graph, speedscope, pprof or perf script file (--format).\n"
 "\n"
 "Options:\n"
 "  -p, --pid PID[,PID...] profile these running processes (all threads)\n"
@@ -143,9 +180,19 @@ void options_print_help(void)
 "                         a bare number means milliseconds (default 10ms)\n"
 "  -n, --count N          stop after N sampling rounds\n"
 "  -t, --duration TIME    stop after TIME (same units as --delay)\n"
-"  -o, --output FILE      write the profile to FILE (default: stdout)\n"
-"      --format FORMAT    folded (default) or stap (the original\n"
-"                         Ptrace_Profiler's per-sample blocks)\n"
+"  -o, --output FILE      write the profile to FILE (default: stdout); a name\n"
+"                         ending in .svg, .speedscope.json or .pb.gz picks\n"
+"                         that format, any other folded\n"
+"      --format FORMAT    what to write (wins over the name of -o):\n"
+"                           folded       stacks and counts, for flamegraph.pl\n"
+"                                        (default)\n"
+"                           svg          interactive flame graph, one file\n"
+"                           speedscope   speedscope.app JSON, a timeline per\n"
+"                                        thread\n"
+"                           pprof        gzipped profile.proto, for go tool pprof\n"
+"                           perf-script  perf script text, one block per sample\n"
+"                                        (FlameScope, Firefox Profiler)\n"
+"                           stap         the original Ptrace_Profiler's blocks\n"
 "      --ksuseopc ADDR    Oracle: address of X$KSUSE.KSUSEOPC (event#) of the\n"
 "                         session, decimal or 0x hex (oracle_scripts/)\n"
 "      --ksusetim ADDR    Oracle: address of X$KSUSE.KSUSETIM; with --ksuseopc\n"
@@ -175,6 +222,8 @@ void options_print_help(void)
 "  ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded\n"
 "  flamegraph.pl out.folded > out.svg\n"
 "  ptrace_profiler -p 1234 -t 30s -o db.folded     # 30 s at 100 samples/s\n"
+"  ptrace_profiler -p 1234 -t 30s -o db.svg        # a flame graph to open\n"
+"  ptrace_profiler -p 1234 -t 30s -o db.pb.gz && go tool pprof -top db.pb.gz\n"
 "  ptrace_profiler -d 1ms -- ./myprog arg1          # launch and profile\n"
 "  ptrace_profiler -p 1234 -t 10s --lines -o db.folded   # with file:line\n"
 "  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
@@ -257,7 +306,7 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 
 	opterr = 0;
 	optind = 0; /* glibc: full re-initialization, so tests can call us again */
-	bool have_pid = false;
+	bool have_pid = false, format_given = false;
 	for (;;) {
 		int prev = optind ? optind : 1;
 		int c = getopt_long(argc, argv, "+:p:d:n:t:o:hV", long_options, NULL);
@@ -302,12 +351,9 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 			o->output_path = arg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(arg, "folded") == 0)
-				o->format = FORMAT_FOLDED;
-			else if (strcmp(arg, "stap") == 0)
-				o->format = FORMAT_STAP;
-			else
-				return fail(err, errlen, "unknown format '%s' for --format: expected folded or stap", arg);
+			if (parse_format(arg, &o->format) != 0)
+				return fail(err, errlen, "unknown format '%s' for --format: expected folded, stap, svg, speedscope, pprof or perf-script", arg);
+			format_given = true;
 			break;
 		case OPT_KSUSEOPC:
 		case OPT_KSUSETIM:
@@ -349,6 +395,8 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 			return bad_option(argc, argv, prev, err, errlen);
 		}
 	}
+	if (!format_given && o->output_path)
+		o->format = format_for_path(o->output_path);
 	if (optind < argc) {
 		/* "--" ends the options; without it the first operand does. */
 		o->command = &argv[optind];

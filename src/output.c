@@ -1,9 +1,12 @@
-/* output.c - folded and stap text. */
+/* output.c - output_write, folded and stap text. */
 #include "output.h"
+#include "output_util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t sample_frames(const struct sample_view *s, const char **out, size_t max)
@@ -91,4 +94,95 @@ int output_stap_sample(FILE *f, const struct sample_view *s)
 		stap_state(f, s->app_state);
 	fputs("1\n\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* A sample of the profile as the stap writer takes it: the stack's frames
+ * split at their kinds (profile.h). */
+struct stap_pass {
+	FILE *f;
+	const struct stack_table *t;
+	const char **frames;
+	size_t max;
+};
+
+static int stap_one(const struct profile_sample *s, void *arg)
+{
+	struct stap_pass *sp = arg;
+	size_t n = stack_table_frames(sp->t, s->stack, sp->frames, sp->max, NULL);
+	if (n == 0)
+		return 0;
+	size_t code = frame_code_start(sp->frames, n), kernel = code;
+	while (kernel < n && frame_kind_at(sp->frames, code, kernel) != FRAME_KERNEL)
+		kernel++;
+	struct sample_view v = {
+		.thread = sp->frames[0],
+		.app_state = code >= 3 ? sp->frames[1] : NULL,
+		.state = code >= 2 ? sp->frames[code - 1] : "",
+		.user = sp->frames + code,
+		.n_user = kernel - code,
+		.kernel = sp->frames + kernel,
+		.n_kernel = n - kernel,
+	};
+	return output_stap_sample(sp->f, &v);
+}
+
+/* The deepest stack of the table. */
+static size_t deepest(const struct stack_table *t)
+{
+	size_t max = 1;
+	for (size_t id = 0, n; stack_table_words(t, id, &n, NULL); id++)
+		if (n > max)
+			max = n;
+	return max;
+}
+
+int output_stap(FILE *f, const struct profile *p)
+{
+	struct stap_pass sp = { f, p->stacks, NULL, deepest(p->stacks) };
+	sp.frames = malloc(sp.max * sizeof(*sp.frames));
+	if (!sp.frames)
+		return -1;
+	int rc = sample_pass(p, stap_one, &sp);
+	free(sp.frames);
+	return rc;
+}
+
+const char *output_format_name(enum output_format fmt)
+{
+	switch (fmt) {
+	case FORMAT_FOLDED: return "folded";
+	case FORMAT_STAP: return "stap";
+	case FORMAT_SVG: return "svg";
+	case FORMAT_SPEEDSCOPE: return "speedscope";
+	case FORMAT_PPROF: return "pprof";
+	case FORMAT_PERF_SCRIPT: return "perf-script";
+	}
+	return "?";
+}
+
+int output_write(FILE *f, enum output_format fmt, const struct profile *p)
+{
+	if (!p || !p->stacks) {
+		errno = EINVAL;
+		return -1;
+	}
+	int rc;
+	switch (fmt) {
+	case FORMAT_FOLDED: rc = output_folded(f, p->stacks); break;
+	case FORMAT_STAP: rc = output_stap(f, p); break;
+	case FORMAT_SVG: rc = output_svg(f, p, NULL); break;
+	case FORMAT_SPEEDSCOPE: rc = output_speedscope(f, p, 0); break;
+	case FORMAT_PPROF: rc = output_pprof(f, p); break;
+	case FORMAT_PERF_SCRIPT: rc = output_perf_script(f, p); break;
+	default: errno = EINVAL; return -1;
+	}
+	if (rc != 0)
+		return -1;
+	/* A full disk or a closed pipe shows only once the buffer goes out. */
+	if (fflush(f) != 0 || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }

@@ -362,7 +362,11 @@ static void exact_error_messages(void **state)
 		  "invalid duration '0' for -t: expected a positive number with unit ns, us, ms or s" },
 		{ { "-p", "1", "-n", "0" }, "invalid count '0' for -n: expected a positive integer" },
 		{ { "-p", "1", "--format", "json" },
-		  "unknown format 'json' for --format: expected folded or stap" },
+		  "unknown format 'json' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
+		{ { "-p", "1", "--format", "SVG" },
+		  "unknown format 'SVG' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
+		{ { "-p", "1", "--format", "" },
+		  "unknown format '' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
 		{ { "-p", "1", "--foo" }, "unknown option '--foo'" },
 		{ { "-p", "1", "--foo=bar" }, "unknown option '--foo'" },
 		{ { "-q", "-p", "1" }, "unknown option '-q'" },
@@ -445,6 +449,8 @@ static void help_text(void **state)
 			"-V, --version", "ptrace_profiler -p 1234 -d 100us -n 5000 > out.folded",
 			"flamegraph.pl out.folded > out.svg", "-- ./myprog",
 			"--format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg",
+			"folded", "svg", "speedscope", "pprof", "perf-script", ".speedscope.json",
+			".pb.gz", "-o db.svg", "go tool pprof -top",
 		};
 		for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++)
 			if (!strstr(help, must[m]))
@@ -532,6 +538,85 @@ static void later_values_replace_earlier(void **state)
 	assert_int_equal(o.pids[0], 4);
 }
 
+static void every_format_by_name(void **state)
+{
+	(void)state;
+	const struct { const char *name; enum output_format format; } cases[] = {
+		{ "folded", FORMAT_FOLDED }, { "stap", FORMAT_STAP }, { "svg", FORMAT_SVG },
+		{ "speedscope", FORMAT_SPEEDSCOPE }, { "pprof", FORMAT_PPROF },
+		{ "perf-script", FORMAT_PERF_SCRIPT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		char err[256];
+		const char *w[] = { "-p", "1", "--format", cases[i].name, NULL };
+		assert_int_equal(parse(&o, err, w), PARSE_OK);
+		assert_int_equal(o.format, cases[i].format);
+		/* and the name it is printed with is the one it is asked by */
+		assert_string_equal(output_format_name(cases[i].format), cases[i].name);
+	}
+	enum output_format f = FORMAT_SVG;
+	const char *bad[] = { "Folded", "svg ", "perf_script", "perf", "json", "pb", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse_format(bad[i], &f) != -1)
+			fail_msg("format '%s' accepted", bad[i]);
+	assert_int_equal(f, FORMAT_SVG); /* untouched */
+	assert_int_equal(parse_format(NULL, &f), -1);
+}
+
+static void output_name_picks_the_format(void **state)
+{
+	(void)state;
+	const struct { const char *path; enum output_format format; } cases[] = {
+		{ "out.svg", FORMAT_SVG },
+		{ "/tmp/db.speedscope.json", FORMAT_SPEEDSCOPE },
+		{ "db.pb.gz", FORMAT_PPROF },
+		{ "db.folded", FORMAT_FOLDED },
+		{ "db.json", FORMAT_FOLDED },      /* only .speedscope.json */
+		{ "db.gz", FORMAT_FOLDED },        /* only .pb.gz */
+		{ "db.svg.folded", FORMAT_FOLDED },
+		{ "svg", FORMAT_FOLDED },          /* a name, not a suffix */
+		{ ".svg", FORMAT_FOLDED },         /* nothing before the dot */
+		{ "db.SVG", FORMAT_FOLDED },
+		{ "out", FORMAT_FOLDED },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		char err[256];
+		const char *w[] = { "-p", "1", "-o", cases[i].path, NULL };
+		assert_int_equal(parse(&o, err, w), PARSE_OK);
+		if (o.format != cases[i].format)
+			fail_msg("-o %s gave format %s", cases[i].path, output_format_name(o.format));
+		assert_int_equal(format_for_path(cases[i].path), cases[i].format);
+	}
+}
+
+static void explicit_format_wins_over_the_name(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	/* before and after -o */
+	const char *w1[] = { "-p", "1", "--format", "folded", "-o", "x.svg", NULL };
+	assert_int_equal(parse(&o, err, w1), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_FOLDED);
+	const char *w2[] = { "-p", "1", "-o", "x.pb.gz", "--format", "perf-script", NULL };
+	assert_int_equal(parse(&o, err, w2), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_PERF_SCRIPT);
+	const char *w3[] = { "-p", "1", "--format", "svg", "-o", "x.folded", NULL };
+	assert_int_equal(parse(&o, err, w3), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_SVG);
+	/* the last -o names the file, and the format */
+	const char *w4[] = { "-p", "1", "-o", "x.svg", "-o", "x.speedscope.json", NULL };
+	assert_int_equal(parse(&o, err, w4), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_SPEEDSCOPE);
+	/* stdout: the default, or what was asked */
+	const char *w5[] = { "-p", "1", "--format", "pprof", NULL };
+	assert_int_equal(parse(&o, err, w5), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_PPROF);
+	assert_null(o.output_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +641,9 @@ int main(void)
 		cmocka_unit_test(parses_again_after_an_early_return),
 		cmocka_unit_test(command_without_double_dash),
 		cmocka_unit_test(later_values_replace_earlier),
+		cmocka_unit_test(every_format_by_name),
+		cmocka_unit_test(output_name_picks_the_format),
+		cmocka_unit_test(explicit_format_wins_over_the_name),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
