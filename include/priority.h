@@ -10,8 +10,8 @@
  * microseconds a round takes, as perf's interrupt would.  It uses no more
  * CPU for that, it only gets it on time.
  *
- * Naming, after detaching: the lowest priority there is (SCHED_IDLE), so
- * that reading debug info never takes a CPU from the database.
+ * Naming, after detaching: nice 19, so that reading debug info takes a CPU
+ * from the database only when it leaves one idle.
  */
 #ifndef PTRACE_PROFILER_PRIORITY_H
 #define PTRACE_PROFILER_PRIORITY_H
@@ -27,7 +27,7 @@ struct priority_report {
  * or CAP_SYS_NICE; otherwise the nice value stays).  Fills *r. */
 void priority_for_sampling(struct priority_report *r);
 
-/* After detaching: SCHED_IDLE (or nice 19 where that is refused). */
+/* After detaching: nice 19, with the kernel's own slice again. */
 void priority_for_naming(void);
 
 #endif

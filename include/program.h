@@ -20,6 +20,7 @@
 #include "modules.h"
 #include "output.h"
 #include "symbolize.h"
+#include "timeline.h"
 #include "unwind.h"
 
 struct program {
@@ -31,12 +32,19 @@ struct program {
 	bool naming;                   /* naming now: no re-entry from a hook */
 	int error;                     /* out of memory while naming */
 	struct program *older;         /* the program before an execve */
+	/* With a timeline: each pending stack's timeline id, by pending id */
+	struct timeline *timeline;
+	uint32_t *ids;
+	size_t cap_ids;
+	size_t naming_index;           /* the pending id being named */
 };
 
-/* The program pid runs now; its stacks will be named into named.  NULL
- * if its modules cannot be read. */
+/* The program pid runs now; its stacks will be named into named (and,
+ * with a timeline, mapped there to their named ids).  NULL if its modules
+ * cannot be read. */
 struct program *program_open(pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names, struct stack_table *named);
+			     const struct symbolize_options *names, struct stack_table *named,
+			     struct timeline *timeline);
 
 /* Frees p and every older program. */
 void program_free(struct program *p);
@@ -45,11 +53,13 @@ void program_free(struct program *p);
 struct program *program_exec(struct program *p, pid_t pid, const char *debuginfo_path,
 			     const struct symbolize_options *names);
 
-/* Counts one sample: its user frames (innermost first, as unwound) and
- * the rest of v (thread, states, kernel frames), to be named later.
- * Returns 0, or -1 when out of memory. */
+/* Counts count samples: their user frames (innermost first, as unwound)
+ * and the rest of v (thread, states, kernel frames), to be named later.
+ * With a timeline, *stack is the stack's timeline id.  Returns 0, or -1
+ * when out of memory. */
 int program_count(struct program *p, const struct sample_view *v,
-		  const struct unwound_frame *frames, size_t n_frames, uint64_t count);
+		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
+		  uint32_t *stack);
 
 /* Names the frames now: outermost first, each followed by the functions
  * inlined at its address.  user and user_ip have room for

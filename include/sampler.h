@@ -17,6 +17,7 @@
 
 #include "aggregate.h"
 #include "options.h"
+#include "profile.h"
 #include "oracle.h"
 #include "stats.h"
 #include "target.h"
@@ -40,6 +41,7 @@ struct sampler_result {
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
+	uint64_t start_unix_ns;    /* wall clock at the first tick */
 	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
@@ -65,6 +67,10 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
  * while; a traced target would wait for us meanwhile): names every stack
  * still counted by address into the table.  0, or -1 when out of memory. */
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
+
+/* After naming: the samples in time order (for the formats that keep
+ * time; NULL otherwise) and the threads they name, into p. */
+void sampler_profile(struct sampler *s, struct profile *p);
 
 void sampler_free(struct sampler *s);
 

@@ -39,6 +39,8 @@ struct thread {
 	uint64_t stop_asked_ns, stop_nudged_ns;
 	uint64_t samples;
 	uint64_t samples_on_cpu;    /* of which "R (running)" */
+	uint32_t profile_index;     /* in the profile's thread list, + 1; 0 none */
+	uint64_t last_sample_ns;    /* its last tick, for a sample's weight */
 	uint64_t stop_timeouts;     /* stops still pending 200 ms after the ask */
 	/* Its schedstat at the first and the last tick that read it: what
 	 * the kernel says it spent on a CPU, beside what the samples say. */

@@ -102,6 +102,30 @@ static bool missing_thread(const struct options *o, const struct target *ts, siz
 	return false;
 }
 
+/* The command line as typed (for the SVG's title, pprof's comments). */
+static const char *command_line(int argc, char **argv, char *out, size_t outsz)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < argc && used + 1 < outsz; i++) {
+		int w = snprintf(out + used, outsz - used, "%s%s", i ? " " : "", argv[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w < outsz - used ? (size_t)w : outsz - used - 1;
+	}
+	return out;
+}
+
+/* "postgres (PID 1234)" or "13 processes". */
+static const char *target_line(const struct target *ts, size_t n, char *out, size_t outsz)
+{
+	if (n == 1)
+		snprintf(out, outsz, "%s (PID %d)", ts[0].comm, (int)ts[0].pid);
+	else
+		snprintf(out, outsz, "%zu processes", n);
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -207,8 +231,23 @@ int main(int argc, char **argv)
 
 	if (rc == 0 && sampler_name_stacks(sampler, &r) != 0)
 		rc = -1;
-	if (rc == 0 && o.format == FORMAT_FOLDED && output_folded(out, table) != 0 && !r.error[0])
-		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));
+	if (rc == 0 && o.format != FORMAT_STAP) {
+		/* stap went out sample by sample; every other format now */
+		char command[512], target[128];
+		struct profile profile = {
+			.stacks = table,
+			.command = command_line(argc, argv, command, sizeof(command)),
+			.target = target_line(ts, n, target, sizeof(target)),
+			.interval_ns = o.interval_ns,
+			.start_unix_ns = r.start_unix_ns,
+			.duration_ns = r.wall_ns,
+			.total_samples = r.samples,
+		};
+		sampler_profile(sampler, &profile);
+		if (output_write(out, o.format, &profile) != 0 && !r.error[0])
+			snprintf(r.error, sizeof(r.error), "cannot write the %s output: %s",
+				 output_format_name(o.format), strerror(errno));
+	}
 	if ((fflush(out) != 0 || ferror(out)) && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));
 	if (!sampler && !r.error[0])

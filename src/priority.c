@@ -1,5 +1,5 @@
 /* priority.c - see priority.h for why the sampler runs at nice -20 with a
- * short slice, and names at SCHED_IDLE. */
+ * short slice, and names at nice 19. */
 #define _GNU_SOURCE
 #include "priority.h"
 
@@ -41,8 +41,10 @@ void priority_for_sampling(struct priority_report *r)
 
 void priority_for_naming(void)
 {
-	struct sched_param p;
-	memset(&p, 0, sizeof(p));
-	sched_setscheduler(0, SCHED_IDLE, &p); /* any task may lower itself */
-	setpriority(PRIO_PROCESS, 0, 19);      /* where SCHED_IDLE is missing */
+	/* Back to a plain slice, then the weakest nice value: 15/1024 of a
+	 * nice-0 task's share.  (SCHED_IDLE's is 3/1024: naming on a
+	 * saturated server would take minutes instead of seconds.) */
+	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = 19 };
+	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+		setpriority(PRIO_PROCESS, 0, 19);
 }

@@ -32,8 +32,25 @@ static void name_pending(struct program *p);
  * every string interned in the pending table. */
 enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
 
+/* Room for the timeline id of pending stack id. */
+static int room_for_id(struct program *p, long id)
+{
+	if ((size_t)id < p->cap_ids)
+		return 0;
+	size_t cap = p->cap_ids ? p->cap_ids * 2 : 256;
+	while (cap <= (size_t)id)
+		cap *= 2;
+	uint32_t *n = realloc(p->ids, cap * sizeof(*n));
+	if (!n)
+		return -1;
+	p->ids = n;
+	p->cap_ids = cap;
+	return 0;
+}
+
 int program_count(struct program *p, const struct sample_view *v,
-		  const struct unwound_frame *frames, size_t n_frames, uint64_t count)
+		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
+		  uint32_t *stack)
 {
 	uint64_t words[W_FRAMES + UNWIND_MAX_FRAMES + KSTACK_MAX];
 	struct stack_table *pending = p->pending;
@@ -56,8 +73,18 @@ int program_count(struct program *p, const struct sample_view *v,
 			return -1;
 		words[n++] = (uintptr_t)k;
 	}
-	if (stack_table_add_words(pending, words, n, count) < 0)
+	size_t before = stack_table_distinct(pending);
+	long id = stack_table_add_words(pending, words, n, count);
+	if (id < 0)
 		return -1;
+	if (p->timeline) {
+		if (stack_table_distinct(pending) > before) { /* a new one */
+			if (room_for_id(p, id) != 0)
+				return -1;
+			p->ids[id] = timeline_new_stack(p->timeline);
+		}
+		*stack = p->ids[id];
+	}
 	if (stack_table_distinct(pending) >= PENDING_MAX) {
 		name_pending(p);
 		return p->error ? -1 : 0;
@@ -90,8 +117,11 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 	};
 	const char *all[3 + PROGRAM_USER_FRAMES_MAX + KSTACK_MAX];
 	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
-	if (stack_table_add(p->named, all, n_all, count) < 0)
+	long named = stack_table_add(p->named, all, n_all, count);
+	if (named < 0 ||
+	    (p->timeline && timeline_name(p->timeline, p->ids[p->naming_index], (uint32_t)named) != 0))
 		p->error = 1;
+	p->naming_index++; /* stack_table_visit_words goes in id order */
 }
 
 /* Names the pending stacks of p alone. */
@@ -100,6 +130,7 @@ static void name_pending(struct program *p)
 	if (p->naming || !p->pending)
 		return;
 	p->naming = true;
+	p->naming_index = 0;
 	stack_table_visit_words(p->pending, name_one, p);
 	stack_table_clear(p->pending);
 	p->naming = false;
@@ -112,12 +143,14 @@ static void name_before_removal(void *arg)
 }
 
 struct program *program_open(pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names, struct stack_table *named)
+			     const struct symbolize_options *names, struct stack_table *named,
+			     struct timeline *timeline)
 {
 	struct program *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->named = named;
+	p->timeline = timeline;
 	p->modules = modules_open(pid, debuginfo_path);
 	p->unwinder = p->modules ? unwinder_new(p->modules) : NULL;
 	p->symbolizer = p->modules ? symbolizer_new(p->modules, names) : NULL;
@@ -139,6 +172,7 @@ void program_free(struct program *p)
 		symbolizer_free(p->symbolizer);
 		unwinder_free(p->unwinder);
 		modules_close(p->modules);
+		free(p->ids);
 		free(p);
 		p = older;
 	}
@@ -147,7 +181,7 @@ void program_free(struct program *p)
 struct program *program_exec(struct program *p, pid_t pid, const char *debuginfo_path,
 			     const struct symbolize_options *names)
 {
-	struct program *next = program_open(pid, debuginfo_path, names, p->named);
+	struct program *next = program_open(pid, debuginfo_path, names, p->named, p->timeline);
 	if (!next)
 		return NULL;
 	modules_freeze(p->modules);

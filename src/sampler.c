@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "procfs.h"
 #include "program.h"
 #include "snapshot.h"
+#include "timeline.h"
 #include "unwind.h"
 
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
@@ -49,6 +51,7 @@
 #define PENDING_TICKS 4
 struct pending_tick {
 	uint64_t count;
+	uint64_t first_ns, last_ns; /* the ticks it stands for */
 	char state;        /* from stat at the tick */
 	bool on_cpu;       /* R: on a CPU at the tick */
 	int n_kernel;
@@ -58,7 +61,10 @@ struct pending_tick {
 struct pending_stop {
 	uint64_t began_ns;  /* when a thread on a CPU stopped running */
 	bool late;          /* counted as late already */
-	bool running;       /* executing at the tick: its freeze starts then */
+	bool running;       /* executing at the tick */
+	bool at_once;       /* trapped while we spun: its freeze started at the
+			       interrupt; a later trap, when the thread got a
+			       CPU back (what it waited for is not our stop) */
 	bool runs_known;
 	uint64_t runs;      /* its run count at the first tick */
 	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
@@ -84,6 +90,11 @@ struct sampler {
 	struct process *procs;
 	uint64_t last_family_scan;
 	struct stack_table *table; /* where every program's stacks are named */
+	struct timeline *timeline; /* the formats that keep time; else NULL */
+	struct profile_thread *threads; /* every thread sampled, for them */
+	size_t n_threads, cap_threads;
+	uint64_t start_ns;     /* the first tick */
+	uint64_t tick_ns;      /* this round's */
 	bool several;          /* several processes: root frames name them */
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int error;             /* errno of the first failure, 0 if none */
@@ -156,11 +167,41 @@ static int kernel_frames(struct kernel_stack *ks, char kbuf[][KFRAME_MAX], const
 	return n;
 }
 
-/* Counts count samples of a thread: its user frames and the rest. */
+/* The thread's index in the profile's list (formats that keep time). */
+static int thread_index(struct sampler *s, struct process *p, struct thread *th, uint32_t *out)
+{
+	if (th->profile_index) {
+		*out = th->profile_index - 1;
+		return 0;
+	}
+	if (s->n_threads == s->cap_threads) {
+		size_t cap = s->cap_threads ? 2 * s->cap_threads : 64;
+		struct profile_thread *n = realloc(s->threads, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		s->threads = n;
+		s->cap_threads = cap;
+	}
+	char proc[COMM_MAX];
+	frame_sanitize(p->t->comm, proc, sizeof(proc));
+	struct profile_thread *pt = &s->threads[s->n_threads];
+	*pt = (struct profile_thread){ p->t->pid, th->tid, strdup(proc), strdup(th->comm) };
+	if (!pt->process || !pt->name) {
+		free((char *)pt->process);
+		free((char *)pt->name);
+		return -1;
+	}
+	th->profile_index = (uint32_t)++s->n_threads;
+	*out = th->profile_index - 1;
+	return 0;
+}
+
+/* Counts count samples of a thread: its user frames and the rest.  They
+ * were taken at ticks first_ns to last_ns (CLOCK_MONOTONIC), evenly. */
 static void count_sample(struct sampler *s, struct process *p, struct thread *th,
 			 const char *state, const char *const *kernel, int n_kernel,
 			 const struct unwound_frame *frames, int n_frames, int complete,
-			 uint64_t count)
+			 uint64_t count, uint64_t first_ns, uint64_t last_ns)
 {
 	char root[2 * COMM_MAX + 16], oracle[320];
 	root_frame(s, p->t, th, root, sizeof(root));
@@ -181,8 +222,20 @@ static void count_sample(struct sampler *s, struct process *p, struct thread *th
 		for (uint64_t i = 0; i < count; i++)
 			if (output_stap_sample(s->out, &v) != 0)
 				fail(s, "cannot write the output");
-	} else if (program_count(p->program, &v, frames, (size_t)n_frames, count) != 0) {
-		fail(s, "out of memory counting the samples");
+	} else {
+		uint32_t stack = 0, thread = 0;
+		if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack) != 0 ||
+		    (s->timeline && thread_index(s, p, th, &thread) != 0))
+			fail(s, "out of memory counting the samples");
+		for (uint64_t i = 0; s->timeline && i < count && !s->error; i++) {
+			uint64_t when = count > 1 ? first_ns + (last_ns - first_ns) * i / (count - 1)
+						  : first_ns;
+			uint64_t weight = th->last_sample_ns && when > th->last_sample_ns ?
+						  when - th->last_sample_ns : s->o->interval_ns;
+			th->last_sample_ns = when;
+			if (timeline_add(s->timeline, when - s->start_ns, weight, stack, thread) != 0)
+				fail(s, "cannot keep the samples (temporary file)");
+		}
 	}
 	if (!complete && n_frames > 0)
 		s->r->unwind_failures += count;
@@ -199,7 +252,8 @@ static void count_from_memory(struct sampler *s, struct process *p, struct threa
 	const struct thread_memory *m = th->memory;
 	const char *kernel[KSTACK_MAX];
 	int n_kernel = memory_kernel(m, kernel, KSTACK_MAX);
-	count_sample(s, p, th, state, kernel, n_kernel, m->frames, m->n_frames, m->complete, 1);
+	count_sample(s, p, th, state, kernel, n_kernel, m->frames, m->n_frames, m->complete, 1,
+		     s->tick_ns, s->tick_ns);
 }
 
 /* --- capture --------------------------------------------------------- */
@@ -345,7 +399,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
-	bool was_running = first->state == 'R' && ps->running && !ps->classify_by_runs;
+	bool was_running = first->state == 'R' && ps->running && ps->at_once;
 	hist_add(&s->r->frozen, resumed - (was_running ? ps->began_ns : seen_ns));
 	if (t->execs != execs) {
 		/* An execve completed while we waited: what /proc said before
@@ -405,7 +459,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 			memory_keep_kernel(m, kernel, n_kernel);
 		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
 		count_sample(s, p, th, reported_state(pt->state, th->group_stop, on_cpu), kernel,
-			     n_kernel, frames, n, complete, pt->count);
+			     n_kernel, frames, n, complete, pt->count, pt->first_ns, pt->last_ns);
 	}
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);
@@ -419,7 +473,7 @@ static void on_trap(void *arg, struct target *t, struct thread *th, uint64_t see
 }
 
 /* Adds this tick to a pending stop: the state and kernel frames it had. */
-static void pending_add_tick(struct pending_stop *ps, char state, bool on_cpu,
+static void pending_add_tick(struct pending_stop *ps, uint64_t tick_ns, char state, bool on_cpu,
 			     const char *const *kernel, int n_kernel)
 {
 	char buf[MEMORY_KERNEL_BYTES];
@@ -439,11 +493,13 @@ static void pending_add_tick(struct pending_stop *ps, char state, bool on_cpu,
 		     memcmp(last->kernel, buf, used) == 0) ||
 		    ps->n_ticks == PENDING_TICKS) {
 			last->count++; /* the same, or no room: like the last */
+			last->last_ns = tick_ns;
 			return;
 		}
 	}
 	struct pending_tick *pt = &ps->ticks[ps->n_ticks++];
 	pt->count = 1;
+	pt->first_ns = pt->last_ns = tick_ns;
 	pt->state = state;
 	pt->on_cpu = on_cpu;
 	pt->n_kernel = n_kernel;
@@ -465,7 +521,7 @@ static void stop(struct sampler *s, struct process *p, struct thread *th, char s
 	char kbuf[KSTACK_MAX][KFRAME_MAX];
 	const char *kernel[KSTACK_MAX];
 	int n_kernel = kernel_frames(ks, kbuf, kernel);
-	pending_add_tick(ps, state, on_cpu, kernel, n_kernel);
+	pending_add_tick(ps, s->tick_ns, state, on_cpu, kernel, n_kernel);
 	ps->runs_known = runs_known;
 	ps->runs = sc->runs;
 	ps->classify_by_runs = classify_by_runs;
@@ -484,6 +540,7 @@ static void stop(struct sampler *s, struct process *p, struct thread *th, char s
 	uint64_t spin_until = queued ? 0 : now_ns() + STOP_SPIN_NS;
 	switch (thread_wait_stop(p->t, th, spin_until, &seen)) {
 	case STOP_OK:
+		ps->at_once = true;
 		complete_stop(s, p, th, seen);
 		break;
 	case STOP_PENDING:
@@ -571,7 +628,7 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 			char kbuf[KSTACK_MAX][KFRAME_MAX];
 			const char *kernel[KSTACK_MAX];
 			int n_kernel = kernel_frames(&ks, kbuf, kernel);
-			pending_add_tick(th->pending, st.state, on_cpu, kernel, n_kernel);
+			pending_add_tick(th->pending, s->tick_ns, st.state, on_cpu, kernel, n_kernel);
 		}
 		thread_nudge(th, t0);
 		if (th->pending && !th->pending->late && t0 - th->stop_asked_ns >= STOP_LATE_NS) {
@@ -732,11 +789,20 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		s->snap->word_addr[1] = o->ksusetim_addr;
 	}
 	s->table = table;
+	if (o->format == FORMAT_SPEEDSCOPE || o->format == FORMAT_PERF_SCRIPT ||
+	    o->format == FORMAT_PPROF) {
+		if (!(s->timeline = timeline_new())) {
+			fprintf(stderr, "ptrace_profiler: cannot keep the samples: %s\n", strerror(errno));
+			sampler_free(s);
+			return NULL;
+		}
+	}
 	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
-		p->program = program_open(ts[i].pid, o->debuginfo_path, &s->names_wanted, table);
+		p->program = program_open(ts[i].pid, o->debuginfo_path, &s->names_wanted, table,
+					  s->timeline);
 		if (!p->program) {
 			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
 				(int)ts[i].pid);
@@ -755,6 +821,12 @@ void sampler_free(struct sampler *s)
 		program_free(s->procs[i].program);
 	free(s->procs);
 	free(s->snap);
+	timeline_free(s->timeline);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		free((char *)s->threads[i].process);
+		free((char *)s->threads[i].name);
+	}
+	free(s->threads);
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
 	free(s);
@@ -799,7 +871,7 @@ static void follow_family(struct sampler *s)
 			struct process *p = &s->procs[s->n_targets];
 			*p = (struct process){ .t = t, .execs_seen = t->execs };
 			p->program = program_open(t->pid, s->o->debuginfo_path, &s->names_wanted,
-						  s->table);
+						  s->table, s->timeline);
 			if (!p->program) {
 				target_detach(t);
 				target_free(t);
@@ -814,6 +886,7 @@ static void follow_family(struct sampler *s)
 
 static void sample_round(struct sampler *s, volatile int *quit)
 {
+	s->tick_ns = now_ns();
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
 	/* Signals on their way first: a thread in a signal-delivery stop
@@ -861,7 +934,8 @@ static void count_unstopped(struct sampler *s)
 				for (; n_kernel < pt->n_kernel; n_kernel++, kp += strlen(kp) + 1)
 					kernel[n_kernel] = kp;
 				count_sample(s, p, th, reported_state(pt->state, false, pt->on_cpu),
-					     kernel, n_kernel, NULL, 0, 1, pt->count);
+					     kernel, n_kernel, NULL, 0, 1, pt->count, pt->first_ns,
+					     pt->last_ns);
 				s->r->no_user_stack += pt->count;
 			}
 			free(ps);
@@ -881,6 +955,10 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->short_slice = pr.short_slice;
 
 	uint64_t start = now_ns(), deadline = start, last_scan = start;
+	s->start_ns = start;
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	r->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
 	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
 	while (!*quit && any_alive(ts, s->n_targets) && !s->error) {
@@ -934,6 +1012,13 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
 	return s->error ? -1 : 0;
+}
+
+void sampler_profile(struct sampler *s, struct profile *p)
+{
+	p->samples = s->timeline ? timeline_source(s->timeline) : NULL;
+	p->threads = s->threads;
+	p->n_threads = s->n_threads;
 }
 
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r)

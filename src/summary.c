@@ -160,7 +160,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  sampler priority       nice %d%s\n", r->nice,
 		r->short_slice ? ", 0.1 ms slice" : "");
 	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching, at idle priority; %u ELF images, maps re-read %u times\n",
+		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF images, maps re-read %u times\n",
 			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);

@@ -104,20 +104,53 @@ ordered=$(awk '/: 1 wall:$/ { t = $(NF - 2); sub(":", "", t); if (t + 0 < last) 
 if [ "$blocks" = 2000 ] && [ "$ordered" = 0 ]; then pass "formats: perf-script has 2000 blocks, time never goes back"
 else fail "formats: perf-script" "$blocks blocks (2000), $ordered times going back"; fi
 
-# The real binary, once main.c and sampler.c write these formats through
-# output_write(): until then it cannot (sampler.c keeps stacks for folded
-# only), and the test says so instead of failing.  The target is ours
-# (start), so it is killed at the end even if the profiler dies.
+# The real binary: one run per format on the same target, each file read
+# by its own tool, its samples counted against the run's summary.
 if [ "$CAN_ATTACH" = 1 ]; then
 	start "$T/split"
-	bash -c '"$0" -p "$1" -d 1ms -t 300ms -o "$2"; exit $?' "$PP" "$TPID" "$F/real.svg" >/dev/null 2>"$F/real.err"
-	rc=$?
+	for out in real.svg real.speedscope.json real.pb.gz real.perf; do
+		extra=""
+		[ "$out" = real.perf ] && extra="--format perf-script"
+		# shellcheck disable=SC2086
+		"$PP" -p "$TPID" -d 1ms -t 500ms $extra -o "$F/$out" >/dev/null 2>"$F/$out.err"
+		echo $? >"$F/$out.rc"
+	done
 	stop_target "$TPID"
-	if [ "$rc" != 0 ] || [ ! -s "$F/real.svg" ]; then
-		skip "formats: the binary's -o x.svg" "not wired yet (exit status $rc, $(stat -c %s "$F/real.svg" 2>/dev/null || echo 0) bytes): main.c/sampler.c must call output_write()"
-	elif command -v xmllint >/dev/null 2>&1 && xmllint --noout "$F/real.svg" 2>/dev/null &&
-		grep -q '>main<' "$F/real.svg"; then pass "formats: the binary's -o x.svg is well-formed, with main"
-	else fail "formats: the binary's -o x.svg" "not well-formed or no main" "$F/real.err"; fi
+	samples_of() { sed -n 's/.* rounds in .*, \([0-9]*\) thread samples/\1/p' "$F/$1.err"; }
+
+	if [ "$(cat "$F/real.svg.rc")" = 0 ] && command -v xmllint >/dev/null 2>&1 &&
+		xmllint --noout "$F/real.svg" 2>/dev/null && grep -q '>main<' "$F/real.svg"; then
+		pass "formats: the binary's -o x.svg is well-formed, with main"
+	else fail "formats: the binary's -o x.svg" "exit $(cat "$F/real.svg.rc"), not well-formed or no main" "$F/real.svg.err"; fi
+
+	n=$(samples_of real.speedscope.json)
+	if command -v jq >/dev/null 2>&1; then
+		got=$(jq '[.profiles[].samples | length] | add' "$F/real.speedscope.json" 2>/dev/null)
+		same=$(jq '[.profiles[] | (.samples | length) == (.weights | length)] | all' "$F/real.speedscope.json" 2>/dev/null)
+		if [ "$(cat "$F/real.speedscope.json.rc")" = 0 ] && [ -n "$n" ] && [ "$got" = "$n" ] && [ "$same" = true ]; then
+			pass "formats: the binary's -o x.speedscope.json holds every sample ($got), weights alike"
+		else fail "formats: the binary's speedscope" "exit $(cat "$F/real.speedscope.json.rc"), $got samples in the file, $n in the run" "$F/real.speedscope.json.err"; fi
+	else
+		skip "formats: the binary's speedscope" "jq is not installed"
+	fi
+
+	n=$(samples_of real.perf)
+	blocks=$(grep -c ' 1 wall:' "$F/real.perf")
+	back=$(awk '/ 1 wall:/ { t = $3 + 0; if (t < last) b++; last = t } END { print b + 0 }' "$F/real.perf")
+	if [ "$(cat "$F/real.perf.rc")" = 0 ] && [ "$blocks" = "$n" ] && [ "$back" = 0 ]; then
+		pass "formats: the binary's --format perf-script: a block per sample ($blocks), time never goes back"
+	else fail "formats: the binary's perf-script" "exit $(cat "$F/real.perf.rc"), $blocks blocks for $n samples, $back steps back" "$F/real.perf.err"; fi
+
+	if command -v go >/dev/null 2>&1; then
+		n=$(samples_of real.pb.gz)
+		if [ "$(cat "$F/real.pb.gz.rc")" = 0 ] &&
+			go tool pprof -sample_index=samples -top "$F/real.pb.gz" >"$F/real.top" 2>&1 &&
+			grep -q "of $n total" "$F/real.top" && grep -q 'cpu_work' "$F/real.top"; then
+			pass "formats: the binary's -o x.pb.gz read by go tool pprof: $n samples, cpu_work among them"
+		else fail "formats: the binary's pprof" "exit $(cat "$F/real.pb.gz.rc"), $n samples in the run" "$F/real.top"; fi
+	else
+		skip "formats: the binary's pprof" "go is not installed (Debian's golang-go)"
+	fi
 else
 	skip "formats: the binary's -o x.svg" "$WHY_NO_ATTACH"
 fi

@@ -1,0 +1,118 @@
+/* timeline.c - sample records in a temporary file (timeline.h). */
+#include "timeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct record {
+	uint64_t time_ns, weight_ns;
+	uint32_t stack, thread;
+};
+
+#define UNNAMED UINT32_MAX
+
+struct timeline {
+	FILE *file;
+	uint64_t n_samples;
+	uint32_t n_stacks;
+	uint32_t *named;        /* timeline stack id -> named id */
+	size_t cap_named;
+	int error;              /* errno of a failed write */
+	struct sample_source source;
+};
+
+struct timeline *timeline_new(void)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return NULL;
+	tl->file = tmpfile(); /* unlinked: gone with us, whatever happens */
+	if (!tl->file) {
+		free(tl);
+		return NULL;
+	}
+	return tl;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	if (!tl)
+		return;
+	fclose(tl->file);
+	free(tl->named);
+	free(tl);
+}
+
+uint32_t timeline_new_stack(struct timeline *tl)
+{
+	return tl->n_stacks++;
+}
+
+int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint32_t stack,
+		 uint32_t thread)
+{
+	struct record r = { time_ns, weight_ns, stack, thread };
+	if (fwrite(&r, sizeof(r), 1, tl->file) != 1) {
+		tl->error = errno ? errno : EIO;
+		return -1;
+	}
+	tl->n_samples++;
+	return 0;
+}
+
+int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named)
+{
+	if (stack >= tl->cap_named) {
+		size_t cap = tl->cap_named ? tl->cap_named : 1024;
+		while (cap <= stack)
+			cap *= 2;
+		uint32_t *n = realloc(tl->named, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (size_t i = tl->cap_named; i < cap; i++)
+			n[i] = UNNAMED;
+		tl->named = n;
+		tl->cap_named = cap;
+	}
+	tl->named[stack] = named;
+	return 0;
+}
+
+static int next(void *arg, struct profile_sample *out)
+{
+	struct timeline *tl = arg;
+	struct record r;
+	if (fread(&r, sizeof(r), 1, tl->file) != 1)
+		return ferror(tl->file) ? -1 : 0;
+	if (r.stack >= tl->cap_named || tl->named[r.stack] == UNNAMED) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = (struct profile_sample){ r.time_ns, r.weight_ns, tl->named[r.stack], r.thread };
+	return 1;
+}
+
+static int rewind_records(void *arg)
+{
+	struct timeline *tl = arg;
+	if (fflush(tl->file) != 0 || fseek(tl->file, 0, SEEK_SET) != 0)
+		return -1;
+	clearerr(tl->file);
+	return 0;
+}
+
+const struct sample_source *timeline_source(struct timeline *tl)
+{
+	if (tl->error) {
+		errno = tl->error;
+		return NULL;
+	}
+	tl->source = (struct sample_source){ next, rewind_records, tl };
+	return rewind_records(tl) == 0 ? &tl->source : NULL;
+}
+
+uint64_t timeline_samples(const struct timeline *tl)
+{
+	return tl->n_samples;
+}
