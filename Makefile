@@ -6,13 +6,16 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libunwind-generic libdw libelf zlib
+# The libraries, by their pkg-config names: scripts/install-deps.sh keeps
+# the one list of them and of the Debian packages that provide them.
+PKGS    := $(shell sh scripts/install-deps.sh --pkgs build)
+TEST_PKGS := $(shell sh scripts/install-deps.sh --pkgs test)
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2
 ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
-CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 B := build
 SRCS     := $(wildcard src/*.c)
@@ -29,17 +32,26 @@ TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym
 DEMO_BIN := $(B)/demo/workload
 
-.PHONY: all deps check unit integration fuzz demo bench install uninstall clean
+.PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
 all: ptrace_profiler
+
+# Before the compiler runs, what it needs: a missing library is one line
+# naming its Debian package and 'make deps', not a compiler error about a
+# header.  (make's own $(error): the recipe's text is expanded, and the
+# script run, only when something is about to be compiled.)
+build-deps:
+	@$(if $(shell sh scripts/install-deps.sh --missing build),$(error $(shell sh scripts/install-deps.sh --missing build)))
+test-deps:
+	@$(if $(shell sh scripts/install-deps.sh --missing test),$(error $(shell sh scripts/install-deps.sh --missing test)))
 
 ptrace_profiler: $(LIB_OBJS) $(B)/main.o
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/%.o: src/%.c $(HDRS) | $(B)
+$(B)/%.o: src/%.c $(HDRS) | build-deps $(B)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
-	mkdir -p $@
+	@mkdir -p $@
 
 # --- tests ---------------------------------------------------------------
 # A library no test links, for tests that load one late (by absolute path).
@@ -47,7 +59,7 @@ SPARE_LIB := $(B)/test/libspare.so
 UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"'
 $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
-$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | $(B)/test $(SPARE_LIB)
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB)
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
@@ -76,14 +88,14 @@ SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 SAN_LIB_OBJS := $(patsubst $(B)/%,$(S)/%,$(LIB_OBJS))
 SAN_UNIT_BINS := $(patsubst $(B)/test/%,$(S)/test/%,$(UNIT_BINS))
 
-$(S)/%.o: src/%.c $(HDRS) | $(S)
+$(S)/%.o: src/%.c $(HDRS) | build-deps $(S)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 $(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
-$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | $(S)/test $(SPARE_LIB)
+$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 $(S) $(S)/test:
-	mkdir -p $@
+	@mkdir -p $@
 
 # --- fuzzing (libFuzzer, Debian's clang) ----------------------------------
 # make fuzz runs each target for FUZZ_SECONDS on the seeds in

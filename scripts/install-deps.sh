@@ -1,28 +1,88 @@
 #!/bin/sh
-# Installs what building and testing need, from the distribution only:
-# a C compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and
-# cmocka, zlib; for the tests also a C++ compiler (a C++ target program) and
-# binutils (strip, objcopy: stripped and split-debug targets).  The
-# debuginfod test needs the debuginfod server, which .ci/run installs; on a
-# workstation the test says it is missing and skips.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
-# the command to run and fails.  Silent when everything is there.
-missing=""
-need_pkg() { # PKG_CONFIG_NAME DEBIAN_PACKAGE
-	pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"
+# What building and testing need, from the distribution only: a C
+# compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and zlib
+# (pprof output is gzipped) to build;
+# cmocka, a C++ compiler (a C++ target program) and binutils (strip,
+# objcopy: stripped and split-debug targets) for the tests.  The
+# debuginfod test needs the debuginfod server, which .ci/run installs; on
+# a workstation the test says it is missing and skips.  This file is the
+# one list of them: the Makefile asks it.
+#
+#   install-deps.sh              as root on Debian/Ubuntu, apt-get installs
+#                                what is missing; otherwise prints the
+#                                command to run and fails.  Silent when
+#                                everything is there.  (make deps)
+#   install-deps.sh --missing build|test
+#                                one line naming the Debian packages missing
+#                                for building (or for the tests too) and
+#                                how to install them; nothing if none.
+#   install-deps.sh --pkgs build|test
+#                                the pkg-config names the build (or the
+#                                unit tests) compile and link with.
+
+# pkg-config name, Debian package, needed for (build: the profiler; test:
+# the tests as well).
+LIBRARIES="libunwind-generic:libunwind-dev:build libdw:libdw-dev:build libelf:libelf-dev:build
+zlib:zlib1g-dev:build cmocka:libcmocka-dev:test"
+# command, Debian package, needed for.
+COMMANDS="cc:gcc:build make:make:build pkg-config:pkg-config:build g++:g++:test objcopy:binutils:test"
+
+# wanted NEEDED_FOR: is something needed for NEEDED_FOR wanted for $scope?
+wanted() { [ "$scope" = test ] || [ "$1" = build ]; }
+
+# Sets $missing: the Debian packages missing for $scope.
+find_missing() {
+	missing=""
+	for entry in $COMMANDS; do
+		IFS=: read -r cmd pkg need <<EOF
+$entry
+EOF
+		wanted "$need" || continue
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+	for entry in $LIBRARIES; do
+		IFS=: read -r name pkg need <<EOF
+$entry
+EOF
+		wanted "$need" || continue
+		# Without pkg-config nothing can be found: all of them.
+		command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$name" 2>/dev/null ||
+			missing="$missing $pkg"
+	done
 }
-command -v cc >/dev/null 2>&1 || missing="$missing gcc"
-command -v make >/dev/null 2>&1 || missing="$missing make"
-command -v g++ >/dev/null 2>&1 || missing="$missing g++"
-command -v objcopy >/dev/null 2>&1 || missing="$missing binutils"
-if command -v pkg-config >/dev/null 2>&1; then
-	need_pkg libunwind-generic libunwind-dev
-	need_pkg libdw libdw-dev
-	need_pkg libelf libelf-dev
-	need_pkg cmocka libcmocka-dev
-	need_pkg zlib zlib1g-dev
-else
-	missing="$missing pkg-config libunwind-dev libdw-dev libelf-dev libcmocka-dev zlib1g-dev"
-fi
+
+case ${1:-} in
+--pkgs)
+	scope=${2:-build}
+	for entry in $LIBRARIES; do
+		IFS=: read -r name pkg need <<EOF
+$entry
+EOF
+		[ "$need" = "$scope" ] && printf '%s ' "$name"
+	done
+	echo
+	exit 0
+	;;
+--missing)
+	scope=${2:-build}
+	find_missing
+	[ -z "$missing" ] && exit 0
+	if command -v apt-get >/dev/null 2>&1; then
+		echo "ptrace_profiler needs:$missing; 'make deps' installs them (as root), or run: sudo apt-get install -y$missing"
+	else
+		echo "ptrace_profiler needs:$missing (Debian names); install your system's libunwind, elfutils' libdw and libelf, zlib development files, cmocka and pkg-config"
+	fi
+	exit 0
+	;;
+"") ;;
+*)
+	echo "usage: $0 [--missing build|test | --pkgs build|test]" >&2
+	exit 2
+	;;
+esac
+
+scope=test
+find_missing
 [ -z "$missing" ] && exit 0
 
 echo "ptrace_profiler needs:$missing"

@@ -12,9 +12,27 @@
 #include "demangle.h"
 #include "frame.h"
 #include "intern.h"
+#include "qualname.h"
 
 #define NAME_MAX_LEN 1024
 #define FRAME_TEXT_MAX (NAME_MAX_LEN + 320) /* name, " (file:line)", "_[i]" */
+
+/* Out-of-line copies of inline functions in one compile unit: the
+ * abstract DIE each completes (by its address in the debug data) and its
+ * first address, sorted by DIE. */
+struct copy { const void *origin; Dwarf_Addr pc; };
+struct unit_copies { const void *unit; size_t n; struct copy *c; };
+
+/* A module's public symbols (global or weak binding, default or protected
+ * visibility) that have a size, sorted by address. */
+struct public_sym { GElf_Addr addr; GElf_Xword size; const char *name; };
+struct module_publics { Dwfl_Module *mod; size_t n; struct public_sym *p; };
+
+/* An inlined function's name ("" for none) by its abstract DIE. */
+struct origin_slot {
+	const void *origin;
+	const char *name;
+};
 
 /* Cached frames of one address; key 0 = empty slot. */
 struct name_slot {
@@ -30,6 +48,14 @@ struct symbolizer {
 	size_t cap, used;          /* cap is a power of two */
 	unsigned generation;       /* a changed module list empties the cache */
 	struct intern_set *names;  /* they outlive the cache */
+	/* Names of inlined functions by abstract DIE, copies per unit: both
+	 * point into the modules' debug data, and go when the modules do. */
+	struct origin_slot *origins;
+	size_t origins_cap, norigins; /* cap is a power of two */
+	struct unit_copies *units;
+	size_t nunits, units_cap;
+	struct module_publics *publics; /* one per module, as asked for */
+	size_t npublics, publics_cap;
 };
 
 static const char *const unknown_frame[1] = { "[unknown]" };
@@ -52,7 +78,9 @@ struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_opti
 	s->cap = 1024;
 	s->slots = calloc(s->cap, sizeof(*s->slots));
 	s->names = intern_new();
-	if (!s->slots || !s->names) {
+	s->origins_cap = 256;
+	s->origins = calloc(s->origins_cap, sizeof(*s->origins));
+	if (!s->slots || !s->names || !s->origins) {
 		symbolizer_free(s);
 		return NULL;
 	}
@@ -66,6 +94,15 @@ static void forget_addresses(struct symbolizer *s)
 		free(s->slots[i].names);
 	memset(s->slots, 0, s->cap * sizeof(*s->slots));
 	s->used = 0;
+	if (s->origins)
+		memset(s->origins, 0, s->origins_cap * sizeof(*s->origins));
+	s->norigins = 0;
+	for (size_t i = 0; i < s->nunits; i++)
+		free(s->units[i].c);
+	s->nunits = 0;
+	for (size_t i = 0; i < s->npublics; i++)
+		free(s->publics[i].p);
+	s->npublics = 0;
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -75,6 +112,9 @@ void symbolizer_free(struct symbolizer *s)
 	if (s->slots)
 		forget_addresses(s);
 	intern_free(s->names);
+	free(s->origins);
+	free(s->units);
+	free(s->publics);
 	free(s->slots);
 	free(s);
 }
@@ -131,15 +171,515 @@ static const char *module_frame(struct symbolizer *s, Dwfl_Module *mod, uint64_t
 	return intern(s->names, clean);
 }
 
-/* The name an inlined function's DIE gives: its linkage name (for C++,
- * which demangles to the qualified name), else its plain name. */
-static const char *die_name(Dwarf_Die *die)
+/* --- the names of inlined functions --------------------------------------
+ *
+ * An inlined frame is named as its out-of-line copy would be: qualified,
+ * demangled as c++filt prints it, by its public name.  The inlined
+ * subroutine's DW_AT_abstract_origin is the function's abstract DIE, and
+ * from it, in this order:
+ *
+ * 1. A mangled linkage name (DW_AT_linkage_name, or DW_AT_MIPS_linkage_name,
+ *    on the DIE or the declaration it completes), demangled.  The
+ *    out-of-line copy's symbol is that same string, so c++filt prints the
+ *    same.
+ *
+ * 2. The out-of-line copy itself: a DW_TAG_subprogram with the same
+ *    DW_AT_abstract_origin and code of its own (GCC puts it at the top of
+ *    the compile unit or in a namespace).  DWARF says its first address
+ *    is this function's code, so a symbol starting exactly there names
+ *    this function; symbol_at() picks it as lookup() does for the
+ *    out-of-line frame, so the two frames agree.  This is where glibc's
+ *    internal names go.  glibc declares its functions with asm labels, so
+ *    libc6-dbg describes read() as "__libc_read" with the linkage name
+ *    "__GI___libc_read"; the copy (0xf82a0 in Debian 12's libc.so.6) has
+ *    the symbols read and __read (global) and __libc_read,
+ *    __GI___libc_read, __GI___read, __GI_read (local), aliases of one
+ *    definition, all of the same size, and the frame becomes "read",
+ *    what callers call.  Nothing is stripped by pattern: a name is only
+ *    ever a symbol of this very code.  GCC's clone suffixes are dropped
+ *    (the copy may be "f.part.0" or "f(int) [clone .isra.0]"; the inlined
+ *    code is f itself), and a copy without one is preferred.  Caveat:
+ *    code that identical-code folding (the compiler's or the linker's)
+ *    gave to two functions may carry both names, and then the
+ *    out-of-line frame has the same ambiguity.
+ *
+ * 3. A linkage name that is not mangled (a C asm label with no copy in
+ *    this unit), as it is.
+ *
+ * 4. In C++, the name built from the scopes that enclose the declaration
+ *    (qualname.h): "app::churn(int)::<lambda(int)>::operator()",
+ *    "std::invoke<main(int, char**)::<lambda()>&>", as gdb names such
+ *    frames.  This is for what GCC leaves unmangled: a lambda in a function
+ *    that is not a template, templates instantiated with one.
+ *
+ * 5. In C, DW_AT_name.
+ *
+ * No name at all: the frame is left out (its code is merged into its
+ * caller's frame, which is not a wrong name).  Names are cached per
+ * abstract DIE, copies per compile unit. */
+
+#define SCOPE_DEPTH 6 /* lambdas in lambdas in ...: types and scopes */
+
+/* The DIE that declares a function: DW_AT_abstract_origin and
+ * DW_AT_specification followed to the end. */
+static void declaring_die(Dwarf_Die *die, Dwarf_Die *out)
+{
+	*out = *die;
+	for (int i = 0; i < 8; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Die next;
+		if (!dwarf_formref_die(dwarf_attr(out, DW_AT_abstract_origin, &attr), &next) &&
+		    !dwarf_formref_die(dwarf_attr(out, DW_AT_specification, &attr), &next))
+			return;
+		*out = next;
+	}
+}
+
+static const char *linkage_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	if (!n)
-		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-	return n ? n : dwarf_diename(die);
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+}
+
+static bool is_cxx(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus: case DW_LANG_C_plus_plus_03: case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth);
+
+/* A closure type, as GCC describes one: no name, and an artificial
+ * constructor called "<lambda>".  Its operator() into *op. */
+static bool is_closure(Dwarf_Die *type, Dwarf_Die *op)
+{
+	Dwarf_Die child;
+	bool lambda = false, have_op = false;
+	if (dwarf_diename(type) || dwarf_child(type, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_subprogram || !dwarf_diename(&child))
+			continue;
+		if (strcmp(dwarf_diename(&child), "<lambda>") == 0)
+			lambda = true;
+		else if (strcmp(dwarf_diename(&child), "operator()") == 0) {
+			if (have_op)
+				return false; /* a generic lambda's instances: no one list */
+			*op = child;
+			have_op = true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return lambda && have_op;
+}
+
+/* A type as GCC prints it ("const app::Acc&"), or false. */
+static bool type_text(Dwarf_Die *type, char *out, size_t outsz, int depth)
+{
+	struct type_step steps[16];
+	char named[NAME_MAX_LEN];
+	size_t n = 0;
+	Dwarf_Die t = *type;
+	for (;;) {
+		if (n == 16)
+			return false;
+		Dwarf_Attribute attr;
+		Dwarf_Die next;
+		bool has_next = dwarf_formref_die(dwarf_attr(&t, DW_AT_type, &attr), &next) != NULL;
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_const_type: steps[n++].kind = TYPE_CONST; break;
+		case DW_TAG_volatile_type: steps[n++].kind = TYPE_VOLATILE; break;
+		case DW_TAG_pointer_type: steps[n++].kind = TYPE_POINTER; break;
+		case DW_TAG_reference_type: steps[n++].kind = TYPE_REFERENCE; break;
+		case DW_TAG_rvalue_reference_type: steps[n++].kind = TYPE_RVALUE_REFERENCE; break;
+		case DW_TAG_base_type: case DW_TAG_unspecified_type: case DW_TAG_typedef:
+		case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
+		case DW_TAG_enumeration_type:
+			if (!scoped_name(&t, named, sizeof(named), depth + 1))
+				return false;
+			steps[n++] = (struct type_step){ TYPE_NAMED, named };
+			return qualname_type(steps, n, out, outsz);
+		default:
+			return false; /* arrays, functions, members: not spelled here */
+		}
+		if (!has_next) { /* "void*", "const void" */
+			steps[n++] = (struct type_step){ TYPE_NAMED, "void" };
+			return qualname_type(steps, n, out, outsz);
+		}
+		t = next;
+	}
+}
+
+/* "(int, char**)" from a function DIE's parameters (its own or, for a
+ * concrete copy, its origin's types), or false. */
+static bool param_list(Dwarf_Die *fn, char *out, size_t outsz, int depth)
+{
+	Dwarf_Die child, type;
+	Dwarf_Attribute attr;
+	char one[NAME_MAX_LEN];
+	size_t len = 0;
+	bool first = true;
+	if (outsz < 3)
+		return false;
+	out[len++] = '(';
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+			if (tag == DW_TAG_unspecified_parameters) {
+				snprintf(one, sizeof(one), "...");
+			} else if (tag == DW_TAG_formal_parameter) {
+				bool artificial = false;
+				if (dwarf_formflag(dwarf_attr_integrate(&child, DW_AT_artificial, &attr),
+						   &artificial) == 0 && artificial)
+					continue; /* this, __closure */
+				if (!dwarf_formref_die(dwarf_attr_integrate(&child, DW_AT_type, &attr), &type) ||
+				    !type_text(&type, one, sizeof(one), depth))
+					return false;
+			} else {
+				continue;
+			}
+			int w = snprintf(out + len, outsz - len, "%s%s", first ? "" : ", ", one);
+			if (w < 0 || (size_t)w >= outsz - len)
+				return false;
+			len += (size_t)w;
+			first = false;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (len + 2 > outsz)
+		return false;
+	out[len++] = ')';
+	out[len] = '\0';
+	return true;
+}
+
+/* A function that a class is local to, complete: its demangled linkage
+ * name, else its own scoped name and parameters. */
+static bool function_scope(Dwarf_Die *fn, char *out, size_t outsz, int depth)
+{
+	const char *l = linkage_name(fn);
+	if (l && demangle(l, out, outsz))
+		return true;
+	Dwarf_Die decl;
+	declaring_die(fn, &decl);
+	char params[NAME_MAX_LEN];
+	size_t len;
+	if (!scoped_name(&decl, out, outsz, depth + 1))
+		return false;
+	len = strlen(out);
+	if (param_list(&decl, params, sizeof(params), depth))
+		snprintf(out + len, outsz - len, "%s", params);
+	return true;
+}
+
+/* die's name qualified by the namespaces, classes and functions around
+ * it (a closure is "<lambda(int)>"); false if it has none or it is too
+ * deep. */
+static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth)
+{
+	if (depth > SCOPE_DEPTH)
+		return false;
+	const char *leaf = dwarf_diename(die);
+	char closure[NAME_MAX_LEN];
+	Dwarf_Die op;
+	int tag = dwarf_tag(die);
+	if (!leaf && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) && is_closure(die, &op)) {
+		char params[NAME_MAX_LEN - 16]; /* fits in closure whole, or not at all */
+		bool known = param_list(&op, params, sizeof(params), depth);
+		snprintf(closure, sizeof(closure), "<lambda%s>", known ? params : "");
+		leaf = closure;
+	}
+	if (!leaf)
+		return false;
+	if (tag == DW_TAG_base_type || tag == DW_TAG_unspecified_type) {
+		snprintf(out, outsz, "%s", leaf);
+		return true;
+	}
+
+	Dwarf_Die *scopes = NULL;
+	int nscopes = dwarf_getscopes_die(die, &scopes);
+	struct qual_part parts[16];
+	char texts[16][NAME_MAX_LEN];
+	size_t n = 0;
+	bool ok = true;
+	/* scopes[0] is die itself, scopes[nscopes - 1] its unit. */
+	for (int i = nscopes - 2; ok && i >= 1 && n < 16; i--) {
+		Dwarf_Die *sc = &scopes[i];
+		switch (dwarf_tag(sc)) {
+		case DW_TAG_namespace:
+			parts[n++] = (struct qual_part){ QUAL_NAMESPACE, dwarf_diename(sc), NULL, false };
+			break;
+		case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
+		case DW_TAG_enumeration_type:
+			if (!dwarf_diename(sc) && (dwarf_tag(sc) == DW_TAG_structure_type ||
+						   dwarf_tag(sc) == DW_TAG_class_type) && is_closure(sc, &op)) {
+				bool known = param_list(&op, texts[n], sizeof(texts[n]), depth);
+				parts[n] = (struct qual_part){ QUAL_LAMBDA, NULL, known ? texts[n] : NULL, false };
+			} else {
+				parts[n] = (struct qual_part){ QUAL_CLASS, dwarf_diename(sc), NULL, false };
+			}
+			n++;
+			break;
+		case DW_TAG_subprogram:
+			ok = function_scope(sc, texts[n], sizeof(texts[n]), depth);
+			parts[n] = (struct qual_part){ QUAL_FUNCTION, texts[n], NULL, true };
+			n++;
+			break;
+		default:
+			break; /* lexical blocks */
+		}
+	}
+	free(scopes);
+	if (!ok || nscopes < 0)
+		return false;
+	qualname_join(parts, n, leaf, out, outsz);
+	return true;
+}
+
+
+static int by_origin(const void *a, const void *b)
+{
+	const struct copy *x = a, *y = b;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static void collect_copies(Dwarf_Die *scope, struct copy **c, size_t *n, size_t *cap, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 16 || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_namespace) {
+			collect_copies(&child, c, n, cap, depth + 1);
+			continue;
+		}
+		Dwarf_Attribute attr;
+		Dwarf_Die origin;
+		Dwarf_Addr pc, base, end;
+		if (tag != DW_TAG_subprogram ||
+		    !dwarf_formref_die(dwarf_attr(&child, DW_AT_abstract_origin, &attr), &origin))
+			continue;
+		if (dwarf_entrypc(&child, &pc) != 0 && dwarf_ranges(&child, 0, &base, &pc, &end) <= 0)
+			continue; /* no code of its own */
+		if (*n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
+			struct copy *m = realloc(*c, ncap * sizeof(**c));
+			if (!m)
+				return;
+			*c = m;
+			*cap = ncap;
+		}
+		(*c)[(*n)++] = (struct copy){ origin.addr, pc };
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static bool is_public(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info), vis = GELF_ST_VISIBILITY(sym->st_other);
+	return (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) &&
+	       (vis == STV_DEFAULT || vis == STV_PROTECTED);
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct public_sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct module_publics *module_publics(struct symbolizer *s, Dwfl_Module *mod)
+{
+	for (size_t i = 0; i < s->npublics; i++)
+		if (s->publics[i].mod == mod)
+			return &s->publics[i];
+	if (s->npublics == s->publics_cap) {
+		size_t ncap = s->publics_cap ? s->publics_cap * 2 : 8;
+		struct module_publics *m = realloc(s->publics, ncap * sizeof(*m));
+		if (!m)
+			return NULL;
+		s->publics = m;
+		s->publics_cap = ncap;
+	}
+	struct module_publics *mp = &s->publics[s->npublics++];
+	*mp = (struct module_publics){ mod, 0, NULL };
+	int nsyms = dwfl_module_getsymtab(mod);
+	size_t cap = 0;
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0 || !is_public(&sym))
+			continue;
+		if (mp->n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct public_sym *m = realloc(mp->p, ncap * sizeof(*m));
+			if (!m)
+				break;
+			mp->p = m;
+			cap = ncap;
+		}
+		mp->p[mp->n++] = (struct public_sym){ addr, sym.st_size, name };
+	}
+	if (mp->n)
+		qsort(mp->p, mp->n, sizeof(*mp->p), by_address);
+	return mp;
+}
+
+/* The symbol holding addr, as dwfl_module_addrinfo finds it, except that
+ * a local or hidden one gives way to a public alias: a public symbol with
+ * the same start and size, the same code under the name callers use
+ * (glibc's __GI___libc_read is read, its hidden-visibility internal
+ * name).  libdw already prefers global symbols, but not over hidden ones,
+ * and among equals it takes whichever its table order gives. */
+static const char *symbol_at(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			     GElf_Off *off, GElf_Sym *sym)
+{
+	const char *raw = dwfl_module_addrinfo(mod, addr, off, sym, NULL, NULL, NULL);
+	if (!raw || !raw[0] || is_public(sym) || !sym->st_size)
+		return raw;
+	struct module_publics *mp = module_publics(s, mod);
+	if (!mp || !mp->n)
+		return raw;
+	struct public_sym key = { addr - *off, 0, NULL };
+	struct public_sym *p = bsearch(&key, mp->p, mp->n, sizeof(*p), by_address);
+	if (!p)
+		return raw;
+	while (p > mp->p && p[-1].addr == key.addr)
+		p--;
+	for (; p < mp->p + mp->n && p->addr == key.addr; p++)
+		if (p->size == sym->st_size)
+			return p->name;
+	return raw;
+}
+
+/* The copies in unit (indexed on first use), or NULL. */
+static struct unit_copies *unit_copies(struct symbolizer *s, Dwarf_Die *unit)
+{
+	for (size_t i = 0; i < s->nunits; i++)
+		if (s->units[i].unit == unit->addr)
+			return &s->units[i];
+	if (s->nunits == s->units_cap) {
+		size_t ncap = s->units_cap ? s->units_cap * 2 : 16;
+		struct unit_copies *m = realloc(s->units, ncap * sizeof(*m));
+		if (!m)
+			return NULL;
+		s->units = m;
+		s->units_cap = ncap;
+	}
+	struct unit_copies *u = &s->units[s->nunits++];
+	size_t cap = 0;
+	*u = (struct unit_copies){ unit->addr, 0, NULL };
+	collect_copies(unit, &u->c, &u->n, &cap, 0);
+	if (u->n)
+		qsort(u->c, u->n, sizeof(*u->c), by_origin);
+	return u;
+}
+
+/* The name of the out-of-line copy of the function whose abstract DIE is
+ * origin, found in unit: see 2. above. */
+static bool copy_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias, Dwarf_Die *unit,
+		      Dwarf_Die *origin, char *out, size_t outsz)
+{
+	struct unit_copies *u = unit_copies(s, unit);
+	if (!u || !u->n)
+		return false;
+	struct copy key = { origin->addr, 0 };
+	struct copy *c = bsearch(&key, u->c, u->n, sizeof(*c), by_origin);
+	if (!c)
+		return false;
+	while (c > u->c && c[-1].origin == origin->addr)
+		c--;
+	bool found = false;
+	for (; c < u->c + u->n && c->origin == origin->addr; c++) {
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		const char *raw = symbol_at(s, mod, c->pc + bias, &off, &sym);
+		if (!raw || !raw[0] || off != 0)
+			continue; /* no symbol starts at its code */
+		char name[NAME_MAX_LEN];
+		readable_name(raw, name, sizeof(name));
+		size_t len = strlen(name);
+		qualname_strip_clone(name);
+		if (!name[0])
+			continue;
+		if (!found || strlen(name) == len) {
+			snprintf(out, outsz, "%s", name);
+			found = true;
+		}
+		if (strlen(name) == len)
+			break; /* the copy itself, not a clone */
+	}
+	return found;
+}
+
+/* The name of the function inlined at inl, as 1. to 5. above say, or NULL
+ * when DWARF gives none.  Cached per abstract DIE. */
+static const char *inlined_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias,
+				Dwarf_Die *site_unit, Dwarf_Die *inl)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin, decl, unit;
+	if (!dwarf_formref_die(dwarf_attr(inl, DW_AT_abstract_origin, &attr), &origin))
+		origin = *inl;
+	if ((s->norigins + 1) * 4 > s->origins_cap * 3) {
+		struct origin_slot *m = calloc(s->origins_cap * 2, sizeof(*m));
+		if (m) {
+			size_t cap = s->origins_cap * 2;
+			for (size_t i = 0; i < s->origins_cap; i++) {
+				if (!s->origins[i].origin)
+					continue;
+				size_t j = hash_u64((uint64_t)(uintptr_t)s->origins[i].origin) & (cap - 1);
+				while (m[j].origin)
+					j = (j + 1) & (cap - 1);
+				m[j] = s->origins[i];
+			}
+			free(s->origins);
+			s->origins = m;
+			s->origins_cap = cap;
+		}
+	}
+	struct origin_slot *slot = NULL;
+	if (s->origins) {
+		size_t i = hash_u64((uint64_t)(uintptr_t)origin.addr) & (s->origins_cap - 1);
+		while (s->origins[i].origin && s->origins[i].origin != origin.addr)
+			i = (i + 1) & (s->origins_cap - 1);
+		slot = &s->origins[i];
+		if (slot->origin)
+			return slot->name[0] ? slot->name : NULL;
+	}
+
+	char name[NAME_MAX_LEN];
+	const char *l = linkage_name(&origin);
+	bool named = l && strncmp(l, "_Z", 2) == 0 && demangle(l, name, sizeof(name));
+	if (!named && dwarf_diecu(&origin, &unit, NULL, NULL))
+		named = copy_name(s, mod, bias, &unit, &origin, name, sizeof(name)) ||
+			(site_unit->addr != unit.addr &&
+			 copy_name(s, mod, bias, site_unit, &origin, name, sizeof(name)));
+	if (!named && l) {
+		readable_name(l, name, sizeof(name));
+		named = true;
+	}
+	declaring_die(&origin, &decl);
+	if (!named && is_cxx(&origin))
+		named = scoped_name(&decl, name, sizeof(name), 0);
+	if (!named && dwarf_diename(&decl)) {
+		snprintf(name, sizeof(name), "%s", dwarf_diename(&decl));
+		named = true;
+	}
+	const char *kept = named ? intern(s->names, name) : NULL;
+	if (slot && (s->norigins + 1) * 4 <= s->origins_cap * 3) {
+		*slot = (struct origin_slot){ origin.addr, kept ? kept : "" };
+		s->norigins++;
+	}
+	return kept;
 }
 
 /* Where an inlined function was called from: file and line, or NULL. */
@@ -262,11 +802,9 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 	if (text)
 		out[n++] = text;
 	for (int j = 0; s->o.inline_frames && j < k; j++) {
-		const char *raw = die_name(&inl[j]);
-		if (!raw)
+		const char *name = inlined_name(s, mod, bias, cu, &inl[j]);
+		if (!name)
 			continue; /* merged into its caller: not a wrong name */
-		char name[NAME_MAX_LEN];
-		readable_name(raw, name, sizeof(name));
 		at_line = line;
 		at_file = j + 1 < k ? call_site(&inl[j + 1], files, nfiles, &at_line) : file;
 		if ((text = frame_text(s, name, at_file, at_line, true)))
@@ -298,7 +836,7 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 	}
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *raw = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *raw = symbol_at(s, mod, addr, &off, &sym);
 	/* Never guess: a name is used only if the address lies inside the
 	 * symbol's extent.  Size-less symbols (hand-written assembly) only
 	 * name their own first instruction. */

@@ -1,33 +1,107 @@
 # --- names: C++, inlining, late libraries, stripped, split, deleted -------
 
 cxx_tests() {
-	if ! command -v c++filt >/dev/null || ! command -v nm >/dev/null; then
-		skip "C++ names" "c++filt and nm (binutils) are needed for the expected names"
+	if ! command -v c++filt >/dev/null || ! command -v nm >/dev/null || ! command -v readelf >/dev/null; then
+		skip "C++ names" "c++filt, nm and readelf (binutils) are needed for the expected names"
 		return
 	fi
-	# The names as c++filt prints them, from the binary's own symbols.
-	local run lambda mix call_line
-	run=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)\)$/\1/p')
-	lambda=$(nm "$T/cpp_names" | c++filt | sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)::{lambda.*\)$/\1/p')
+	# The names as c++filt prints them, from the out-of-line copies' own
+	# symbols (cpp_names keeps one of each inlined function but twice).
+	local syms run lambda scramble mix churn add closure invoke call_line scramble_line
+	syms=$(nm "$T/cpp_names" | c++filt)
+	run=$(sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)\)$/\1/p' <<<"$syms")
+	lambda=$(sed -n 's/^[0-9a-f]* W \(app::Worker<int>::run(int)::{lambda.*\)$/\1/p' <<<"$syms")
+	scramble=$(sed -n 's/^[0-9a-f]* W \(app::Worker<int>::scramble(int)\)$/\1/p' <<<"$syms")
+	churn=$(sed -n 's/^[0-9a-f]* T \(app::churn(int)\)$/\1/p' <<<"$syms")
+	add=$(sed -n 's/^[0-9a-f]* t \(app::churn(int)::{lambda.*\)$/\1/p' <<<"$syms")
 	mix=$(echo _ZN3app3mixEm | c++filt)
-	call_line=$(grep -n 'total += mix' test/targets/cpp_names.cpp | cut -d: -f1)
+	# twice has no copy and no mangled name: GCC's own spelling of its
+	# closure type, from the DW_AT_name it gives std::invoke's instance.
+	invoke=$(readelf --debug-dump=info "$T/cpp_names" 2>/dev/null |
+		sed -n 's/.*DW_AT_name .*: \(invoke<app::churn(int)::<lambda(int)>&, int&>\)$/\1/p' | head -n 1)
+	closure=${invoke#invoke<}
+	closure=${closure%&, int&>}
+	call_line=$(grep -n 'total += scramble' test/targets/cpp_names.cpp | cut -d: -f1)
+	scramble_line=$(grep -n 'return mix(' test/targets/cpp_names.cpp | cut -d: -f1)
+	if [ -z "$run" ] || [ -z "$lambda" ] || [ -z "$scramble" ] || [ -z "$churn" ] || [ -z "$add" ] || [ -z "$invoke" ]; then
+		fail "C++ names" "expected names missing: run '$run' lambda '$lambda' scramble '$scramble' churn '$churn' add '$add' invoke '$invoke'"
+		return
+	fi
 	start "$T/cpp_names"
 	profile cxx 1s
 	profile cxx_noinl 1s --no-inline
 	profile cxx_lines 1s --lines
 	stop_target "$TPID"
-	local both inl
-	both=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda")
-	inl=$(share_str "$TMP/cxx.folded" ";$lambda;${mix}_[i] ")
-	if [ -n "$run" ] && [ -n "$lambda" ] && atleast "$both" 95 && atleast "$inl" 80; then
-		pass "C++ names as c++filt prints them: '$run' and its lambda in ${both}%, '${mix}_[i]' inlined into the lambda in ${inl}%"
-	else fail "C++ names" "run '$run' + lambda in ${both}% (>= 95), ${mix}_[i] under the lambda in ${inl}% (>= 80)" "$TMP/cxx.folded"; fi
-	if nowhere "$TMP/cxx_noinl.folded" "_[i]" && grep -qF -- ";$lambda " "$TMP/cxx_noinl.folded"; then
-		pass "--no-inline: no _[i] frames, the lambda is the leaf"
-	else fail "--no-inline" "inline frames left, or no lambda leaf" "$TMP/cxx_noinl.folded"; fi
-	if grep -qF -- ";$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:" "$TMP/cxx_lines.folded"; then
-		pass "--lines: the lambda at its call of mix (cpp_names.cpp:$call_line), mix at its own lines"
-	else fail "--lines" "no '$lambda (cpp_names.cpp:$call_line);$mix (cpp_names.cpp:N)_[i]'" "$TMP/cxx_lines.folded"; fi
+	local halves in_run in_churn inl_run inl_churn bare
+	halves=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda")
+	in_churn=$(share_str "$TMP/cxx.folded" ";main;$churn;")
+	halves=$(awk -v a="$halves" -v b="$in_churn" 'BEGIN { printf "%.1f", a + b }')
+	in_run=$(share_str "$TMP/cxx.folded" ";main;$run;")
+	# Out-of-line, then inlined: the class template's method, the helper.
+	inl_run=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda;${scramble}_[i];${mix}_[i] ")
+	# std::invoke and twice from their scopes, add from its copy's symbol.
+	inl_churn=$(share_str "$TMP/cxx.folded" ";main;$churn;std::$invoke""_[i];std::__invoke<$closure&, int&>_[i];std::__invoke_impl<void, $closure&, int&>_[i];$closure::operator()_[i];${add}_[i];${mix}_[i] ")
+	# Every inlined frame is qualified: before, twice and add were a bare
+	# "operator()_[i]" and std::invoke "invoke<...>_[i]".
+	bare=$(tr ';' '\n' <"$TMP/cxx.folded" | sed 's/ [0-9]*$//' | grep -F '_[i]' | grep -vc '::')
+	if atleast "$halves" 95 && atleast "$in_run" 25 && atleast "$in_churn" 25 &&
+		atleast "$(awk -v a="$inl_run" -v b="$in_run" 'BEGIN { print b ? 100 * a / b : 0 }')" 80 &&
+		atleast "$(awk -v a="$inl_churn" -v b="$in_churn" 'BEGIN { print b ? 100 * a / b : 0 }')" 80 &&
+		[ "$bare" = 0 ]; then
+		pass "C++ names as c++filt prints them: '$run' ${in_run}%, '${scramble}_[i]' and '${mix}_[i]' inlined under its lambda in ${inl_run}%; '$churn' ${in_churn}%, '${add}_[i]' (from its copy) under '$closure::operator()_[i]' and std::invoke in ${inl_churn}%; no unqualified inlined frame"
+	else fail "C++ names" "run+lambda and churn ${halves}% (>= 95), run ${in_run}% (>= 25) with its inlined chain ${inl_run}% (>= 80% of it), churn ${in_churn}% (>= 25) with its chain ${inl_churn}% (>= 80% of it), unqualified inlined frames $bare (0)" "$TMP/cxx.folded"; fi
+	if nowhere "$TMP/cxx_noinl.folded" "_[i]" && grep -qF -- ";$lambda " "$TMP/cxx_noinl.folded" &&
+		grep -qF -- ";$churn " "$TMP/cxx_noinl.folded"; then
+		pass "--no-inline: no _[i] frames, the lambda and churn are the leaves"
+	else fail "--no-inline" "inline frames left, or no lambda or churn leaf" "$TMP/cxx_noinl.folded"; fi
+	if grep -qF -- ";$lambda (cpp_names.cpp:$call_line);$scramble (cpp_names.cpp:$scramble_line)_[i];$mix (cpp_names.cpp:" "$TMP/cxx_lines.folded"; then
+		pass "--lines: the lambda at its call of scramble (cpp_names.cpp:$call_line), scramble at its call of mix ($scramble_line), mix at its own lines"
+	else fail "--lines" "no '$lambda (cpp_names.cpp:$call_line);$scramble (cpp_names.cpp:$scramble_line)_[i];$mix (cpp_names.cpp:N)_[i]'" "$TMP/cxx_lines.folded"; fi
+	glibc_inline_names
+}
+
+# read() blocked in glibc: with libc6-dbg, DWARF describes an inlined
+# __libc_read in it whose linkage name is glibc's internal alias
+# __GI___libc_read.  The inlined frame must carry a public name of that
+# code (read, __read: the global symbols at its address), as the
+# out-of-line frame does.
+glibc_inline_names() {
+	local libc id debug addr size public frames
+	start "$T/blocked"
+	settle "$TPID" blocked S
+	libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$TPID/maps")
+	id=$(readelf -n "$libc" 2>/dev/null | sed -n 's/.*Build ID: //p')
+	debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	if [ -z "$id" ] || [ ! -f "$debug" ]; then
+		stop_target "$TPID"
+		skip "glibc's inlined read named publicly" "no debug info for $libc (install libc6-dbg)"
+		return
+	fi
+	read -r addr size < <(readelf -sW "$debug" 2>/dev/null | awk '$8 == "__GI___libc_read" { print $2, $3; exit }')
+	if [ -z "$addr" ]; then
+		stop_target "$TPID"
+		skip "glibc's inlined read named publicly" "this glibc has no __GI___libc_read"
+		return
+	fi
+	# The public names of that code: global, default visibility, same size.
+	public=$(readelf -sW "$debug" 2>/dev/null | awk -v a="$addr" -v z="$size" \
+		'$2 == a && $3 == z && $4 == "FUNC" && ($5 == "GLOBAL" || $5 == "WEAK") && $6 == "DEFAULT" { print $8 }' | sort -u)
+	profile glibc 0.5s
+	stop_target "$TPID"
+	# The user frames between wait_for_input and the kernel.
+	frames=$(grep '^blocked;S (sleeping);' "$TMP/glibc.folded" | sed 's/ [0-9]*$//; s/.*;wait_for_input;//; s/;[^;]*_\[k\].*//' | sort -u)
+	local ok=1 f n=0 inl=0
+	while IFS= read -r line; do
+		IFS=';' read -ra parts <<<"$line"
+		for f in "${parts[@]}"; do
+			n=$((n + 1))
+			case $f in *_\[i\]) inl=$((inl + 1)) ;; esac
+			grep -qxF -- "${f%_\[i\]}" <<<"$public" || ok=0
+		done
+	done <<<"$frames"
+	if [ -n "$public" ] && [ $ok = 1 ] && [ "$inl" -gt 0 ] && nowhere "$TMP/glibc.folded" "__GI_"; then
+		pass "glibc's inlined read: '$(head -n 1 <<<"$frames")' below wait_for_input, public names ($(echo $public)) for the inlined frame too, no __GI_ name"
+	else fail "glibc's inlined read" "frames below wait_for_input: '$(echo $frames)', public names of $addr: '$(echo $public)', inlined frames $inl (> 0), each a public name" "$TMP/glibc.folded"; fi
 }
 
 late_library_tests() {

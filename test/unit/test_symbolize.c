@@ -62,6 +62,46 @@ __attribute__((noinline, noclone)) uint64_t outer_fn(void)
 	return pc;
 }
 
+/* glibc's shape, in small: a function declared under an internal asm
+ * name (glibc's __GI___libc_read is read()'s), its code exported under a
+ * public alias, and a call to it inlined.  DWARF names the inlined copy
+ * by the internal name; its out-of-line copy's symbols are the internal
+ * one (hidden, so local after linking) and the public alias (global). */
+uint64_t internal_helper(void) __asm__("__GI_internal_helper")
+	__attribute__((visibility("hidden")));
+__attribute__((always_inline)) inline uint64_t internal_helper(void)
+{
+	uint64_t pc;
+	__asm__ volatile("1: lea 1b(%%rip), %0" : "=r"(pc));
+	return pc;
+}
+extern __typeof(internal_helper) public_helper __attribute__((alias("__GI_internal_helper")));
+
+__attribute__((noinline, noclone)) uint64_t calls_internal(void)
+{
+	uint64_t pc = internal_helper();
+	__asm__ volatile("" ::: "memory");
+	return pc;
+}
+
+/* An asm name and no out-of-line copy at all (a C99 inline definition:
+ * every declaration says inline, so none is emitted): the asm name, the
+ * symbol it would have had. */
+inline __attribute__((always_inline)) uint64_t lonely_helper(void) __asm__("lonely_label");
+inline __attribute__((always_inline)) uint64_t lonely_helper(void)
+{
+	uint64_t pc;
+	__asm__ volatile("1: lea 1b(%%rip), %0" : "=r"(pc));
+	return pc;
+}
+
+__attribute__((noinline, noclone)) uint64_t calls_lonely(void)
+{
+	uint64_t pc = lonely_helper();
+	__asm__ volatile("" ::: "memory");
+	return pc;
+}
+
 static void own_functions_named(void **state)
 {
 	(void)state;
@@ -109,6 +149,25 @@ static void inlined_frames_and_lines(void **state)
 
 	s = symbolizer_new(m, &plain_names);
 	assert_string_equal(joined(s, pc, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s);
+	modules_close(m);
+}
+
+static void inlined_named_as_out_of_line(void **state)
+{
+	(void)state;
+	struct modules *m = modules_open(getpid(), NULL);
+	assert_non_null(m);
+	struct symbolize_options inl = { .inline_frames = true };
+	struct symbolizer *s = symbolizer_new(m, &inl);
+	/* The out-of-line copy is named by its global alias... */
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&public_helper, FRAME_EXACT), "public_helper");
+	/* ...and so is the inlined one, not by the internal asm name. */
+	assert_string_equal(joined(s, calls_internal(), FRAME_EXACT), "calls_internal;public_helper_[i]");
+	/* With no copy to take a name from, the asm name. */
+	assert_string_equal(joined(s, calls_lonely(), FRAME_EXACT), "calls_lonely;lonely_label_[i]");
+	/* The plain C helper keeps its name. */
+	assert_string_equal(joined(s, outer_fn(), FRAME_EXACT), "outer_fn;inlined_helper_[i]");
 	symbolizer_free(s);
 	modules_close(m);
 }
@@ -260,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_functions_named),
 		cmocka_unit_test(inlined_frames_and_lines),
+		cmocka_unit_test(inlined_named_as_out_of_line),
 		cmocka_unit_test(unnamed_bytes_name_their_module),
 		cmocka_unit_test(anonymous_code),
 		cmocka_unit_test(gap_after_adjacent_modules),
