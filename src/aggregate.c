@@ -1,56 +1,42 @@
 /* aggregate.c - distinct stacks, counted.
  *
- * An open-addressing hash table of stacks keyed by their sequence of
- * 64-bit words - interned string pointers for named stacks (intern.h), or
- * whatever the caller encodes.  A stack seen before costs a few hash
- * probes and no allocation.
+ * Stacks keyed by their sequence of 64-bit words - interned string
+ * pointers for named stacks (intern.h), or whatever the caller encodes -
+ * in a dense array found through hash_index.h.  A stack seen before costs
+ * a few hash probes and no allocation.
  */
 #include "aggregate.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_index.h"
 #include "intern.h"
 
 struct stack_entry {
 	uint64_t *words;
 	size_t n;
 	uint64_t count;
-	uint64_t hash;
 };
 
-/* Stacks live in a dense array indexed by id (order of first sight); the
- * hash slots hold id + 1, 0 for an empty slot. */
+/* Stacks live in a dense array indexed by id (order of first sight). */
 struct stack_table {
 	struct intern_set *strings;
 	struct stack_entry *stacks;
 	size_t n_stacks, cap_stacks;
-	uint32_t *slots;
-	size_t cap_slots;
+	struct hash_index index;
 	uint64_t total;
 };
-
-static uint64_t fnv1a(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 struct stack_table *stack_table_new(void)
 {
 	struct stack_table *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->cap_slots = 256;
 	t->strings = intern_new();
-	t->slots = calloc(t->cap_slots, sizeof(*t->slots));
-	if (!t->strings || !t->slots) {
-		stack_table_free(t);
+	if (!t->strings || hash_index_init(&t->index) != 0) {
+		intern_free(t->strings);
+		free(t);
 		return NULL;
 	}
 	return t;
@@ -61,7 +47,7 @@ void stack_table_clear(struct stack_table *t)
 	for (size_t i = 0; i < t->n_stacks; i++)
 		free(t->stacks[i].words);
 	t->n_stacks = 0;
-	memset(t->slots, 0, t->cap_slots * sizeof(*t->slots));
+	hash_index_clear(&t->index);
 	t->total = 0;
 }
 
@@ -69,11 +55,10 @@ void stack_table_free(struct stack_table *t)
 {
 	if (!t)
 		return;
-	if (t->slots)
-		stack_table_clear(t);
+	stack_table_clear(t);
 	intern_free(t->strings);
 	free(t->stacks);
-	free(t->slots);
+	hash_index_free(&t->index);
 	free(t);
 }
 
@@ -82,33 +67,16 @@ const char *stack_table_intern(struct stack_table *t, const char *text)
 	return intern(t->strings, text ? text : "");
 }
 
-/* The slot holding this stack, or the empty slot where it would go. */
-static size_t stack_slot(const struct stack_table *t, const uint32_t *slots, size_t cap,
-			 const uint64_t *words, size_t n, uint64_t h)
-{
-	size_t i = h & (cap - 1);
-	for (; slots[i]; i = (i + 1) & (cap - 1)) {
-		const struct stack_entry *e = &t->stacks[slots[i] - 1];
-		if (e->hash == h && e->n == n && memcmp(e->words, words, n * sizeof(*words)) == 0)
-			break;
-	}
-	return i;
-}
+struct words_key {
+	const uint64_t *words;
+	size_t n;
+};
 
-static int grow_slots(struct stack_table *t)
+static bool same_stack(const void *table, uint32_t id, const void *key)
 {
-	size_t cap = t->cap_slots * 2;
-	uint32_t *n = calloc(cap, sizeof(*n));
-	if (!n)
-		return -1;
-	for (size_t id = 0; id < t->n_stacks; id++) {
-		const struct stack_entry *e = &t->stacks[id];
-		n[stack_slot(t, n, cap, e->words, e->n, e->hash)] = (uint32_t)id + 1;
-	}
-	free(t->slots);
-	t->slots = n;
-	t->cap_slots = cap;
-	return 0;
+	const struct stack_entry *e = &((const struct stack_table *)table)->stacks[id];
+	const struct words_key *k = key;
+	return e->n == k->n && memcmp(e->words, k->words, k->n * sizeof(*k->words)) == 0;
 }
 
 long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t n,
@@ -116,16 +84,12 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t 
 {
 	if (n == 0 || !words)
 		return -1;
-	uint64_t h = fnv1a(words, n * sizeof(*words));
-	size_t i = stack_slot(t, t->slots, t->cap_slots, words, n, h);
-	if (!t->slots[i]) {
-		if (t->n_stacks >= UINT32_MAX - 1)
+	uint64_t h = hash_bytes(words, n * sizeof(*words));
+	struct words_key key = { words, n };
+	uint32_t id = hash_index_find(&t->index, h, same_stack, t, &key);
+	if (id == HASH_NONE) {
+		if (t->n_stacks >= HASH_NONE - 1)
 			return -1;
-		if ((t->n_stacks + 1) * 4 > t->cap_slots * 3) {
-			if (grow_slots(t) != 0)
-				return -1;
-			i = stack_slot(t, t->slots, t->cap_slots, words, n, h);
-		}
 		if (t->n_stacks == t->cap_stacks) {
 			size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 64;
 			struct stack_entry *e = realloc(t->stacks, cap * sizeof(*e));
@@ -138,10 +102,13 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t 
 		if (!copy)
 			return -1;
 		memcpy(copy, words, n * sizeof(*copy));
-		t->stacks[t->n_stacks] = (struct stack_entry){ copy, n, 0, h };
-		t->slots[i] = (uint32_t)++t->n_stacks;
+		id = (uint32_t)t->n_stacks;
+		if (hash_index_add(&t->index, h, id) != 0) {
+			free(copy);
+			return -1;
+		}
+		t->stacks[t->n_stacks++] = (struct stack_entry){ copy, n, 0 };
 	}
-	size_t id = t->slots[i] - 1;
 	t->stacks[id].count += count;
 	t->total += count;
 	return (long)id;

@@ -1,38 +1,22 @@
-/* intern.c - a string set with open addressing. */
+/* intern.c - one copy of each string: a dense array of copies, indexed by
+ * hash_index.h. */
 #include "intern.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_index.h"
+
 struct intern_set {
-	char **slots; /* NULL = empty */
-	size_t cap, used;
+	char **strings;
+	size_t n, cap;
+	struct hash_index index;
 };
-
-static uint64_t hash_text(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	return h;
-}
-
-static char **slot_of(char **slots, size_t cap, const char *text, uint64_t h)
-{
-	size_t i = h & (cap - 1);
-	while (slots[i] && strcmp(slots[i], text) != 0)
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
 
 struct intern_set *intern_new(void)
 {
 	struct intern_set *s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->cap = 256;
-	if (!(s->slots = calloc(s->cap, sizeof(*s->slots)))) {
+	if (!s || hash_index_init(&s->index) != 0) {
 		free(s);
 		return NULL;
 	}
@@ -43,40 +27,37 @@ void intern_free(struct intern_set *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slots[i]);
-	free(s->slots);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->strings[i]);
+	free(s->strings);
+	hash_index_free(&s->index);
 	free(s);
 }
 
-static int grow(struct intern_set *s)
+static bool same_text(const void *table, uint32_t id, const void *key)
 {
-	size_t cap = s->cap * 2;
-	char **n = calloc(cap, sizeof(*n));
-	if (!n)
-		return -1;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slots[i])
-			*slot_of(n, cap, s->slots[i], hash_text(s->slots[i])) = s->slots[i];
-	free(s->slots);
-	s->slots = n;
-	s->cap = cap;
-	return 0;
+	return strcmp(((const struct intern_set *)table)->strings[id], key) == 0;
 }
 
 const char *intern(struct intern_set *s, const char *text)
 {
-	uint64_t h = hash_text(text);
-	char **slot = slot_of(s->slots, s->cap, text, h);
-	if (*slot)
-		return *slot;
-	if ((s->used + 1) * 4 > s->cap * 3) {
-		if (grow(s) != 0)
+	uint64_t h = hash_bytes(text, strlen(text));
+	uint32_t id = hash_index_find(&s->index, h, same_text, s, text);
+	if (id != HASH_NONE)
+		return s->strings[id];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		char **n = realloc(s->strings, cap * sizeof(*n));
+		if (!n)
 			return NULL;
-		slot = slot_of(s->slots, s->cap, text, h);
+		s->strings = n;
+		s->cap = cap;
 	}
-	if (!(*slot = strdup(text)))
+	char *copy = strdup(text);
+	if (!copy || hash_index_add(&s->index, h, (uint32_t)s->n) != 0) {
+		free(copy);
 		return NULL;
-	s->used++;
-	return *slot;
+	}
+	s->strings[s->n++] = copy;
+	return copy;
 }
