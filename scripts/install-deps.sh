@@ -2,9 +2,11 @@
 # Installs what building and testing need, from the distribution only:
 # a C compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and
 # cmocka; for the tests also a C++ compiler (a C++ target program) and
-# binutils (strip, objcopy: stripped and split-debug targets).  The
-# debuginfod test needs the debuginfod server, which .ci/run installs; on a
-# workstation the test says it is missing and skips.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
+# binutils (strip, objcopy: stripped and split-debug targets).  Optional,
+# installed by .ci/run and not here (a workstation's make check skips the
+# tests that need them, saying which is missing): the debuginfod server, lld
+# (a target linked with 2 MiB pages) and elfutils (eu-stack, the names it is
+# compared with); node, where installed, is profiled too.  As root on Debian/Ubuntu it runs apt-get; otherwise it prints
 # the command to run and fails.  Silent when everything is there.
 missing=""
 need_pkg() { # PKG_CONFIG_NAME DEBIAN_PACKAGE
