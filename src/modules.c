@@ -185,14 +185,19 @@ static int open_mapped(const struct modules *m, const char *path, bool deleted, 
 	return fd;
 }
 
+static void ensure_live_task(struct modules *m);
+
 /* Dwfl_Callbacks.find_elf: the file the target mapped, or nothing. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 		    Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct module_entry *e = *userdata;
+	if (e) /* the main thread may have exited since the maps were read */
+		ensure_live_task(e->owner);
 	if (!e || e->vdso) {
 		/* "[vdso: TASK]": libdw reads the image from /proc/TASK/mem. */
-		int fd = dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+		int fd = dwfl_linux_proc_find_elf(mod, userdata, e ? e->owner->vdso_name : name,
+						  base, file_name, elfp);
 		if (e && *elfp)
 			e->owner->images_opened++;
 		return fd;
@@ -362,6 +367,47 @@ static void use_task(struct modules *m, pid_t task)
 	snprintf(m->vdso_name, sizeof(m->vdso_name), "[vdso: %d]", (int)task);
 }
 
+/* Does /proc/TASK/ still show the process's memory?  Its maps are empty
+ * once the thread has exited (a zombie leader), absent once it is reaped. */
+static bool task_has_maps(pid_t task)
+{
+	char path[64], c;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)task);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t got = read(fd, &c, 1);
+	close(fd);
+	return got == 1;
+}
+
+/* A task whose /proc/TASK/ files describe the process: m->task while it
+ * does, else the leader, else any live thread. */
+static void ensure_live_task(struct modules *m)
+{
+	if (task_has_maps(m->task))
+		return;
+	if (m->task != m->pid && task_has_maps(m->pid)) {
+		use_task(m, m->pid);
+		return;
+	}
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)m->pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (!*end && tid > 0 && tid != m->pid && tid != m->task && task_has_maps((pid_t)tid)) {
+			use_task(m, (pid_t)tid);
+			break;
+		}
+	}
+	closedir(d);
+}
+
 /* The maps, from a task that still has them.  A process whose main thread
  * has exited (pthread_exit in main; "Zl" in ps) while others run shows
  * empty /proc/PID/maps, map_files and root: its live threads' own
@@ -371,34 +417,9 @@ static ssize_t read_maps(struct modules *m)
 	ssize_t len = read_maps_of(m, m->task);
 	if (len > 0)
 		return len;
-	if (m->task != m->pid) {
-		/* The thread we read through has gone: the leader again? */
-		ssize_t l = read_maps_of(m, m->pid);
-		if (l > 0) {
-			use_task(m, m->pid);
-			return l;
-		}
-	}
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)m->pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return len;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-		if (*end || tid <= 0 || tid == m->pid || tid == m->task)
-			continue;
-		ssize_t l = read_maps_of(m, (pid_t)tid);
-		if (l > 0) {
-			use_task(m, (pid_t)tid);
-			len = l;
-			break;
-		}
-	}
-	closedir(d);
-	return len;
+	pid_t was = m->task;
+	ensure_live_task(m);
+	return m->task == was ? len : read_maps_of(m, m->task);
 }
 
 /* The program headers of the file row maps, read once while it stays

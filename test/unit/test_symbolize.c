@@ -7,6 +7,8 @@
 #include <link.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -304,6 +307,80 @@ static void file_mapped_twice_and_apart(void **state)
 	dlclose(h);
 }
 
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Waits (up to 2 s) until /proc/PID/maps reads empty or not. */
+static bool maps_empty_within(pid_t pid, bool empty)
+{
+	char path[64], c;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	for (int i = 0; i < 200; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t got = fd >= 0 ? read(fd, &c, 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if ((got == 0) == empty)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* A process whose main thread has exited (pthread_exit in main) while
+ * another runs: /proc/PID/maps, map_files and root are empty, the live
+ * thread's /proc/TID/ files are not.  Read through it, whether the main
+ * thread was gone when we first looked or went afterwards. */
+static void dead_main_thread(void **state)
+{
+	(void)state;
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pthread_t t;
+		char c;
+		if (pthread_create(&t, NULL, idle_thread, NULL) != 0 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	/* Its own copy of this binary: the same addresses, the same names. */
+	assert_true(maps_empty_within(child, false));
+	struct modules *alive = modules_open(child, NULL);
+	assert_non_null(alive);
+	assert_int_equal(modules_task(alive), child);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	assert_true(maps_empty_within(child, true));
+
+	/* Read before, named after the main thread went: the image is
+	 * opened through a live thread. */
+	struct symbolizer *s = symbolizer_new(alive, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	assert_int_not_equal(modules_task(alive), child);
+	symbolizer_free(s);
+	modules_close(alive);
+
+	/* Looked at only now: the maps come from the live thread. */
+	struct modules *m = modules_open(child, NULL);
+	assert_non_null(m);
+	assert_int_not_equal(modules_task(m), child);
+	s = symbolizer_new(m, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s);
+	modules_close(m);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +391,7 @@ int main(void)
 		cmocka_unit_test(file_mapped_twice_and_apart),
 		cmocka_unit_test(unchanged_modules_are_kept),
 		cmocka_unit_test(deleted_library_still_named),
+		cmocka_unit_test(dead_main_thread),
 	};
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
 }
