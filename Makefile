@@ -92,7 +92,7 @@ $(S) $(S)/test:
 # test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
 # belongs in that corpus directory, where make check replays it for ever.
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c
+FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/perfmap.c
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz
