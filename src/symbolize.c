@@ -12,6 +12,7 @@
 #include "demangle.h"
 #include "frame.h"
 #include "intern.h"
+#include "perfmap.h"
 
 #define NAME_MAX_LEN 1024
 #define FRAME_TEXT_MAX (NAME_MAX_LEN + 320) /* name, " (file:line)", "_[i]" */
@@ -30,6 +31,7 @@ struct symbolizer {
 	size_t cap, used;          /* cap is a power of two */
 	unsigned generation;       /* a changed module list empties the cache */
 	struct intern_set *names;  /* they outlive the cache */
+	struct perfmap_file *jit;  /* the JIT's own map of its code, if any */
 };
 
 static const char *const unknown_frame[1] = { "[unknown]" };
@@ -57,6 +59,8 @@ struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_opti
 		return NULL;
 	}
 	s->generation = modules_generation(m);
+	/* Opened now, while the process is there to say where it is. */
+	s->jit = perfmap_file_open(modules_task(m));
 	return s;
 }
 
@@ -75,6 +79,7 @@ void symbolizer_free(struct symbolizer *s)
 	if (s->slots)
 		forget_addresses(s);
 	intern_free(s->names);
+	perfmap_file_close(s->jit);
 	free(s->slots);
 	free(s);
 }
@@ -291,6 +296,16 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
 	if (!mod) {
 		const char *anon = modules_anon_name(s->modules, addr);
+		/* JIT code the JIT itself named (/tmp/perf-PID.map):
+		 * "NAME_[j]", FlameGraph's mark for it. */
+		const char *jit = anon && s->jit ? perfmap_file_lookup(s->jit, addr) : NULL;
+		if (jit) {
+			char text[NAME_MAX_LEN + 8], clean[NAME_MAX_LEN + 8];
+			snprintf(text, sizeof(text), "%.*s_[j]", NAME_MAX_LEN, jit);
+			frame_sanitize(text, clean, sizeof(clean));
+			out[0] = intern(s->names, clean);
+			return out[0] ? 1 : 0;
+		}
 		char clean[NAME_MAX_LEN];
 		frame_sanitize(anon ? anon : "[unknown]", clean, sizeof(clean));
 		out[0] = intern(s->names, clean);

@@ -216,9 +216,45 @@ dead_leader_tests() {
 	else fail "main thread exited" "leader state $state (Z), named ${named}% (>= 99), spin_work ${spin}% (>= 40), rest_work ${rest}% (>= 15), unnamed ${unknown}% (0)" "$TMP/dead.folded"; fi
 }
 
+jit_map_tests() {
+	# jit writes /tmp/perf-PID.map for the code it generates.
+	start "$T/jit" perfmap
+	profile_n jit_map 500
+	stop_target "$TPID"
+	rm -f "/tmp/perf-$TPID.map"
+	local named anon
+	named=$(share "$TMP/jit_map.folded" ';main;run_jit;jit_spin_\[j\]( |$)')
+	anon=$(share "$TMP/jit_map.folded" '\[anon\]')
+	if atleast "$named" 90 && atleast 1 "$anon"; then
+		pass "JIT code named in /tmp/perf-PID.map: main;run_jit;jit_spin_[j] in ${named}% ([anon] ${anon}%)"
+	else fail "JIT code named in /tmp/perf-PID.map" "main;run_jit;jit_spin_[j] ${named}% (>= 90), [anon] ${anon}% (< 1)" "$TMP/jit_map.folded"; fi
+
+	if ! command -v node >/dev/null; then
+		skip "node --perf-basic-prof" "node is not installed"
+		return
+	fi
+	# A hot JS function, compiled by V8, named in the map V8 writes.
+	start node --perf-basic-prof -e 'function hotFunctionForProfiler(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * 7) % 13; return s }
+		for (let t = 0; ; ) t += hotFunctionForProfiler(1e6)'
+	local i
+	for i in $(seq 100); do
+		grep -q 'hotFunctionForProfiler' "/tmp/perf-$TPID.map" 2>/dev/null && break
+		sleep 0.1
+	done
+	profile_n node_jit 500 --tid "$TPID"
+	stop_target "$TPID"
+	rm -f "/tmp/perf-$TPID.map"
+	local hot
+	hot=$(share "$TMP/node_jit.folded" ';JS:[*~]?hotFunctionForProfiler [^;]*_\[j\]( |;|$)')
+	if atleast "$hot" 80; then
+		pass "node --perf-basic-prof: the hot JS function named in ${hot}% of the main thread's samples"
+	else fail "node --perf-basic-prof" "JS:*hotFunctionForProfiler ..._[j] in ${hot}% (>= 80)" "$TMP/node_jit.folded"; fi
+}
+
 layout_tests() {
 	lld_gap_tests
 	node_tests
 	dead_leader_tests
+	jit_map_tests
 }
 if [ $CAN_ATTACH = 1 ]; then layout_tests; else skip "names of files mapped apart, a dead main thread, JIT maps" "$WHY_NO_ATTACH"; fi

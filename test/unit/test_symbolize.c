@@ -161,6 +161,36 @@ static void anonymous_code(void **state)
 	munmap(jit, 8192);
 }
 
+
+/* Code a JIT named in /tmp/perf-PID.map: "NAME_[j]" inside an entry,
+ * sanitized; "[anon]" outside every entry. */
+static void jit_map_names(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%" PRIxPTR " 20 LazyCompile:*hot /srv/app.js:3\n", (uintptr_t)jit);
+	fprintf(f, "%" PRIxPTR " 10 evil;name\n", (uintptr_t)jit + 0x100);
+	/* an entry over an ELF function names nothing there */
+	fprintf(f, "%" PRIxPTR " 40 not_outer_fn\n", (uintptr_t)&outer_fn);
+	fclose(f);
+	struct modules *m = modules_open(getpid(), NULL);
+	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 4, FRAME_EXACT),
+			    "LazyCompile:*hot /srv/app.js:3_[j]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 0x20, FRAME_EXACT), "[anon]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 0x104, FRAME_EXACT), "evil:name_[j]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn + 1, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s);
+	modules_close(m);
+	unlink(path);
+	munmap(jit, 4096);
+}
+
 /* SPARE_LIB (built by make, linked by no test) and its one function. */
 #ifndef SPARE_LIB
 #define SPARE_LIB "build/test/libspare.so"
@@ -388,6 +418,7 @@ int main(void)
 		cmocka_unit_test(inlined_frames_and_lines),
 		cmocka_unit_test(unnamed_bytes_name_their_module),
 		cmocka_unit_test(anonymous_code),
+		cmocka_unit_test(jit_map_names),
 		cmocka_unit_test(file_mapped_twice_and_apart),
 		cmocka_unit_test(unchanged_modules_are_kept),
 		cmocka_unit_test(deleted_library_still_named),
