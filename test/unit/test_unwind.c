@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <stdarg.h>
@@ -193,12 +194,42 @@ static void through_a_signal_handler(void **state)
 	assert_true(complete);
 }
 
+/* JIT code that keeps a frame pointer (push %rbp; mov %rsp,%rbp), called
+ * from capture()'s place, with the caller's rbp a stack address (as a
+ * caller that uses rbp for data leaves it).  The code is not copied:
+ * libunwind must not take that saved rbp for the return address. */
+static struct snapshot jit_snap;
+
+static void jit_frame_keeps_its_callers(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	level_one();
+	assert_true(snap.stack_len > 0 && snap.stack_len + 16 <= SNAPSHOT_STACK_MAX);
+	jit_snap = snap;
+	uint64_t saved_rbp = snap.regs.rsp + 32, ret = snap.regs.rip;
+	memcpy(jit_snap.stack, &saved_rbp, 8);
+	memcpy(jit_snap.stack + 8, &ret, 8);
+	memcpy(jit_snap.stack + 16, snap.stack, snap.stack_len);
+	jit_snap.stack_start = snap.stack_start - 16;
+	jit_snap.stack_len = snap.stack_len + 16;
+	jit_snap.regs.rip = (uint64_t)(uintptr_t)jit + 9; /* inside its loop */
+	jit_snap.regs.rsp = jit_snap.regs.rbp = jit_snap.stack_start;
+	int complete;
+	const char *stack = unwound(&jit_snap, &complete);
+	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;[anon];"))
+		fail_msg("stack: %s", stack);
+	munmap(jit, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(garbage_stacks_end_quickly),
 		cmocka_unit_test(own_stack_reaches_main),
 		cmocka_unit_test(through_a_signal_handler),
+		cmocka_unit_test(jit_frame_keeps_its_callers),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }
