@@ -234,7 +234,8 @@ jit_map_tests() {
 		return
 	fi
 	# A hot JS function, compiled by V8, named in the map V8 writes.
-	start node --perf-basic-prof -e 'function hotFunctionForProfiler(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * 7) % 13; return s }
+	# (from $TMP: V8 leaves isolate-*-v8.log files where it runs)
+	start env -C "$TMP" node --perf-basic-prof -e 'function hotFunctionForProfiler(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * 7) % 13; return s }
 		for (let t = 0; ; ) t += hotFunctionForProfiler(1e6)'
 	local i
 	for i in $(seq 100); do

@@ -208,7 +208,12 @@ static void jit_frame_keeps_its_callers(void **state)
 	level_one();
 	assert_true(snap.stack_len > 0 && snap.stack_len + 16 <= SNAPSHOT_STACK_MAX);
 	jit_snap = snap;
-	uint64_t saved_rbp = snap.regs.rsp + 32, ret = snap.regs.rip;
+	/* The caller's own rbp where it is a stack address (a frame pointer:
+	 * the sanitizer build keeps them, and capture's CFA is then rbp's);
+	 * else one made up, which capture's rsp-based CFA does not use. */
+	uint64_t saved_rbp = snap.regs.rbp, ret = snap.regs.rip;
+	if (saved_rbp < snap.stack_start || saved_rbp >= snap.stack_start + snap.stack_len)
+		saved_rbp = snap.regs.rsp + 32;
 	memcpy(jit_snap.stack, &saved_rbp, 8);
 	memcpy(jit_snap.stack + 8, &ret, 8);
 	memcpy(jit_snap.stack + 16, snap.stack, snap.stack_len);
