@@ -78,6 +78,14 @@ $(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets
 	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
 $(B)/test/targets/liblate.so: test/targets/late_lib.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
+# lld_gap: linked by lld with 2 MiB pages, its segments 2 MiB apart, all at
+# file offset 0.  Without ld.lld it is not built and its test skips.
+LLD := $(shell command -v ld.lld 2>/dev/null)
+ifeq ($(LLD),)
+TARGET_BINS := $(filter-out $(B)/test/targets/lld_gap,$(TARGET_BINS))
+endif
+$(B)/test/targets/lld_gap: test/targets/lld_gap.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -fuse-ld=lld -Wl,-z,max-page-size=0x200000 -o $@ $<
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<
@@ -102,7 +110,7 @@ $(S) $(S)/test:
 # test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
 # belongs in that corpus directory, where make check replays it for ever.
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c
+FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/perfmap.c
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz

@@ -3,14 +3,30 @@
  * We read /proc/PID/maps ourselves (procfs.h's parser) and report every file
  * with an executable mapping to libdw as a module; libdw then gives symbols,
  * separate debug info (.gnu_debuglink, /usr/lib/debug/.build-id, debuginfod
- * when DEBUGINFOD_URLS is set) and MiniDebugInfo.  A module's image is the
- * file the target really mapped: /proc/PID/map_files/START-END (works for a
- * deleted or replaced binary and for a process in another mount namespace),
- * else PATH under /proc/PID/root, else PATH - the last two only when their
- * inode is the mapped one.  No such file: no image, and its frames are named
- * after the module, never after another file's symbols.  The vDSO's image
- * is read from the target's memory.  Images are opened once and kept, so the
- * unwinder reads .eh_frame from our memory, not the target's.
+ * when DEBUGINFOD_URLS is set) and MiniDebugInfo.
+ *
+ * A file's mappings are grouped by what the file is (device and inode), not
+ * by whether they touch: lld leaves 2 MiB between segments, node's V8 maps
+ * part of node's text a second time far away.  Its program headers
+ * (layout.h) say which mappings make one loaded copy and at what bias; each
+ * copy is one libdw module, reported at bias + the first PT_LOAD's aligned
+ * address, so that libdw's bias is that copy's.  Code of the file that no
+ * program header explains is a module with no ELF: named after the file,
+ * never from it.  Whose an address is comes from the mappings, not from
+ * libdw's module ranges, which span a file's gaps.
+ *
+ * A module's image is the file the target really mapped:
+ * /proc/PID/map_files/START-END (works for a deleted or replaced binary
+ * and for a process in another mount namespace), else PATH under
+ * /proc/PID/root, else PATH - the last two only when their inode is the
+ * mapped one.  No such file: no image, and its frames are named after the
+ * module, never after another file's symbols.  The vDSO's image is read from
+ * the target's memory.  Images are opened once and kept, so the unwinder
+ * reads .eh_frame from our memory, not the target's.
+ *
+ * A process whose main thread has exited while others run has empty
+ * /proc/PID/maps, map_files and root: they are read through a live
+ * thread's /proc/TID/ instead.
  *
  * Anonymous executable memory (JIT code) is remembered too: an address in it
  * is known, it just has no module.  The maps are re-read when an address
@@ -44,7 +60,7 @@ struct module_image {
 struct modules *modules_open(pid_t pid, const char *debuginfo_path);
 void modules_close(struct modules *m);
 
-/* Re-reads /proc/PID/maps.  Returns 0 or -1. */
+/* Re-reads the maps.  Returns 0 or -1. */
 int modules_refresh(struct modules *m);
 
 /* fn(arg) runs in a re-read before any module goes away (a library
@@ -77,15 +93,13 @@ int modules_read(struct modules *m, uint64_t addr, void *out, size_t len);
 /* The Dwfl behind it, for symbol lookups. */
 Dwfl *modules_dwfl(struct modules *m);
 
-/* The libdw module holding addr, as modules_find leaves them; NULL if none. */
+/* The libdw module whose mapping holds addr, as modules_find leaves them;
+ * NULL if none. */
 Dwfl_Module *modules_dwfl_module(struct modules *m, uint64_t addr);
 
-/* dwfl_addrmodule held to the range each module was reported with.  libdw
- * (0.188) gives a module that starts where the one before it ends no end
- * of its own in its lookup table: an address in the gap after it, such as
- * JIT code, comes back as that module.  glibc maps libraries back to back,
- * so real processes hit this. */
-Dwfl_Module *modules_dwfl_addrmodule(Dwfl *dwfl, uint64_t addr);
+/* The /proc/TASK/ directory the modules are read through: the process's
+ * own, or a live thread's when the main thread has exited. */
+pid_t modules_task(const struct modules *m);
 
 /* Changes whenever a module appears or goes: what was learnt about an
  * address (its unwind, its name) holds while it stays the same. */

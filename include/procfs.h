@@ -96,6 +96,7 @@ int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
 struct map_entry {
 	uint64_t start, end, offset;
 	char perms[5];
+	uint32_t dev_major, dev_minor; /* "fe:01": with inode, which file it is */
 	uint64_t inode;
 	const char *path; /* points into the parsed line, not NUL-terminated */
 	size_t path_len;  /* 0 if anonymous; "[stack]", "/x (deleted)" kept whole */

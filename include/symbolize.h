@@ -9,8 +9,9 @@
  *
  * Never a guess: an address outside the extent of every symbol is named
  * after its module, "[libfoo.so.1]"; anonymous executable memory (JIT) is
- * "[anon]"; the signal trampoline is "[signal]"; an address in no mapping
- * is "[unknown]".
+ * "[anon]", or "NAME_[j]" where the JIT's /tmp/perf-PID.map names it
+ * (perfmap.h); the signal trampoline is "[signal]"; an address in no
+ * mapping is "[unknown]".
  */
 #ifndef PTRACE_PROFILER_SYMBOLIZE_H
 #define PTRACE_PROFILER_SYMBOLIZE_H

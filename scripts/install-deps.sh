@@ -3,9 +3,11 @@
 # compiler, make, pkg-config, libunwind, libdw/libelf (elfutils) and zlib
 # (pprof output is gzipped) to build;
 # cmocka, a C++ compiler (a C++ target program) and binutils (strip,
-# objcopy: stripped and split-debug targets) for the tests.  The
-# debuginfod test needs the debuginfod server, which .ci/run installs; on
-# a workstation the test says it is missing and skips.  This file is the
+# objcopy: stripped and split-debug targets) for the tests.  Optional,
+# installed by .ci/run and not here (a workstation's make check skips the
+# tests that need them, saying which is missing): the debuginfod server, lld
+# (a target linked with 2 MiB pages) and elfutils (eu-stack, the names it is
+# compared with); node, where installed, is profiled too.  This file is the
 # one list of them: the Makefile asks it.
 #
 #   install-deps.sh              as root on Debian/Ubuntu, apt-get installs

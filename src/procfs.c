@@ -331,7 +331,7 @@ int parse_maps_line(const char *line, size_t len, struct map_entry *out)
 	const char *nl = len ? memchr(line, '\n', len) : NULL;
 	if (nl)
 		end = nl;
-	uint64_t dev;
+	uint64_t major, minor;
 	if (hex_field(&p, end, &out->start) || p >= end || *p++ != '-' ||
 	    hex_field(&p, end, &out->end) || out->end < out->start)
 		return -1;
@@ -342,10 +342,13 @@ int parse_maps_line(const char *line, size_t len, struct map_entry *out)
 	p += 4;
 	if (need_spaces(&p, end) || hex_field(&p, end, &out->offset))
 		return -1;
-	/* dev "fe:01" */
-	if (need_spaces(&p, end) || hex_field(&p, end, &dev) || p >= end || *p++ != ':' ||
-	    hex_field(&p, end, &dev) || need_spaces(&p, end))
+	/* dev "fe:01": the file's identity is device and inode */
+	if (need_spaces(&p, end) || hex_field(&p, end, &major) || p >= end || *p++ != ':' ||
+	    hex_field(&p, end, &minor) || need_spaces(&p, end) || major > UINT32_MAX ||
+	    minor > UINT32_MAX)
 		return -1;
+	out->dev_major = (uint32_t)major;
+	out->dev_minor = (uint32_t)minor;
 	uint64_t inode = 0;
 	int digits = 0;
 	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {

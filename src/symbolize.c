@@ -13,6 +13,7 @@
 #include "frame.h"
 #include "intern.h"
 #include "qualname.h"
+#include "perfmap.h"
 
 #define NAME_MAX_LEN 1024
 #define FRAME_TEXT_MAX (NAME_MAX_LEN + 320) /* name, " (file:line)", "_[i]" */
@@ -56,6 +57,7 @@ struct symbolizer {
 	size_t nunits, units_cap;
 	struct module_publics *publics; /* one per module, as asked for */
 	size_t npublics, publics_cap;
+	struct perfmap_file *jit;  /* the JIT's own map of its code, if any */
 };
 
 static const char *const unknown_frame[1] = { "[unknown]" };
@@ -85,6 +87,8 @@ struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_opti
 		return NULL;
 	}
 	s->generation = modules_generation(m);
+	/* Opened now, while the process is there to say where it is. */
+	s->jit = perfmap_file_open(modules_task(m));
 	return s;
 }
 
@@ -115,6 +119,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->origins);
 	free(s->units);
 	free(s->publics);
+	perfmap_file_close(s->jit);
 	free(s->slots);
 	free(s);
 }
@@ -829,6 +834,16 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
 	if (!mod) {
 		const char *anon = modules_anon_name(s->modules, addr);
+		/* JIT code the JIT itself named (/tmp/perf-PID.map):
+		 * "NAME_[j]", FlameGraph's mark for it. */
+		const char *jit = anon && s->jit ? perfmap_file_lookup(s->jit, addr) : NULL;
+		if (jit) {
+			char text[NAME_MAX_LEN + 8], clean[NAME_MAX_LEN + 8];
+			snprintf(text, sizeof(text), "%.*s_[j]", NAME_MAX_LEN, jit);
+			frame_sanitize(text, clean, sizeof(clean));
+			out[0] = intern(s->names, clean);
+			return out[0] ? 1 : 0;
+		}
 		char clean[NAME_MAX_LEN];
 		frame_sanitize(anon ? anon : "[unknown]", clean, sizeof(clean));
 		out[0] = intern(s->names, clean);

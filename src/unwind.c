@@ -79,6 +79,16 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		return 0;
 	if (modules_read(c->u->modules, addr, val, sizeof(*val)) == 0)
 		return 0;
+	if (modules_anon_name(c->u->modules, addr)) {
+		/* Code in anonymous memory (JIT): not copied, but there.
+		 * libunwind 1.6 takes a pc it cannot read for a call through a
+		 * bad pointer and then any readable word at sp for the return
+		 * address - in JIT code, which pushed the frame pointer, that
+		 * is the caller's rbp, often a stack address.  Read as zeros
+		 * (no PLT stub, no sigreturn), it follows the frame pointer. */
+		*val = 0;
+		return 0;
+	}
 	return -UNW_EINVAL;
 }
 

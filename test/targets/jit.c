@@ -2,11 +2,14 @@
  * generated function keeps a frame pointer (push %rbp; mov %rsp,%rbp),
  * spins, and returns to run_jit, which calls it for ever.  No module holds
  * it: a profiler names it [anon] and, through the frame pointer, still
- * finds run_jit and main above it. */
+ * finds run_jit and main above it.  With the argument "perfmap" it also
+ * names the code jit_spin in /tmp/perf-PID.map, as a JIT does for
+ * profilers (node --perf-basic-prof). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static const uint8_t code[] = {
 	0x55,                                     /* push %rbp */
@@ -26,7 +29,7 @@ __attribute__((noinline)) void run_jit(void (*fn)(void))
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	uint8_t *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -35,6 +38,17 @@ int main(void)
 	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) != 0) {
 		perror("jit: mprotect");
 		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "perfmap") == 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+		FILE *f = fopen(path, "w");
+		if (!f) {
+			perror("jit: perf map");
+			return 1;
+		}
+		fprintf(f, "%lx %zx jit_spin\n", (unsigned long)(uintptr_t)mem, sizeof(code));
+		fclose(f);
 	}
 	run_jit((void (*)(void))(uintptr_t)mem);
 }

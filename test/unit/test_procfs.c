@@ -323,6 +323,8 @@ static void maps_lines(void **state)
 	assert_int_equal(m.end, 0x55d0c8a50000ULL);
 	assert_int_equal(m.offset, 0x2000);
 	assert_string_equal(m.perms, "r-xp");
+	assert_int_equal(m.dev_major, 0xfe);
+	assert_int_equal(m.dev_minor, 1);
 	assert_int_equal(m.inode, 1234);
 	assert_int_equal(m.path_len, strlen("/usr/bin/cat"));
 	assert_memory_equal(m.path, "/usr/bin/cat", m.path_len);
@@ -610,6 +612,47 @@ static void maps_special_paths(void **state)
 	free(b);
 }
 
+/* The device as the kernel prints it, "%02x:%02x": wider majors and
+ * minors (NVMe partitions, device mapper, overlayfs' anonymous devices)
+ * print more digits; the same inode on two devices is two files. */
+static void maps_devices(void **state)
+{
+	(void)state;
+	struct {
+		const char *line;
+		uint32_t major, minor;
+	} cases[] = {
+		{ "1000-2000 r-xp 00000000 fe:01 7 /a", 0xfe, 0x01 },
+		{ "1000-2000 r-xp 00000000 103:05 7 /a", 0x103, 0x05 },
+		{ "1000-2000 r-xp 00000000 00:2a 7 /a", 0, 0x2a },
+		{ "1000-2000 r-xp 00000000 fd:100 7 /a", 0xfd, 0x100 },
+		{ "1000-2000 r-xp 00000000 FE:0A 7 /a", 0xfe, 0x0a },
+		{ "1000-2000 r-xp 00000000 ffffffff:fffff 7 /a", 0xffffffffU, 0xfffff },
+		{ "1000-2000 rw-p 00000000 00:00 0", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+		char *b = exact(cases[i].line, &len);
+		struct map_entry m;
+		if (parse_maps_line(b, len, &m) != 0)
+			fail_msg("rejected '%s'", cases[i].line);
+		if (m.dev_major != cases[i].major || m.dev_minor != cases[i].minor)
+			fail_msg("'%s': %x:%x", cases[i].line, m.dev_major, m.dev_minor);
+		free(b);
+	}
+	const char *bad[] = {
+		"1000-2000 r-xp 0 fe01 7 /a",            /* no colon */
+		"1000-2000 r-xp 0 fe: 7 /a",             /* no minor */
+		"1000-2000 r-xp 0 :01 7 /a",             /* no major */
+		"1000-2000 r-xp 0 fe::01 7 /a",
+		"1000-2000 r-xp 0 fe:0g 7 /a",
+		"1000-2000 r-xp 0 100000000:01 7 /a",    /* more than 32 bits */
+		"1000-2000 r-xp 0 01:100000000 7 /a",
+		"1000-2000 r-xp 0 11112222333344445:01 7 /a",
+	};
+	ALL_REFUSED(bad, parse_maps_line, struct map_entry);
+}
+
 static void maps_rejects_more(void **state)
 {
 	(void)state;
@@ -684,6 +727,7 @@ int main(void)
 		cmocka_unit_test(kernel_filter_every_stop_artifact),
 		cmocka_unit_test(kernel_filter_every_interrupt_entry),
 		cmocka_unit_test(maps_special_paths),
+		cmocka_unit_test(maps_devices),
 		cmocka_unit_test(maps_rejects_more),
 		cmocka_unit_test(maps_every_prefix),
 	};

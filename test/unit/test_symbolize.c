@@ -3,8 +3,12 @@
  * a library deleted while mapped - and what a re-read of the maps keeps. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -215,36 +220,34 @@ static void anonymous_code(void **state)
 	munmap(jit, 8192);
 }
 
-/* Modules reported back to back, then a gap: an address in the gap is in
- * no module, however libdw's lookup table was built. */
-static void gap_after_adjacent_modules(void **state)
+
+/* Code a JIT named in /tmp/perf-PID.map: "NAME_[j]" inside an entry,
+ * sanitized; "[anon]" outside every entry. */
+static void jit_map_names(void **state)
 {
 	(void)state;
-	static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_linux_proc_find_elf,
-						  .find_debuginfo = dwfl_standard_find_debuginfo };
-	Dwfl *dwfl = dwfl_begin(&callbacks);
-	assert_non_null(dwfl);
-	dwfl_report_begin(dwfl);
-	assert_non_null(dwfl_report_module(dwfl, "/a", 0x100000, 0x200000));
-	assert_non_null(dwfl_report_module(dwfl, "/b", 0x200000, 0x300000));
-	assert_non_null(dwfl_report_module(dwfl, "/c", 0x1000000, 0x1100000));
-	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
-	const struct {
-		uint64_t addr;
-		const char *module; /* NULL: none */
-	} cases[] = {
-		{ 0x0ff000, NULL }, { 0x100000, "/a" }, { 0x1fffff, "/a" }, { 0x200000, "/b" },
-		{ 0x2fffff, "/b" }, { 0x300000, NULL }, { 0x500000, NULL }, { 0xffffff, NULL },
-		{ 0x1000000, "/c" }, { 0x10fffff, "/c" }, { 0x1100000, NULL },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		Dwfl_Module *mod = modules_dwfl_addrmodule(dwfl, cases[i].addr);
-		const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
-		if (cases[i].module ? !name || strcmp(name, cases[i].module) : name != NULL)
-			fail_msg("%#" PRIx64 ": %s, expected %s", cases[i].addr, name ? name : "none",
-				 cases[i].module ? cases[i].module : "none");
-	}
-	dwfl_end(dwfl);
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%" PRIxPTR " 20 LazyCompile:*hot /srv/app.js:3\n", (uintptr_t)jit);
+	fprintf(f, "%" PRIxPTR " 10 evil;name\n", (uintptr_t)jit + 0x100);
+	/* an entry over an ELF function names nothing there */
+	fprintf(f, "%" PRIxPTR " 40 not_outer_fn\n", (uintptr_t)&outer_fn);
+	fclose(f);
+	struct modules *m = modules_open(getpid(), NULL);
+	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 4, FRAME_EXACT),
+			    "LazyCompile:*hot /srv/app.js:3_[j]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 0x20, FRAME_EXACT), "[anon]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 0x104, FRAME_EXACT), "evil:name_[j]");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn + 1, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s);
+	modules_close(m);
+	unlink(path);
+	munmap(jit, 4096);
 }
 
 /* SPARE_LIB (built by make, linked by no test) and its one function. */
@@ -314,6 +317,159 @@ static void deleted_library_still_named(void **state)
 	dlclose(h);
 }
 
+
+struct exec_load {
+	const char *want;
+	uint64_t vaddr, offset, filesz;
+};
+
+static int find_exec_load(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct exec_load *x = arg;
+	if (!strstr(info->dlpi_name, x->want))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			*x = (struct exec_load){ x->want, ph->p_vaddr, ph->p_offset, ph->p_filesz };
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One file's code mapped a second time, elsewhere (as V8 maps part of
+ * node's text): the copy is named from the file at its own bias.  A page
+ * mapped executable that no executable segment holds (the ELF header) is
+ * named after the file, never from it; code right after a library's last
+ * mapping is not the library's. */
+static void file_mapped_twice_and_apart(void **state)
+{
+	(void)state;
+	void *h;
+	uint8_t *fn = spare_function(SPARE_LIB, &h);
+	assert_non_null(fn);
+	Dl_info info;
+	assert_true(dladdr(fn, &info) != 0);
+	struct exec_load text = { "libspare.so", 0, 0, 0 };
+	assert_true(dl_iterate_phdr(find_exec_load, &text) == 1);
+	uint64_t page = text.offset & ~4095ULL, len = (text.offset + text.filesz - page + 4095) & ~4095ULL;
+	int fd = open(SPARE_LIB, O_RDONLY);
+	assert_true(fd >= 0);
+	/* Apart, with a guard page between: the kernel merges adjacent
+	 * mappings of consecutive file pages into one. */
+	uint8_t *room = mmap(NULL, len + 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(room != MAP_FAILED);
+	uint8_t *copy = mmap(room + 4096, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd,
+			     (off_t)page);
+	uint8_t *header = mmap(room + 2 * 4096 + len, 4096, PROT_READ | PROT_EXEC,
+			       MAP_PRIVATE | MAP_FIXED, fd, 0);
+	assert_true(copy != MAP_FAILED && header != MAP_FAILED);
+	close(fd);
+	uint64_t fn_vaddr = (uint64_t)(fn - (uint8_t *)info.dli_fbase);
+	uint8_t *fn_copy = copy + (fn_vaddr - text.vaddr + text.offset - page);
+	assert_memory_equal(fn_copy, fn, 8); /* the same code */
+
+	/* Code in anonymous memory right after the library's last mapping. */
+	uint64_t lib_end = 0, start, end;
+	struct modules *m = modules_open(getpid(), NULL);
+	for (uint64_t a = (uint64_t)(uintptr_t)info.dli_fbase;
+	     modules_mapping_of(m, a, &start, &end) == 0; a = end)
+		lib_end = end;
+	uint8_t *after = mmap((void *)(uintptr_t)lib_end, 4096, PROT_READ | PROT_EXEC,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	bool adjacent = after == (void *)(uintptr_t)lib_end;
+	assert_int_equal(modules_refresh(m), 0);
+
+	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn, FRAME_EXACT), "spare_function");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn_copy, FRAME_EXACT), "spare_function");
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)header + 0x10, FRAME_EXACT), "[libspare.so]");
+	if (adjacent)
+		assert_string_equal(joined(s, (uint64_t)(uintptr_t)after + 0x10, FRAME_EXACT), "[anon]");
+	symbolizer_free(s);
+	modules_close(m);
+	munmap(room, len + 3 * 4096);
+	if (after != MAP_FAILED)
+		munmap(after, 4096);
+	dlclose(h);
+}
+
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Waits (up to 2 s) until /proc/PID/maps reads empty or not. */
+static bool maps_empty_within(pid_t pid, bool empty)
+{
+	char path[64], c;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	for (int i = 0; i < 200; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t got = fd >= 0 ? read(fd, &c, 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if ((got == 0) == empty)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* A process whose main thread has exited (pthread_exit in main) while
+ * another runs: /proc/PID/maps, map_files and root are empty, the live
+ * thread's /proc/TID/ files are not.  Read through it, whether the main
+ * thread was gone when we first looked or went afterwards. */
+static void dead_main_thread(void **state)
+{
+	(void)state;
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pthread_t t;
+		char c;
+		if (pthread_create(&t, NULL, idle_thread, NULL) != 0 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	/* Its own copy of this binary: the same addresses, the same names. */
+	assert_true(maps_empty_within(child, false));
+	struct modules *alive = modules_open(child, NULL);
+	assert_non_null(alive);
+	assert_int_equal(modules_task(alive), child);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	assert_true(maps_empty_within(child, true));
+
+	/* Read before, named after the main thread went: the image is
+	 * opened through a live thread. */
+	struct symbolizer *s = symbolizer_new(alive, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	assert_int_not_equal(modules_task(alive), child);
+	symbolizer_free(s);
+	modules_close(alive);
+
+	/* Looked at only now: the maps come from the live thread. */
+	struct modules *m = modules_open(child, NULL);
+	assert_non_null(m);
+	assert_int_not_equal(modules_task(m), child);
+	s = symbolizer_new(m, &plain_names);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s);
+	modules_close(m);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,9 +478,11 @@ int main(void)
 		cmocka_unit_test(inlined_named_as_out_of_line),
 		cmocka_unit_test(unnamed_bytes_name_their_module),
 		cmocka_unit_test(anonymous_code),
-		cmocka_unit_test(gap_after_adjacent_modules),
+		cmocka_unit_test(jit_map_names),
+		cmocka_unit_test(file_mapped_twice_and_apart),
 		cmocka_unit_test(unchanged_modules_are_kept),
 		cmocka_unit_test(deleted_library_still_named),
+		cmocka_unit_test(dead_main_thread),
 	};
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <stdarg.h>
@@ -289,6 +290,40 @@ static void frame_pointer_chain_needs_rbp(void **state)
 	assert_int_equal(n, 1); /* only the frame we started in */
 }
 
+/* JIT code that keeps a frame pointer (push %rbp; mov %rsp,%rbp), called
+ * from capture()'s place, with the caller's rbp a stack address (as a
+ * caller that uses rbp for data leaves it).  The code is not copied:
+ * libunwind must not take that saved rbp for the return address. */
+static struct snapshot jit_snap;
+
+static void jit_frame_keeps_its_callers(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	level_one();
+	assert_true(snap.stack_len > 0 && snap.stack_len + 16 <= SNAPSHOT_STACK_MAX);
+	jit_snap = snap;
+	/* The caller's own rbp where it is a stack address (a frame pointer:
+	 * the sanitizer build keeps them, and capture's CFA is then rbp's);
+	 * else one made up, which capture's rsp-based CFA does not use. */
+	uint64_t saved_rbp = snap.regs.rbp, ret = snap.regs.rip;
+	if (saved_rbp < snap.stack_start || saved_rbp >= snap.stack_start + snap.stack_len)
+		saved_rbp = snap.regs.rsp + 32;
+	memcpy(jit_snap.stack, &saved_rbp, 8);
+	memcpy(jit_snap.stack + 8, &ret, 8);
+	memcpy(jit_snap.stack + 16, snap.stack, snap.stack_len);
+	jit_snap.stack_start = snap.stack_start - 16;
+	jit_snap.stack_len = snap.stack_len + 16;
+	jit_snap.regs.rip = (uint64_t)(uintptr_t)jit + 9; /* inside its loop */
+	jit_snap.regs.rsp = jit_snap.regs.rbp = jit_snap.stack_start;
+	int complete;
+	const char *stack = unwound(&jit_snap, &complete);
+	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;[anon];"))
+		fail_msg("stack: %s", stack);
+	munmap(jit, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +332,7 @@ int main(void)
 		cmocka_unit_test(through_a_signal_handler),
 		cmocka_unit_test(partial_registers_never_mislead),
 		cmocka_unit_test(frame_pointer_chain_needs_rbp),
+		cmocka_unit_test(jit_frame_keeps_its_callers),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }

@@ -1,0 +1,81 @@
+/* perfmap.h - names of JIT code from the map a JIT writes for profilers.
+ *
+ * A JIT can list the code it generates in /tmp/perf-PID.map (node
+ * --perf-basic-prof, Java's "jcmd PID Compiler.perfmap", .NET with
+ * DOTNET_PerfMapEnabled=1, LuaJIT, Julia...), one line per piece of code:
+ *     START SIZE NAME
+ * START and SIZE in hex (a leading 0x allowed), NAME to the end of the
+ * line.  node appends as it compiles; jcmd rewrites the whole file.
+ *
+ * The parser (perfmap_add, perfmap_lookup) is pure: bytes in, no I/O, any
+ * input accepted.  Never a guess: an address is named only inside an
+ * entry's [START, START+SIZE), and not at all where entries with different
+ * names cover it (code freed and its memory reused: which one ran when the
+ * sample was taken is not known).  Names are returned raw; the caller
+ * sanitizes them (frame.h), as every other name.
+ *
+ * The file (perfmap_file_*) is the target's own: PID is its process id in
+ * its own pid namespace (NStgid in /proc/PID/status) and /tmp its own
+ * (under /proc/PID/root, opened when the symbolizer starts, so it can be
+ * read after the process has exited).  Neither "tmp" nor the file may be a
+ * symbolic link, the file must be a regular one owned by the process's
+ * user or by root, and at most PERFMAP_FILE_MAX bytes of it are read.  It is
+ * read again when it has grown or been replaced, at most every 100 ms.
+ */
+#ifndef PTRACE_PROFILER_PERFMAP_H
+#define PTRACE_PROFILER_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PERFMAP_NAME_MAX 1024           /* longer names are cut */
+#define PERFMAP_FILE_MAX (256u << 20)   /* bytes of a file read, at most */
+
+struct perfmap;
+
+struct perfmap *perfmap_new(void);
+void perfmap_free(struct perfmap *pm);
+
+/* Adds the entries of the complete lines in buf[0..len) (those ending in
+ * '\n'); lines that are not "START SIZE NAME" with SIZE > 0 are skipped.
+ * Returns the bytes used: up to and including the last '\n' (the rest, a
+ * line still being written, is for the next call). */
+size_t perfmap_add(struct perfmap *pm, const char *buf, size_t len);
+
+/* The name of the entry holding addr, or NULL: no entry holds it, or
+ * entries with different names do.  Valid until the next perfmap_add or
+ * perfmap_clear. */
+const char *perfmap_lookup(struct perfmap *pm, uint64_t addr);
+
+/* Forgets every entry (a file rewritten from its start). */
+void perfmap_clear(struct perfmap *pm);
+
+/* Entries kept, lines skipped. */
+size_t perfmap_entries(const struct perfmap *pm);
+size_t perfmap_skipped(const struct perfmap *pm);
+
+/* From the text of /proc/PID/status: the process id in its innermost pid
+ * namespace (the last NStgid field; Tgid on kernels without it) and its
+ * effective user id.  0, or -1 if either is missing. */
+int perfmap_status_ids(const char *buf, size_t len, pid_t *nstgid, uid_t *euid);
+
+struct perfmap_file;
+
+/* The map of the process whose thread task is (any live thread of it: a
+ * process whose main thread has exited is read through another), or NULL
+ * when /proc does not say where it would be.  A file that does not exist
+ * yet is looked for again later. */
+struct perfmap_file *perfmap_file_open(pid_t task);
+
+/* The same, for root_fd (taken), pid nstgid and owner euid, re-read at most
+ * every recheck_ns: for tests. */
+struct perfmap_file *perfmap_file_at(int root_fd, pid_t nstgid, uid_t euid, uint64_t recheck_ns);
+
+/* The name at addr, as perfmap_lookup, from the file as it is now (read
+ * again if it has grown or been replaced).  NULL if none. */
+const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr);
+
+void perfmap_file_close(struct perfmap_file *f);
+
+#endif
