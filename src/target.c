@@ -585,40 +585,72 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volat
 	}
 }
 
+/* How long detaching waits for one thread to stop: a thread in a long
+ * uninterruptible sleep (D) would keep us from ever exiting, and when we
+ * exit the kernel detaches what is left anyway. */
+#define DETACH_WAIT_NS 200000000ULL
+
+/* Waits (WNOHANG, naps on SIGCHLD) for tid's next event until deadline.
+ * Returns its pid, or 0 at the deadline, or -1. */
+static pid_t wait_event_until(pid_t tid, int *status, uint64_t deadline)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			return r;
+		uint64_t now = now_ns();
+		if (now >= deadline)
+			return 0;
+		uint64_t left = deadline - now < 1000000 ? deadline - now : 1000000;
+		struct timespec nap = { 0, (long)left };
+		sigtimedwait(&chld, NULL, &nap);
+	}
+}
+
 void target_detach(struct target *t)
 {
 	for (size_t i = 0; i < t->n_threads; i++) {
 		struct thread *th = &t->threads[i];
 		if (th->gone)
 			continue;
+		/* A main thread that exited while the others run stays a zombie
+		 * until they end: it never stops, and needs no detaching. */
+		struct task_stat st;
+		if (thread_read_stat(th, &st) != 0 || st.state == 'Z' || st.state == 'X') {
+			th->gone = true;
+			continue;
+		}
 		/* PTRACE_DETACH needs a stopped tracee. */
 		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0)
 			continue;
-		int sig = 0;
+		uint64_t deadline = now_ns() + DETACH_WAIT_NS;
 		for (;;) {
 			int status;
-			pid_t r = waitpid(th->tid, &status, __WALL);
-			if (r < 0 && errno == EINTR)
-				continue;
+			pid_t r = wait_event_until(th->tid, &status, deadline);
+			if (r == 0)
+				break; /* not stopped in time: the kernel detaches it when we exit */
 			if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
 				th->gone = true;
 				break;
 			}
 			if (WIFSTOPPED(status) && (status >> 16) == 0) {
-				/* A signal on its way: detach with it below. */
-				sig = WSTOPSIG(status);
+				/* A signal on its way: detach with it. */
 				t->signals_forwarded++;
-				if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)sig) == 0) {
+				if (ptrace(PTRACE_DETACH, th->tid, NULL,
+					   (void *)(long)WSTOPSIG(status)) == 0) {
 					th->gone = true;
 					break;
 				}
 				continue;
 			}
-			if (WIFSTOPPED(status))
+			if (WIFSTOPPED(status)) {
+				ptrace(PTRACE_DETACH, th->tid, NULL, NULL);
 				break;
+			}
 		}
-		if (!th->gone)
-			ptrace(PTRACE_DETACH, th->tid, NULL, NULL);
 		th->gone = true;
 	}
 	/* The thread list stays for the summary; target_free() drops it. */

@@ -73,9 +73,31 @@ signal_end_tests() {
 	else fail "signals that end the run" "$bad"; fi
 }
 
+# The main thread exits while we sample (pthread_exit; the worker runs
+# on): it stays a zombie until the process ends, never stops, and must
+# neither stall the rounds nor keep us from detaching.
+dead_leader_midrun_tests() {
+	"$T/dead_leader" 300 &
+	local tp=$!
+	PIDS+=("$tp")
+	sleep 0.1
+	local t0 t1 rc worker
+	t0=$(date +%s%N)
+	timeout 30 "$PP" -p "$tp" -d 1ms -t 1.5s >"$TMP/dlm.folded" 2>"$TMP/dlm.err"
+	rc=$?
+	t1=$(date +%s%N)
+	worker=$(share "$TMP/dlm.folded" '^worker;.*;worker_main;(spin_work|rest_work)')
+	local took=$(( (t1 - t0) / 1000000 ))
+	if [ $rc = 0 ] && [ $took -lt 10000 ] && atleast "$worker" 70 && untouched "$tp"; then
+		pass "main thread exits during the run: done in ${took} ms (-t 1.5s, naming included), worker named in ${worker}% of samples, untraced"
+	else fail "main thread exits during the run" "exit $rc after ${took} ms, worker ${worker}%" "$TMP/dlm.err"; fi
+	stop_target "$tp"
+}
+
 if [ $CAN_ATTACH = 1 ]; then
 	untraceable_tests
 	signal_end_tests
+	dead_leader_midrun_tests
 else
 	skip "untraceable processes, signals that end the run" "$WHY_NO_ATTACH"
 fi
