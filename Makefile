@@ -169,6 +169,7 @@ $(B)/bench/%: bench/%.c | $(B)/bench
 
 bench: ptrace_profiler $(BENCH_BINS)
 	@bash bench/run.sh
+	@bash bench/pgbench.sh
 
 install: ptrace_profiler
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -56,21 +56,11 @@ LIST_MAX=10        # entries listed for "only eu-stack" / "only ptrace_profiler"
 LIST_DIFF_MAX=20   # entries listed for "differ"
 
 # ---------------------------------------------------------------- prerequisites
+. scripts/pg_cluster.sh
+pg_find
 missing=()
-[ "$(id -u)" = 0 ] || missing+=("root (ptrace of another user's process)")
-PGBIN=
-for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V); do   # the newest version
-	[ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ] && PGBIN=$d
-done
-[ -n "$PGBIN" ] || missing+=("initdb/pg_ctl/postgres under /usr/lib/postgresql/*/bin")
-# Clients of the server's own version when present, else the Debian wrappers.
-PGBENCH=$PGBIN/pgbench; [ -n "$PGBIN" ] && [ -x "$PGBENCH" ] || PGBENCH=$(command -v pgbench || true)
-PSQL=$PGBIN/psql;       [ -n "$PGBIN" ] && [ -x "$PSQL" ]    || PSQL=$(command -v psql || true)
-[ -n "$PGBENCH" ] || missing+=("pgbench")
-[ -n "$PSQL" ] || missing+=("psql")
+[ -z "$PG_MISSING" ] || missing+=($PG_MISSING)
 command -v eu-stack >/dev/null || missing+=("eu-stack (elfutils)")
-command -v runuser >/dev/null || missing+=("runuser (util-linux)")
-id postgres >/dev/null 2>&1 || missing+=("the postgres OS user")
 [ -x "$PP" ] || missing+=("$PP (run make)")
 if [ ${#missing[@]} -gt 0 ]; then
 	printf -v list '%s, ' "${missing[@]}"
@@ -81,12 +71,8 @@ fi
 # ---------------------------------------------------------------- cleanup
 WORK=
 PGBENCH_PID=
-POSTMASTER_PID=
 
 die() { echo "pg_names: ERROR $*" >&2; exit 2; }
-
-# Run a command as the postgres OS user, from a directory it can read.
-as_pg() { (cd "$WORK" && runuser -u postgres -- "$@"); }
 
 cleanup() {
 	local rc=$?
@@ -95,26 +81,12 @@ cleanup() {
 		kill "$PGBENCH_PID" 2>/dev/null
 		wait "$PGBENCH_PID" 2>/dev/null
 	fi
-	if [ -n "$WORK" ] && [ -f "$WORK/data/postmaster.pid" ]; then
-		POSTMASTER_PID=$(head -n 1 "$WORK/data/postmaster.pid")
-		as_pg "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate -w -t 30 stop >/dev/null 2>&1
+	if [ -n "$WORK" ] && [ "${PG_NAMES_KEEP:-0}" = 1 ]; then
+		KEPT=$(mktemp -d /tmp/pg_names.kept.XXXXXX)
+		cp "$WORK"/*.out "$WORK"/*.err "$WORK"/pp.* "$KEPT"/ 2>/dev/null
+		echo "pg_names: raw outputs kept in $KEPT" >&2
 	fi
-	# Belt and braces: a postmaster that did not stop is killed with its
-	# children (found by parent pid, so only processes of this cluster).
-	if [ -n "$POSTMASTER_PID" ] && kill -0 "$POSTMASTER_PID" 2>/dev/null; then
-		local kids
-		kids=$(pgrep -P "$POSTMASTER_PID")
-		# shellcheck disable=SC2086
-		kill -KILL $kids "$POSTMASTER_PID" 2>/dev/null
-	fi
-	if [ -n "$WORK" ]; then
-		if [ "${PG_NAMES_KEEP:-0}" = 1 ]; then
-			rm -rf "$WORK/data"
-			echo "pg_names: raw outputs kept in $WORK" >&2
-		else
-			rm -rf "$WORK"
-		fi
-	fi
+	pg_stop
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -122,27 +94,11 @@ trap 'echo "pg_names: interrupted" >&2; exit 130' INT
 trap 'echo "pg_names: terminated" >&2; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- cluster
-# /tmp, not $TMPDIR: the postgres user must be able to reach the directory,
-# and a unix socket path must stay under 108 bytes.
-WORK=$(mktemp -d /tmp/pg_names.XXXXXX)
-chown postgres: "$WORK"
-chmod 700 "$WORK"
-
-as_pg "$PGBIN/initdb" -D "$WORK/data" -U postgres -A trust -E UTF8 --locale=C \
-	--no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed: $(tail -n 1 "$WORK/initdb.log")"
-cat >>"$WORK/data/postgresql.conf" <<EOF
-# pg_names.sh: no TCP, the socket in the throwaway directory
-listen_addresses = ''
-unix_socket_directories = '$WORK'
-port = $PORT
-EOF
-as_pg "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w -t 60 start >/dev/null 2>&1 ||
-	die "server did not start: $(tail -n 1 "$WORK/server.log" 2>/dev/null)"
-POSTMASTER_PID=$(head -n 1 "$WORK/data/postmaster.pid")
-
-# Clients run as root and connect as the postgres role (trust on the socket).
-CONN=(-h "$WORK" -p "$PORT" -U postgres)
-sql() { "$PSQL" "${CONN[@]}" -X -A -t -q -c "$1" postgres; }
+pg_start pg_names "$PORT" || die "the cluster did not start"
+WORK=$PG_WORK
+POSTMASTER_PID=$PG_POSTMASTER
+CONN=("${PG_CONN[@]}")
+sql() { pg_sql "$1"; }
 
 # ---------------------------------------------------------------- load
 "$PGBENCH" "${CONN[@]}" -i -s 5 postgres >"$WORK/pgbench-init.log" 2>&1 ||

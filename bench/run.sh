@@ -60,7 +60,7 @@ run_one() {
 	ptrace_profiler)
 		/usr/bin/time -f "%U %S" -o "$OUT/time" $PP -p $pid -d "$iv" -n "$count" >/dev/null 2>"$log" || true
 		samples=$(sed -n 's/.* \([0-9]*\) thread samples.*/\1/p' "$log")
-		own=$(sed -n 's/.*stopped per sample *mean \([0-9.]*\) us.*/\1/p' "$log")
+		own=$(sed -n 's/.*stopped per stop *mean \([0-9.]*\) us.*/\1/p' "$log")
 		cpu=$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*/\1/p' "$log")
 		;;
 	eu-stack)
