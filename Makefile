@@ -29,7 +29,7 @@ TARGET_SRCS := $(filter-out test/targets/late_lib.c,$(wildcard test/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
-	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym
+	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
@@ -86,6 +86,11 @@ TARGET_BINS := $(filter-out $(B)/test/targets/lld_gap,$(TARGET_BINS))
 endif
 $(B)/test/targets/lld_gap: test/targets/lld_gap.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -fuse-ld=lld -Wl,-z,max-page-size=0x200000 -o $@ $<
+# PostgreSQL stand-ins: postgres exports its globals (my_wait_event_info);
+# the same program as a 13 server has no such symbol.
+$(B)/test/targets/fake_pg: TARGET_CFLAGS += -rdynamic
+$(B)/test/targets/fake_pg13: test/targets/fake_pg.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -DPG13 -o $@ $< -pthread -lm
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<

@@ -39,6 +39,7 @@ struct options {
 	bool addresses;            /* --addresses: "lib.so+0x1a2b" for unnamed frames */
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
+	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */

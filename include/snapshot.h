@@ -18,12 +18,13 @@
 #define SNAPSHOT_STACK_MAX (256 * 1024) /* deep enough for Oracle stacks */
 #define SNAPSHOT_RED_ZONE 128           /* x86-64 SysV leaf scratch area */
 
-#define SNAPSHOT_WORDS 2
+#define SNAPSHOT_WORDS 3 /* Oracle: 2; PostgreSQL: a pointer (2) and the word it points to */
 
 struct snapshot {
 	pid_t tid;
 	/* 4-byte words of the target read in the same stop (Oracle's session
-	 * state): set n_words and word_addr before the capture. */
+	 * state, a PostgreSQL process's wait event): set n_words and word_addr
+	 * before each capture - they are the process's, not the run's. */
 	int n_words;
 	uint64_t word_addr[SNAPSHOT_WORDS];
 	uint32_t word[SNAPSHOT_WORDS];

@@ -16,6 +16,7 @@
 #include "aggregate.h"
 #include "options.h"
 #include "oracle.h"
+#include "pgstate.h"
 #include "snapshot.h"
 #include "output.h"
 #include "sampler.h"
@@ -70,6 +71,25 @@ static int oracle_addresses_readable(const struct options *o, const struct targe
 				 (int)t->pid, strerror(errno));
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* --pg-wait-events on a server older than 14, which keeps no pointer to
+ * its wait event: refused before sampling, as bad input is.  (Processes
+ * that are no PostgreSQL server at all are only warned about, by the
+ * sampler: their samples say [no PostgreSQL state].) */
+static int pg_servers_supported(const struct options *o, const struct target *ts, size_t n,
+				char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct modules *m = modules_open(ts[i].pid, o->debuginfo_path);
+		struct pg_process pg;
+		if (m && pg_probe(ts[i].pid, m, &pg, err, errlen) == PG_PROBE_TOO_OLD) {
+			modules_close(m);
+			return -1;
+		}
+		modules_close(m);
 	}
 	return 0;
 }
@@ -193,6 +213,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.ksuseopc_addr && oracle_addresses_readable(&o, &ts[0], err, sizeof(err)) != 0) {
+		fprintf(stderr, "ptrace_profiler: %s\n", err);
+		release(ts, n, &o);
+		return 2;
+	}
+	if (o.pg_wait_events && pg_servers_supported(&o, ts, n, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ptrace_profiler: %s\n", err);
 		release(ts, n, &o);
 		return 2;

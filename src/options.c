@@ -199,6 +199,10 @@ void options_print_help(void)
 "                         adds the wait event under the thread name\n"
 "      --event-names FILE Oracle: event names (eventsname.sql's sed file,\n"
 "                         or N<TAB>NAME lines)\n"
+"      --pg-wait-events   PostgreSQL 14-17: each process's wait event under\n"
+"                         the thread name, as pg_stat_activity names it\n"
+"                         (event=IO:WALSync, On CPU); with --subprocesses on\n"
+"                         the postmaster, the whole instance\n"
 "      --no-inline        no frames for inlined functions (default: shown,\n"
 "                         NAME_[i], where debug info has them)\n"
 "      --lines            source file and line after each name, where debug\n"
@@ -227,7 +231,7 @@ void options_print_help(void)
 "  ptrace_profiler -d 1ms -- ./myprog arg1          # launch and profile\n"
 "  ptrace_profiler -p 1234 -t 10s --lines -o db.folded   # with file:line\n"
 "  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
-"      -o pg.folded                                # a whole PostgreSQL server\n"
+"      --pg-wait-events -o pg.folded               # a whole PostgreSQL server\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
@@ -247,6 +251,7 @@ static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
 enum {
 	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
 	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH, OPT_SUBPROCESSES,
+	OPT_PG_WAIT_EVENTS,
 };
 
 static const struct option long_options[] = {
@@ -265,6 +270,7 @@ static const struct option long_options[] = {
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
+	{ "pg-wait-events", no_argument, NULL, OPT_PG_WAIT_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -378,6 +384,9 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		case OPT_SUBPROCESSES:
 			o->subprocesses = true;
 			break;
+		case OPT_PG_WAIT_EVENTS:
+			o->pg_wait_events = true;
+			break;
 		case OPT_DEBUGINFO_PATH:
 			if (!arg[0])
 				return fail(err, errlen, "invalid path '' for --debuginfo-path");
@@ -417,6 +426,8 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		return fail(err, errlen, "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p");
 	if (o->subprocesses && o->ksuseopc_addr)
 		return fail(err, errlen, "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's");
+	if (o->pg_wait_events && o->ksuseopc_addr)
+		return fail(err, errlen, "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)");
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
 			    o->event_names);

@@ -30,6 +30,7 @@
 #include "decide.h"
 #include "frame.h"
 #include "output.h"
+#include "pgstate.h"
 #include "priority.h"
 #include "procfs.h"
 #include "program.h"
@@ -76,6 +77,7 @@ struct process {
 	struct target *t;
 	struct program *program;       /* the program running now */
 	unsigned execs_seen;
+	struct pg_process pg;          /* --pg-wait-events: its wait event word */
 };
 
 struct sampler {
@@ -108,6 +110,8 @@ struct sampler {
 	uint64_t my_start_ns;
 	bool shared_cpu;       /* last round a queued thread was on our CPU */
 	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
+	pid_t *pg_skipped;     /* --pg-wait-events: descendants not followed */
+	size_t n_pg_skipped;
 };
 
 static struct process *process_of(struct sampler *s, const struct target *t)
@@ -142,15 +146,40 @@ static void root_frame(const struct sampler *s, const struct target *t,
 	}
 }
 
-/* Oracle's view of the same instant, from the words in s->snap. */
-static const char *app_state(const struct sampler *s, char *buf, size_t len)
+/* The application's view of the same instant, from the words in s->snap:
+ * Oracle's session state, or the PostgreSQL process's wait event. */
+static const char *app_state(const struct sampler *s, struct process *p, char *buf, size_t len)
 {
+	if (s->o->pg_wait_events) {
+		uint32_t word;
+		if (!p->pg.server)
+			return "[no PostgreSQL state]";
+		if (!s->snap->n_words || pg_word(&p->pg, p->t->pid, s->snap, &word) != 0)
+			return "[unreadable] (PostgreSQL state)";
+		pg_wait_frame(p->pg.table, word, buf, len);
+		return buf;
+	}
 	if (!s->o->ksuseopc_addr)
 		return NULL;
 	if (!s->snap->words_ok)
 		return "[unreadable] (Oracle state)";
 	oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names, buf, len);
 	return buf;
+}
+
+/* The words a capture of p's threads reads with the stack: Oracle's (the
+ * run's), or the PostgreSQL process's own; none otherwise. */
+static void set_words(struct sampler *s, const struct process *p)
+{
+	s->snap->n_words = 0;
+	s->snap->words_ok = 0;
+	if (s->o->ksuseopc_addr) {
+		s->snap->n_words = 2;
+		s->snap->word_addr[0] = s->o->ksuseopc_addr;
+		s->snap->word_addr[1] = s->o->ksusetim_addr;
+	} else if (s->o->pg_wait_events && p->pg.server) {
+		pg_words(&p->pg, s->snap);
+	}
 }
 
 /* The kernel frames of a stack as read, filtered and named "NAME_[k]",
@@ -207,7 +236,7 @@ static void count_sample(struct sampler *s, struct process *p, struct thread *th
 	root_frame(s, p->t, th, root, sizeof(root));
 	struct sample_view v = {
 		.thread = root,
-		.app_state = app_state(s, oracle, sizeof(oracle)),
+		.app_state = app_state(s, p, oracle, sizeof(oracle)),
 		.state = state,
 		.kernel = kernel,
 		.n_kernel = (size_t)n_kernel,
@@ -376,6 +405,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	}
 	struct thread_memory *m = memory_of(th);
 	struct pending_tick *first = &ps->ticks[0];
+	set_words(s, p); /* a trap may come while another process is sampled */
 	bool blocked = first->state == 'S' || first->state == 'D';
 	bool copied = snapshot_regs(th->tid, s->snap) == 0;
 	/* Still where our last stop left it, not back in its wait yet (it
@@ -415,7 +445,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	if (parked) {
 		/* nothing was copied in the stop: the words now, as for a
 		 * thread not stopped at all */
-		if (s->o->ksuseopc_addr)
+		if (s->snap->n_words)
 			snapshot_read_words(th->tid, s->snap);
 		if (runs_while_stopped)
 			m->runs_at_abort = stopped.runs;
@@ -642,6 +672,7 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 	struct thread_memory *m = memory_of(th);
 	if (!m)
 		return;
+	set_words(s, p);
 	struct tick_view v = {
 		.state = st.state,
 		.runs_known = runs_known,
@@ -654,13 +685,13 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 	case ACT_SKIP:
 		return;
 	case ACT_REUSE:
-		if (s->o->ksuseopc_addr)
+		if (s->snap->n_words)
 			snapshot_read_words(th->tid, s->snap);
 		s->r->reused++;
 		count_from_memory(s, p, th, reported_state(st.state, th->group_stop, false));
 		break;
 	case ACT_PARKED:
-		if (s->o->ksuseopc_addr)
+		if (s->snap->n_words)
 			snapshot_read_words(th->tid, s->snap);
 		s->r->reused++;
 		count_from_memory(s, p, th, reported_state(m->state_before, false, false));
@@ -687,6 +718,19 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 
 /* --- the loop -------------------------------------------------------- */
 
+/* --pg-wait-events: where process p keeps its wait event, looked up once
+ * (and again after an execve).  A process that is not a PostgreSQL server
+ * is said once; one too old for it (13 or earlier) is left to the caller. */
+static enum pg_probe probe_pg(struct sampler *s, struct process *p, char *msg, size_t len)
+{
+	if (!s->o->pg_wait_events)
+		return PG_PROBE_SERVER;
+	enum pg_probe r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);
+	if (msg[0] && r != PG_PROBE_TOO_OLD)
+		fprintf(stderr, "ptrace_profiler: %s\n", msg);
+	return r;
+}
+
 /* After an execve: the old program's modules describe what its stacks
  * ran; they are kept, unchanging, to name them after the run. */
 static void follow_exec(struct sampler *s, struct process *p)
@@ -701,6 +745,9 @@ static void follow_exec(struct sampler *s, struct process *p)
 		return;
 	}
 	p->program = next;
+	char msg[512];
+	if (probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD)
+		fprintf(stderr, "ptrace_profiler: warning: %s: [no PostgreSQL state]\n", msg);
 	/* Its other threads are gone; stack bounds and memories are the old
 	 * program's. */
 	for (size_t k = 0; k < p->t->n_threads; k++) {
@@ -783,11 +830,6 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		return NULL;
 	}
 	s->snap->n_words = 0;
-	if (o->ksuseopc_addr) {
-		s->snap->n_words = 2;
-		s->snap->word_addr[0] = o->ksuseopc_addr;
-		s->snap->word_addr[1] = o->ksusetim_addr;
-	}
 	s->table = table;
 	if (o->format == FORMAT_SPEEDSCOPE || o->format == FORMAT_PERF_SCRIPT ||
 	    o->format == FORMAT_PPROF) {
@@ -809,6 +851,10 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 			sampler_free(s);
 			return NULL;
 		}
+		/* (main has refused a server too old for --pg-wait-events) */
+		char msg[512];
+		if (probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD)
+			fprintf(stderr, "ptrace_profiler: warning: %s: [no PostgreSQL state]\n", msg);
 	}
 	return s;
 }
@@ -821,6 +867,7 @@ void sampler_free(struct sampler *s)
 		program_free(s->procs[i].program);
 	free(s->procs);
 	free(s->snap);
+	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free((char *)s->threads[i].process);
@@ -841,7 +888,26 @@ static bool traced(const struct sampler *s, pid_t pid)
 	for (size_t i = 0; i < s->n_targets; i++)
 		if (s->ts[i].pid == pid)
 			return true;
+	for (size_t i = 0; i < s->n_pg_skipped; i++)
+		if (s->pg_skipped[i] == pid)
+			return true;
 	return false;
+}
+
+/* A descendant --pg-wait-events cannot follow (a server older than 14):
+ * said once, let go, and not seized again. */
+static void skip_descendant(struct sampler *s, struct process *p, const char *why)
+{
+	fprintf(stderr, "ptrace_profiler: %s: not profiled\n", why);
+	pid_t *grown = realloc(s->pg_skipped, (s->n_pg_skipped + 1) * sizeof(*grown));
+	if (grown) {
+		s->pg_skipped = grown;
+		s->pg_skipped[s->n_pg_skipped++] = p->t->pid;
+	}
+	program_free(p->program);
+	p->program = NULL;
+	target_detach(p->t);
+	target_free(p->t);
 }
 
 static void follow_family(struct sampler *s)
@@ -875,6 +941,11 @@ static void follow_family(struct sampler *s)
 			if (!p->program) {
 				target_detach(t);
 				target_free(t);
+				continue;
+			}
+			char msg[512];
+			if (probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD) {
+				skip_descendant(s, p, msg);
 				continue;
 			}
 			s->n_targets++;
@@ -925,6 +996,7 @@ static void count_unstopped(struct sampler *s)
 			if (!ps)
 				continue;
 			th->pending = NULL;
+			s->snap->n_words = 0; /* no capture: no words either */
 			s->snap->words_ok = 0;
 			for (int j = 0; j < ps->n_ticks; j++) {
 				struct pending_tick *pt = &ps->ticks[j];

@@ -229,6 +229,27 @@ static void command_line_errors(void **state)
 	}
 }
 
+static void pg_wait_events_option(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", NULL }), PARSE_OK);
+	assert_false(o.pg_wait_events);
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", "--pg-wait-events",
+							   "--subprocesses", NULL }), PARSE_OK);
+	assert_true(o.pg_wait_events);
+	assert_true(o.subprocesses);
+	/* with --tid, several pids, a command */
+	assert_int_equal(parse(&o, err, (const char *const[]){ "--pg-wait-events", "-p", "7,8",
+							   "--tid", "9", NULL }), PARSE_OK);
+	assert_true(o.pg_wait_events);
+	assert_int_equal(parse(&o, err, (const char *const[]){ "--pg-wait-events", "--", "postgres",
+							   "-D", "x", NULL }), PARSE_OK);
+	assert_true(o.pg_wait_events);
+	assert_string_equal(o.command[0], "postgres");
+}
+
 static void help_and_version_exit_ok(void **state)
 {
 	(void)state;
@@ -380,6 +401,13 @@ static void exact_error_messages(void **state)
 		  "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p" },
 		{ { "-p", "1", "--subprocesses", "--ksuseopc", "1", "--ksusetim", "2" },
 		  "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's" },
+		{ { "-p", "1", "--pg-wait-events", "--ksuseopc", "1", "--ksusetim", "2" },
+		  "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)" },
+		{ { "-p", "1", "--pg-wait-events=yes" }, "option '--pg-wait-events' takes no value" },
+		{ { "-p", "1", "--pg-wait" , "--pg-waits" }, "unknown option '--pg-waits'" },
+		{ { "--pg-wait-events" }, "no target: give -p PID or -- COMMAND" },
+		{ { "-p", "1", "--pg-wait-events", "--event-names", "x" },
+		  "--event-names 'x' needs --ksuseopc and --ksusetim" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct options o;
@@ -630,6 +658,7 @@ int main(void)
 		cmocka_unit_test(command_line_launch),
 		cmocka_unit_test(command_line_errors),
 		cmocka_unit_test(help_and_version_exit_ok),
+		cmocka_unit_test(pg_wait_events_option),
 		cmocka_unit_test(interval_exact_values),
 		cmocka_unit_test(count_bounds),
 		cmocka_unit_test(pid_list_direct),

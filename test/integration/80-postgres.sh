@@ -1,0 +1,232 @@
+# --- --pg-wait-events: PostgreSQL's wait event under the thread name ------
+
+# A stand-in first (no PostgreSQL needed): fake_pg reports into a variable
+# of its own for 400 ms, then moves its pointer to shared memory and runs
+# 100 ms cycles of 60 ms on CPU and 40 ms "IO:WALSync" in nanosleep.
+pg_fake_tests() {
+	local out=$TMP/fpg.folded rc cpu wal init decoy agree_wal agree_cpu agree_init
+	"$PP" --pg-wait-events -d 1ms -t 3s -- "$T/fake_pg" >"$out" 2>"$TMP/fpg.err"
+	rc=$?
+	cpu=$(share "$out" '^fake_pg;On CPU \(PostgreSQL state\);')
+	wal=$(share "$out" '^fake_pg;event=IO:WALSync \(PostgreSQL state\);')
+	init=$(share "$out" '^fake_pg;event=Activity:CheckpointerMain \(PostgreSQL state\);')
+	decoy=$(share_str "$out" '0x0900ffff')
+	agree_wal=$(share_of "$out" 'event=IO:WALSync' ';wait_phase;')
+	agree_cpu=$(share_of "$out" 'On CPU \(PostgreSQL' ';cpu_phase')
+	agree_init=$(share_of "$out" 'Activity:CheckpointerMain' ';initial_phase;')
+	# 3 s: 0.4 s in initial_phase, then 60/40 of the remaining 2.6 s
+	if [ $rc = 0 ] && near "$init" 13 $TOL && near "$cpu" 52 $TOL && near "$wal" 35 $TOL &&
+		[ "$decoy" = 0.0 ] && atleast "$agree_wal" 90 && atleast "$agree_cpu" 90 && atleast "$agree_init" 90; then
+		pass "--pg-wait-events on a stand-in: Activity:CheckpointerMain ${init}% (13, before the pointer moves), On CPU ${cpu}% (52), IO:WALSync ${wal}% (35), the old variable never read after; each state under its phase in ${agree_init}/${agree_cpu}/${agree_wal}%"
+	else fail "--pg-wait-events on a stand-in" "exit $rc; CheckpointerMain ${init}% (13), On CPU ${cpu}% (52), WALSync ${wal}% (35), decoy ${decoy}% (0), agreement ${agree_init}/${agree_cpu}/${agree_wal}% (>= 90)" "$out"; fi
+
+	bad_input "--pg-wait-events with --ksuseopc" "do not go together" --pg-wait-events --ksuseopc 1 --ksusetim 2 -- "$T/fake_pg"
+	if [ $CAN_ATTACH = 1 ]; then
+		start "$T/fake_pg13"
+		bad_input "--pg-wait-events on PostgreSQL 13" "runs PostgreSQL 13.11" -p "$TPID" --pg-wait-events -n 5
+		if untouched "$TPID"; then pass "PostgreSQL 13 stand-in running and untraced after the refusal"
+		else fail "PostgreSQL 13 stand-in after the refusal" "$(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' ')"; fi
+		stop_target "$TPID"
+	else skip "--pg-wait-events on PostgreSQL 13" "$WHY_NO_ATTACH"; fi
+
+	# Not a PostgreSQL process at all: a warning, once, and its frames say so.
+	"$PP" --pg-wait-events -d 1ms -n 200 -- "$T/split" >"$TMP/nopg.folded" 2>"$TMP/nopg.err"
+	rc=$?
+	local warned nopg
+	warned=$(grep -c 'is not a PostgreSQL 14+ server process' "$TMP/nopg.err")
+	nopg=$(share "$TMP/nopg.folded" '^split;\[no PostgreSQL state\];')
+	if [ $rc = 0 ] && [ "$warned" = 1 ] && [ "$nopg" = 100.0 ]; then
+		pass "--pg-wait-events on a program that is no PostgreSQL server: one warning, every sample '[no PostgreSQL state]'"
+	else fail "--pg-wait-events on a non-PostgreSQL program" "exit $rc, $warned warnings (1), ${nopg}% '[no PostgreSQL state]' (100)" "$TMP/nopg.err"; fi
+}
+pg_fake_tests
+
+# --- a real PostgreSQL under pgbench ----------------------------------------
+# A throwaway cluster in a temporary directory, no TCP (a unix socket
+# there), stopped by pg_stop whatever happens.  TPC-B with 4 clients while
+# the postmaster is profiled with --subprocesses; over the same window a
+# PL/pgSQL procedure samples pg_stat_activity every 10 ms, committing
+# between samples (the activity snapshot is taken once per transaction).
+PG_WORK= PG_PM= PG_BENCH=
+pg_stop() {
+	if [ -n "$PG_BENCH" ]; then kill "$PG_BENCH" 2>/dev/null; wait "$PG_BENCH" 2>/dev/null; PG_BENCH=; fi
+	if [ -n "$PG_WORK" ] && [ -f "$PG_WORK/data/postmaster.pid" ]; then
+		PG_PM=$(head -n 1 "$PG_WORK/data/postmaster.pid")
+		(cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_WORK/data" -m immediate -w -t 30 stop) >/dev/null 2>&1
+	fi
+	if [ -n "$PG_PM" ] && kill -0 "$PG_PM" 2>/dev/null; then
+		# shellcheck disable=SC2046
+		kill -9 $(pgrep -P "$PG_PM") "$PG_PM" 2>/dev/null
+	fi
+	[ -z "$PG_WORK" ] || rm -rf "$PG_WORK"
+	PG_WORK= PG_PM=
+}
+
+# pg_shares FILE: "name share" lines, heaviest first, from "name count" lines.
+pg_shares() { awk '{ n[$1] += $2; t += $2 } END { for (k in n) printf "%s %.1f\n", k, 100 * n[k] / t }' "$1" | sort -k2,2nr -k1,1; }
+# pg_share SHARES NAME: NAME's share, 0 if absent.
+pg_share() { awk -v k="$2" '$1 == k { s = $2 } END { print s + 0 }' "$1"; }
+
+pg_real_test() {
+	local sql="$PGBIN/psql" port=$((54320 + RANDOM % 600))
+	[ -x "$sql" ] || sql=$(command -v psql)
+	PG_WORK=$(mktemp -d /tmp/pp_pg.XXXXXX)
+	chown postgres: "$PG_WORK"
+	chmod 700 "$PG_WORK"
+	if ! (cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/initdb" -D "$PG_WORK/data" -U postgres -A trust \
+		-E UTF8 --locale=C --no-sync) >"$TMP/initdb.log" 2>&1; then
+		fail "PostgreSQL cluster" "initdb failed: $(tail -n 1 "$TMP/initdb.log")"
+		pg_stop
+		return
+	fi
+	cat >>"$PG_WORK/data/postgresql.conf" <<EOF
+listen_addresses = ''
+unix_socket_directories = '$PG_WORK'
+port = $port
+shared_buffers = 16MB
+max_connections = 20
+fsync = on
+synchronous_commit = on
+EOF
+	if ! (cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_WORK/data" -l "$PG_WORK/server.log" \
+		-w -t 60 start) >/dev/null 2>&1; then
+		fail "PostgreSQL cluster" "server did not start: $(tail -n 1 "$PG_WORK/server.log" 2>/dev/null)"
+		pg_stop
+		return
+	fi
+	PG_PM=$(head -n 1 "$PG_WORK/data/postmaster.pid")
+	local conn=(-h "$PG_WORK" -p "$port" -U postgres)
+	"$PGBIN/pgbench" "${conn[@]}" -i -q postgres >"$TMP/pgbench-init.log" 2>&1 ||
+		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgbench-init.log")"; pg_stop; return; }
+	"$sql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgsetup.log" 2>&1 <<'EOF' ||
+CREATE UNLOGGED TABLE pp_activity (n int, wtype text, wevent text, state text);
+CREATE PROCEDURE pp_sample(seconds float8) LANGUAGE plpgsql AS $$
+DECLARE
+	stop timestamptz := clock_timestamp() + seconds * interval '1 second';
+	n int := 0;
+BEGIN
+	WHILE clock_timestamp() < stop LOOP
+		n := n + 1;
+		INSERT INTO pp_activity
+			SELECT n, wait_event_type, wait_event, state FROM pg_stat_activity
+			WHERE backend_type = 'client backend' AND application_name = 'pgbench';
+		COMMIT;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+END $$;
+EOF
+		{ fail "pg_stat_activity sampler" "$(tail -n 1 "$TMP/pgsetup.log")"; pg_stop; return; }
+	# -T is an upper bound: pg_stop ends it.
+	"$PGBENCH" "${conn[@]}" -c 4 -j 2 -T 60 postgres >"$TMP/pgbench.log" 2>&1 &
+	PG_BENCH=$!
+	local backends= i
+	for i in $(seq 100); do
+		backends=$("$sql" "${conn[@]}" -X -A -t -q -c "select pid from pg_stat_activity
+			where application_name = 'pgbench' and backend_type = 'client backend'" postgres 2>/dev/null)
+		[ "$(echo "$backends" | grep -c .)" = 4 ] && break
+		sleep 0.1
+	done
+	if [ "$(echo "$backends" | grep -c .)" != 4 ]; then
+		fail "pgbench backends" "not 4 in pg_stat_activity: $(tail -n 1 "$TMP/pgbench.log")"
+		pg_stop
+		return
+	fi
+	sleep 1 # past the first transactions
+
+	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 10ms -t 10s -o "$TMP/pg.folded" 2>"$TMP/pg.err" &
+	local pp=$!
+	PGAPPNAME=pp_sampler "$sql" "${conn[@]}" -X -q -c "set synchronous_commit = off" -c "call pp_sample(10)" \
+		postgres >"$TMP/pgcall.log" 2>&1 &
+	local psa=$! sampler=
+	# The sampler backend at the profiler's priority: at nice 0 on a busy
+	# machine its samples come when the scheduler lets it run, not every
+	# 10 ms, and see the others at those moments only (on CPU more often,
+	# woken and not yet running less).  Both observers must tick on time.
+	for i in $(seq 50); do
+		sampler=$("$sql" "${conn[@]}" -X -A -t -q -c "select pid from pg_stat_activity
+			where application_name = 'pp_sampler'" postgres 2>/dev/null)
+		[ -n "$sampler" ] && break
+		sleep 0.02
+	done
+	[ -z "$sampler" ] || renice -n -20 -p "$sampler" >/dev/null 2>&1
+	wait $psa
+	local sampled=$?
+	wait $pp
+	local rc=$?
+	"$sql" "${conn[@]}" -X -A -t -F ' ' -c "select coalesce(wtype || ':' || wevent, 'CPU'), count(*)
+		from pp_activity group by 1" postgres >"$TMP/psa.counts" 2>>"$TMP/pgcall.log"
+	local snapshots
+	snapshots=$("$sql" "${conn[@]}" -X -A -t -c "select count(distinct n) from pp_activity" postgres 2>/dev/null)
+	# every process of the instance running on, untraced, after the run
+	local p traced=0
+	for p in "$PG_PM" $(pgrep -P "$PG_PM"); do
+		untouched "$p" || { [ -e "/proc/$p" ] && traced=$((traced + 1)); } # (not one that just ended)
+	done
+	pg_stop
+
+	# The profile's view of the same backends: their state frame.
+	# backend pids as an awk regular expression (given with -v: escapes doubled)
+	local re
+	re="^postgres\\\\[($(echo "$backends" | paste -sd'|'))\\\\]/"
+	awk -v re="$re" '$0 ~ re {
+		split($0, f, ";"); s = f[2]
+		if (s == "On CPU (PostgreSQL state)") s = "CPU"
+		else { sub(/^event=/, "", s); sub(/ \(PostgreSQL state\)$/, "", s) }
+		print s, $NF }' "$TMP/pg.folded" >"$TMP/pp.counts"
+	pg_shares "$TMP/pp.counts" >"$TMP/pp.shares"
+	pg_shares "$TMP/psa.counts" >"$TMP/psa.shares"
+	local names name a b bad= side=
+	names=$( (head -n 5 "$TMP/pp.shares"; head -n 5 "$TMP/psa.shares") | awk '{ print $1 }' | sort -u)
+	for name in $names; do
+		a=$(pg_share "$TMP/pp.shares" "$name")
+		b=$(pg_share "$TMP/psa.shares" "$name")
+		side="$side $name ${a}/${b}"
+		near "$a" "$b" $TOL || bad="$bad $name"
+	done
+	local pp_n psa_n read_n read_ok sync_n sync_ok aux
+	pp_n=$(total "$TMP/pp.counts")
+	psa_n=$(awk '{ t += $2 } END { print t + 0 }' "$TMP/psa.counts")
+	read_n=$(awk -v re="$re.*;event=Client:ClientRead " '$0 ~ re { t += $NF } END { print t + 0 }' "$TMP/pg.folded")
+	read_ok=$(share_of "$TMP/pg.folded" "$re.*;event=Client:ClientRead " ';(secure_read|pq_getbyte|pq_recvbuf);')
+	sync_n=$(awk '/;event=IO:WALSync / { t += $NF } END { print t + 0 }' "$TMP/pg.folded")
+	sync_ok=$(share_of "$TMP/pg.folded" ';event=IO:WALSync ' ';(XLogFlush|issue_xlog_fsync|fdatasync);')
+	aux=$(grep -c -e ';event=Activity:CheckpointerMain ' -e ';event=Activity:WalWriterMain ' -e ';event=Activity:BgWriter' "$TMP/pg.folded")
+	local pp_top psa_top
+	pp_top=$(head -n 6 "$TMP/pp.shares" | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $1, $2 }')
+	psa_top=$(head -n 6 "$TMP/psa.shares" | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $1, $2 }')
+	if [ $rc = 0 ] && [ $sampled = 0 ] && [ -z "$bad" ] && [ "$pp_n" -ge 1000 ] && [ "$psa_n" -ge 1000 ] &&
+		[ "$read_n" -ge 50 ] && atleast "$read_ok" 90 && [ "$sync_n" -ge 5 ] && atleast "$sync_ok" 90 &&
+		[ "$aux" -ge 1 ] && [ $traced = 0 ]; then
+		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s: client backends' top events, profile/pg_stat_activity (within $TOL points):$side; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows, $snapshots snapshots); Client:ClientRead under secure_read/pq_getbyte in ${read_ok}% of $read_n, IO:WALSync under XLogFlush/issue_xlog_fsync/fdatasync in ${sync_ok}% of $sync_n; checkpointer/walwriter/bgwriter states present; the instance untraced after"
+	else
+		fail "PostgreSQL $PGMAJOR wait events against pg_stat_activity" "profiler exit $rc, sampler exit $sampled; apart by more than $TOL points:${bad:- none} ($side); profile [$pp_top] ($pp_n samples, >= 1000), pg_stat_activity [$psa_top] ($psa_n rows, >= 1000); ClientRead under its functions ${read_ok}% of $read_n (>= 90% of >= 50), WALSync ${sync_ok}% of $sync_n (>= 90% of >= 5); auxiliary process states: $aux lines; $traced processes left traced or stopped" "$TMP/pg.folded"
+		tail -n 3 "$TMP/pgcall.log" "$TMP/pg.err" 2>/dev/null | sed 's/^/    /'
+	fi
+}
+
+# What the real test needs, or why it is skipped.
+PGBIN= PGMAJOR=
+for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V); do
+	[ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ] && PGBIN=$d
+done
+[ -z "$PGBIN" ] || PGMAJOR=$("$PGBIN/postgres" --version | sed -n 's/.*PostgreSQL) \([0-9]*\).*/\1/p')
+PGBENCH=$PGBIN/pgbench
+[ -z "$PGBIN" ] || [ -x "$PGBENCH" ] || PGBENCH=$(command -v pgbench)
+if [ -z "$PGBIN" ]; then skip "PostgreSQL under pgbench" "PostgreSQL is not installed (apt-get install postgresql)"
+elif [ "${PGMAJOR:-0}" -lt 14 ]; then skip "PostgreSQL under pgbench" "PostgreSQL $PGMAJOR is older than 14"
+elif [ "$(id -u)" != 0 ]; then skip "PostgreSQL under pgbench" "needs root (a cluster run as the postgres user, traced)"
+elif [ -z "$PGBENCH" ]; then skip "PostgreSQL under pgbench" "pgbench is not installed"
+elif ! command -v runuser >/dev/null; then skip "PostgreSQL under pgbench" "runuser (util-linux) is missing"
+else
+	id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+	if ! id postgres >/dev/null 2>&1; then skip "PostgreSQL under pgbench" "no postgres user and none could be made"
+	else
+		trap 'pg_stop; cleanup' EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+		pg_real_test
+		pg_stop
+		trap cleanup EXIT
+		trap - INT TERM
+	fi
+fi
