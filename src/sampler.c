@@ -418,10 +418,11 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		stack_bounds(p, th, s->snap->regs.rsp, false);
 		copied = snapshot_stack(th->tid, th->stack_top, s->snap) == 0;
 	}
-	if (copied && (ps->classify_by_runs || blocked || parked))
+	if (copied && (ps->classify_by_runs || blocked || parked ||
+		       snapshot_restarting(&s->snap->regs)))
 		/* the one read in a stop that is not a copy: only for a
-		 * thread that was blocked, or when no kernel stack can tell
-		 * whether it was on a CPU */
+		 * thread our stop took out of a call (or that was blocked), or
+		 * when no kernel stack can tell whether it was on a CPU */
 		runs_while_stopped = thread_read_sched(t, th, &stopped) == 0;
 	uint64_t resumed = now_ns();
 	thread_resume(t, th);
@@ -465,13 +466,15 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		m->verified = false; /* it runs again: proven only by a peek */
 		m->in_group_stop = th->group_stop;
 		m->group_stops = th->group_stops;
-		/* Did our stop take it out of a blocking call?  Until it runs
-		 * to restart it, /proc says R because of us. */
-		m->aborted = blocked && !th->group_stop && runs_while_stopped &&
-			     snapshot_restarting(&s->snap->regs) &&
+		/* Did our stop take it out of a blocking call (or out of one it
+		 * was entering: R on a CPU at the tick, in the kernel on its way
+		 * into a wait)?  Until it runs to restart it, /proc says R
+		 * because of us; without us it would be waiting. */
+		bool aborting = !th->group_stop && snapshot_restarting(&s->snap->regs);
+		m->aborted = aborting && runs_while_stopped &&
 			     snapshot_syscall(&s->snap->regs, &m->abort_where) == 0;
 		if (m->aborted) {
-			m->state_before = first->state;
+			m->state_before = blocked ? first->state : 'S';
 			m->runs_at_abort = stopped.runs;
 		}
 	}
