@@ -113,7 +113,9 @@ else
 	"$PP" -p "$TPID" -d 1ms -n 200 >"$TMP/blk.folded" 2>"$TMP/blk.err"
 	stop_target "$TPID"
 	waiting=$(share_of "$TMP/blk.folded" '^blocked;' '^blocked;S \(sleeping\);.*;wait_for_input;')
-	spinning=$(share_of "$TMP/blk.folded" '^spinner;' '^spinner;R \(running\);.*;spin')
+	# on a CPU or queued for one: where it is matters here (25-truth.sh
+	# checks the two apart)
+	spinning=$(share_of "$TMP/blk.folded" '^spinner;' '^spinner;R \((running|runnable)\);.*;spin')
 	nblk=$(grep '^blocked;' "$TMP/blk.folded" | total /dev/stdin)
 	nspin=$(grep '^spinner;' "$TMP/blk.folded" | total /dev/stdin)
 	if [ $KSTACKS = 1 ]; then

@@ -3,7 +3,7 @@ thread_tests() {
 	start "$T/threads"
 	"$PP" -p "$TPID" -d 1ms -t 2s >"$TMP/th.folded" 2>"$TMP/th.err"
 	local rc=$? spin rd sl wt churn alltraced=0 task tracer
-	spin=$(share_of "$TMP/th.folded" '^spinner;' '^spinner;R \(running\);.*;spin$|^spinner;R \(running\);.*;spin ')
+	spin=$(share_of "$TMP/th.folded" '^spinner;' '^spinner;R \((running|runnable)\);.*;spin$|^spinner;R \((running|runnable)\);.*;spin ')
 	rd=$(share_of "$TMP/th.folded" '^reader;' '^reader;S \(sleeping\);.*;wait_read;')
 	sl=$(share_of "$TMP/th.folded" '^sleeper;' '^sleeper;S \(sleeping\);.*;doze;')
 	wt=$(share_of "$TMP/th.folded" '^waiter;' '^waiter;S \(sleeping\);.*;wait_lock;')
