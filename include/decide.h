@@ -64,12 +64,16 @@ struct thread_memory {
 	 * while that stop lasts. */
 	bool in_group_stop;
 	unsigned group_stops;
-	/* Our stop took the thread out of a blocking call (state_before),
-	 * which it restarts once it runs again.  Until its run count leaves
-	 * runs_at_abort it shows R only because of us. */
+	/* Its run count in our last stop of it: while it stays there, the
+	 * thread has not run since we let it go, and its stack is the one we
+	 * copied - a thread queued for a CPU is not stopped again for it. */
+	bool capture_runs_known;
+	uint64_t runs_at_capture;
+	/* That stop took the thread out of a blocking call (state_before),
+	 * which it restarts once it runs again: until then it shows R only
+	 * because of us. */
 	bool aborted;
 	char state_before;
-	uint64_t runs_at_abort;
 	struct blocked_syscall abort_where; /* the call, from its registers */
 	/* The kernel frames of its last blocked sample (n_kernel names, each
 	 * NUL-terminated, outermost first, "_[k]" appended).  After our stop
@@ -84,6 +88,8 @@ enum thread_action {
 	ACT_REUSE,   /* the memory is the truth: user and kernel frames */
 	ACT_PARKED,  /* R only because we aborted its wait: the memory, as
 			it was before our stop (state_before, its kernel frames) */
+	ACT_QUEUED,  /* R, and not run since our last stop of it: queued for a
+			CPU, with the stack we copied then */
 	ACT_PEEK,    /* blocked: read it without stopping it */
 	ACT_STOP,    /* stop it and copy */
 };

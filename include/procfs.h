@@ -54,10 +54,11 @@ int kernel_stack_filter(struct kernel_stack *ks);
 /* Is a thread that /proc calls R on a CPU?  From its kernel stack as read,
  * before kernel_stack_filter: a task on a CPU has none to show (the kernel
  * does not unwind a task that runs).  One queued for a CPU shows where it
- * was preempted - in the kernel, or on the way back to user mode - or the
- * wait it was woken from.  A thread still leaving our own ptrace stop
- * counts as on a CPU: it ran when we stopped it, and waits only for us.
- * Needs the stack to be readable (root); 0 frames then mean on a CPU. */
+ * was preempted - in the kernel, or on the way back to user mode - the
+ * wait it was woken from, or the ptrace stop we let it go from: it is
+ * queued for a CPU either way (a thread we stopped at the last tick can
+ * still wait behind another one at this tick).  Needs the stack to be
+ * readable (root); 0 frames then mean on a CPU. */
 bool kernel_stack_on_cpu(const struct kernel_stack *raw);
 
 /* /proc/PID/task/TID/syscall of a thread blocked in a system call:

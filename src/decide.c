@@ -17,9 +17,11 @@ enum thread_action decide(const struct tick_view *v, const struct thread_memory 
 			return ACT_REUSE;
 		return ACT_PEEK;
 	}
-	if (v->state == 'R' && current && m->aborted && v->runs_known &&
-	    v->runs == m->runs_at_abort)
-		return ACT_PARKED;
+	/* Not put on a CPU since our last stop let it go: whatever it waits
+	 * for, it has not moved. */
+	if (v->state == 'R' && current && !m->in_group_stop && m->capture_runs_known &&
+	    v->runs_known && v->runs == m->runs_at_capture)
+		return m->aborted ? ACT_PARKED : ACT_QUEUED;
 	return ACT_STOP;
 }
 

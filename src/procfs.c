@@ -170,12 +170,7 @@ int kernel_stack_filter(struct kernel_stack *ks)
 
 bool kernel_stack_on_cpu(const struct kernel_stack *raw)
 {
-	if (raw->depth == 0)
-		return true;
-	for (int i = 0; i < raw->depth; i++)
-		if (is_stop_artifact(raw->frame[i]))
-			return true;
-	return false;
+	return raw->depth == 0;
 }
 
 int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns)

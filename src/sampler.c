@@ -101,6 +101,8 @@ struct sampler {
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int error;             /* errno of the first failure, 0 if none */
 	unsigned stops_pending; /* threads asked to stop, trap not seen */
+	struct deferred_stop *deferred; /* this round's threads on a CPU */
+	size_t n_deferred, cap_deferred;
 	uint64_t rng;          /* xorshift state for the intervals */
 	/* This round: the CPU we run on, and when we got it (our own
 	 * se.exec_start, read first thing): a target thread on the same CPU
@@ -418,11 +420,9 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		stack_bounds(p, th, s->snap->regs.rsp, false);
 		copied = snapshot_stack(th->tid, th->stack_top, s->snap) == 0;
 	}
-	if (copied && (ps->classify_by_runs || blocked || parked ||
-		       snapshot_restarting(&s->snap->regs)))
-		/* the one read in a stop that is not a copy: only for a
-		 * thread our stop took out of a call (or that was blocked), or
-		 * when no kernel stack can tell whether it was on a CPU */
+	if (copied)
+		/* the one read in a stop that is not a copy: its run count,
+		 * which then tells whether it ran since (decide.h) */
 		runs_while_stopped = thread_read_sched(t, th, &stopped) == 0;
 	uint64_t resumed = now_ns();
 	thread_resume(t, th);
@@ -448,8 +448,8 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		 * thread not stopped at all */
 		if (s->snap->n_words)
 			snapshot_read_words(th->tid, s->snap);
-		if (runs_while_stopped)
-			m->runs_at_abort = stopped.runs;
+		m->capture_runs_known = runs_while_stopped;
+		m->runs_at_capture = stopped.runs;
 		for (int i = 0; i < ps->n_ticks; i++)
 			for (uint64_t k = 0; k < ps->ticks[i].count; k++)
 				count_from_memory(s, p, th, reported_state(m->state_before, false, false));
@@ -471,12 +471,12 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		 * into a wait)?  Until it runs to restart it, /proc says R
 		 * because of us; without us it would be waiting. */
 		bool aborting = !th->group_stop && snapshot_restarting(&s->snap->regs);
+		m->capture_runs_known = runs_while_stopped;
+		m->runs_at_capture = stopped.runs;
 		m->aborted = aborting && runs_while_stopped &&
 			     snapshot_syscall(&s->snap->regs, &m->abort_where) == 0;
-		if (m->aborted) {
+		if (m->aborted)
 			m->state_before = blocked ? first->state : 'S';
-			m->runs_at_abort = stopped.runs;
-		}
 	}
 	/* Without a kernel stack to tell, the trap does: a thread on a CPU
 	 * traps where it is, one queued for a CPU must be put on it first. */
@@ -622,6 +622,54 @@ static void note_my_cpu(struct sampler *s)
 	s->my_start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->my_start_ns) == 0;
 }
 
+static void follow_exec(struct sampler *s, struct process *p);
+
+/* A thread on a CPU at the tick is stopped after every thread of the round
+ * has been looked at: stopping it lets a thread queued behind it run, and
+ * a thread looked at after that would be seen running because of us.
+ * Threads queued for a CPU are asked to stop as they are seen, so the one
+ * that gets the CPU traps with the stack it had at the tick. */
+struct deferred_stop {
+	struct process *p;
+	struct thread *th;
+	char state;
+	bool by_runs, runs_known;
+	struct sched_counts sc;
+};
+
+static int defer_stop(struct sampler *s, struct process *p, struct thread *th, char state,
+		      bool by_runs, const struct sched_counts *sc, bool runs_known)
+{
+	if (s->n_deferred == s->cap_deferred) {
+		size_t cap = s->cap_deferred ? 2 * s->cap_deferred : 16;
+		struct deferred_stop *d = realloc(s->deferred, cap * sizeof(*d));
+		if (!d)
+			return -1;
+		s->deferred = d;
+		s->cap_deferred = cap;
+	}
+	s->deferred[s->n_deferred++] = (struct deferred_stop){ p, th, state, by_runs, runs_known,
+							       *sc };
+	return 0;
+}
+
+static void stop_deferred(struct sampler *s, volatile int *quit)
+{
+	struct kernel_stack none;
+	none.depth = 0; /* on a CPU: no kernel stack to show */
+	for (size_t i = 0; i < s->n_deferred && !*quit; i++) {
+		struct deferred_stop *d = &s->deferred[i];
+		if (d->th->gone || d->th->stop_pending)
+			continue;
+		stop(s, d->p, d->th, d->state, true, true, d->by_runs, &d->sc, d->runs_known, &none);
+		if (d->p->t->execs != d->p->execs_seen)
+			follow_exec(s, d->p);
+		if (s->stops_pending)
+			targets_poll(s->ts, s->n_targets, on_trap, s);
+	}
+	s->n_deferred = 0;
+}
+
 /* The schedstat figures for the summary's check of the samples. */
 static void note_sched(struct thread *th, const struct sched_counts *sc, uint64_t now)
 {
@@ -699,6 +747,12 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 		s->r->reused++;
 		count_from_memory(s, p, th, reported_state(m->state_before, false, false));
 		break;
+	case ACT_QUEUED:
+		if (s->snap->n_words)
+			snapshot_read_words(th->tid, s->snap);
+		s->r->reused++;
+		count_from_memory(s, p, th, reported_state('R', false, false));
+		break;
 	case ACT_PEEK:
 		thread_read_kernel_stack(t, th, &ks);
 		if (peek(s, p, th, st.state, &sc, runs_known, &ks))
@@ -712,6 +766,8 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 		bool by_runs = !t->kernel_stacks && runs_known && st.state == 'R';
 		bool running = !t->kernel_stacks || kernel_stack_on_cpu(&ks);
 		bool on_cpu = running || (st.state == 'R' && preempted_by_us(s, p, th, &st));
+		if (running && defer_stop(s, p, th, st.state, by_runs, &sc, runs_known) == 0)
+			return; /* after every thread has been looked at */
 		stop(s, p, th, st.state, on_cpu, running, by_runs, &sc, runs_known, &ks);
 		return;
 	}
@@ -872,6 +928,7 @@ void sampler_free(struct sampler *s)
 	free(s->snap);
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
+	free(s->deferred);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free((char *)s->threads[i].process);
 		free((char *)s->threads[i].name);
@@ -984,6 +1041,7 @@ static void sample_round(struct sampler *s, volatile int *quit)
 				targets_poll(s->ts, s->n_targets, on_trap, s);
 		}
 	}
+	stop_deferred(s, quit);
 	targets_poll(s->ts, s->n_targets, on_trap, s);
 }
 

@@ -24,13 +24,11 @@ periodic_tests() {
 	local d out grid_t drift_t grid_p drift_p rc
 	for d in 10ms 1ms 100us; do
 		out=$TMP/periodic.$d
-		"$T/periodic" 5 8 >"$out.truth" &
-		local tp=$!
-		PIDS+=("$tp")
-		sleep 0.5
-		"$PP" -p "$tp" -d "$d" -t 3.5s >"$out.folded" 2>"$out.err"
+		# Launched, so that its own figures and the profile cover the
+		# same time: at 100 us the profiler stretches the work, and a
+		# window of the target's life would not match its whole.
+		"$PP" -d "$d" -o "$out.folded" -- "$T/periodic" 3.5 8 >"$out.truth" 2>"$out.err"
 		rc=$?
-		wait "$tp"
 		grid_t=$(truth "$out.truth" '^grid' work_ns)
 		drift_t=$(truth "$out.truth" '^drift' work_ns)
 		grid_p=$(share_of "$out.folded" '^grid[0-9]+;' ';periodic_work')
@@ -50,12 +48,8 @@ runqueue_tests() {
 	fi
 	local d t run_t run_p runnable_p ok=1 line=""
 	for d in 10ms 1ms; do
-		"$T/runqueue" 4 0 >"$TMP/rq.$d.truth" &
-		local tp=$!
-		PIDS+=("$tp")
-		sleep 0.5
-		"$PP" -p "$tp" -d "$d" -t 3s >"$TMP/rq.$d.folded" 2>"$TMP/rq.$d.err"
-		wait "$tp"
+		"$PP" -d "$d" -o "$TMP/rq.$d.folded" -- "$T/runqueue" 3 0 >"$TMP/rq.$d.truth" \
+			2>"$TMP/rq.$d.err"
 		for t in spin_a spin_b; do
 			run_t=$(truth "$TMP/rq.$d.truth" "^$t\$" run_ns)
 			run_p=$(share_of "$TMP/rq.$d.folded" "^$t;" "^$t;R \\(running\\);.*;$t;run;spin")

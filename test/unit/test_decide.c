@@ -117,7 +117,8 @@ static void parked_by_our_stop(void **state)
 	m.verified = false;
 	m.aborted = true;
 	m.state_before = 'S';
-	m.runs_at_abort = 50;
+	m.capture_runs_known = true;
+	m.runs_at_capture = 50;
 	struct tick_view v = view('R', 50);
 	assert_int_equal(decide(&v, &m), ACT_PARKED);
 	v = view('R', 51); /* it ran: whatever it does now, look */
@@ -127,6 +128,27 @@ static void parked_by_our_stop(void **state)
 	assert_int_equal(decide(&v, &m), ACT_STOP);
 	v = view('S', 51); /* back in its wait */
 	assert_int_equal(decide(&v, &m), ACT_PEEK);
+}
+
+/* Let go from our stop and queued for a CPU since: it has not run, its
+ * stack is the one we copied - no second interrupt for it. */
+static void queued_since_our_stop(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.verified = false;
+	m.capture_runs_known = true;
+	m.runs_at_capture = 60;
+	struct tick_view v = view('R', 60);
+	assert_int_equal(decide(&v, &m), ACT_QUEUED);
+	v = view('R', 61); /* it ran since: stop it */
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	m.capture_runs_known = false; /* no run count read in that stop */
+	v = view('R', 60);
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	m.capture_runs_known = true;
+	v.generation = GEN + 1; /* a module came or went */
+	assert_int_equal(decide(&v, &m), ACT_STOP);
 }
 
 static void group_stop(void **state)
@@ -236,6 +258,7 @@ int main(void)
 		cmocka_unit_test(modules_changed),
 		cmocka_unit_test(unverified_memory_is_not_reused),
 		cmocka_unit_test(parked_by_our_stop),
+		cmocka_unit_test(queued_since_our_stop),
 		cmocka_unit_test(group_stop),
 		cmocka_unit_test(dead_threads_are_skipped),
 		cmocka_unit_test(states_as_shown),
