@@ -122,7 +122,7 @@ lld_gap_tests() {
 	local alpha beta named
 	alpha=$(share "$TMP/lld.folded" ';main;burn_alpha;')
 	beta=$(share "$TMP/lld.folded" ';main;burn_beta;')
-	named=$(share "$TMP/lld.folded" '^lld_gap;R \(running\);_start;__libc_start_main;(__libc_start_call_main|\[libc[^;]*\]);main;burn_(alpha|beta)(;|$| )')
+	named=$(share "$TMP/lld.folded" '^lld_gap;R \((running|runnable)\);_start;__libc_start_main;(__libc_start_call_main|\[libc[^;]*\]);main;burn_(alpha|beta)(;|$| )')
 	if near "$alpha" 60 "$TOL" && near "$beta" 40 "$TOL" && atleast "$named" 95 && nowhere "$TMP/lld.folded" '[unknown]'; then
 		pass "lld, segments 2 MiB apart: burn_alpha ${alpha}% (60), burn_beta ${beta}% (40), _start...main;burn_* in ${named}%, no [unknown]"
 	else fail "lld, segments 2 MiB apart" "burn_alpha ${alpha}% (60 +- $TOL), burn_beta ${beta}% (40 +- $TOL), named from _start ${named}% (>= 95)" "$TMP/lld.folded"; fi
@@ -207,7 +207,7 @@ dead_leader_tests() {
 	profile_n dead 1000
 	stop_target "$TPID"
 	local spin rest named unknown
-	spin=$(share "$TMP/dead.folded" '^worker;R \(running\);__clone3;start_thread;worker_main;spin_work( |;|$)')
+	spin=$(share "$TMP/dead.folded" '^worker;R \((running|runnable)\);__clone3;start_thread;worker_main;spin_work( |;|$)')
 	rest=$(share "$TMP/dead.folded" '^worker;S \(sleeping\);__clone3;start_thread;worker_main;rest_work;clock_nanosleep')
 	named=$(share "$TMP/dead.folded" '^worker;[^;]*;__clone3;start_thread;worker_main;(spin_work|rest_work)')
 	unknown=$(share "$TMP/dead.folded" '\[unknown\]|\[dead_leader')
