@@ -6,11 +6,11 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libunwind-generic libdw libelf zlib
+PKGS    := libunwind-generic libdw libelf zlib libcurl
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2
-ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ALL_CFLAGS = -std=gnu11 -pthread $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
@@ -90,7 +90,7 @@ $(S) $(S)/test:
 # test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
 # belongs in that corpus directory, where make check replays it for ever.
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c
+FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/pyroscope.c
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz
