@@ -694,7 +694,7 @@ static void continuous_options(void **state)
 	/* at most 16 labels */
 	const char *many[64] = { "-p", "1", "--push", "http://h" };
 	int n = 4;
-	char text[17][8];
+	char text[17][16];
 	for (int i = 0; i < 17; i++) {
 		snprintf(text[i], sizeof(text[i]), "k%d=v", i);
 		many[n++] = "--label";
