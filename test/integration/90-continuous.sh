@@ -129,6 +129,24 @@ push_trouble_test() {
 	else fail "--push to a server that $what" "$why" "$TMP/$mode.err"; fi
 }
 
+# A server that answers 400: our request is at fault, so it is not tried
+# again: one request per window, each counted as refused.
+push_refused_test() {
+	serve reject reject
+	start "$T/split"
+	"$PP" -p "$TPID" -d 5ms -t 2.5s --period 1s --push "$URL" >/dev/null 2>"$TMP/reject.err"
+	local rc=$? windows requests refused
+	stop_target "$TPID"
+	stop_target "$SPID"
+	windows=$(notes "$TMP/reject.err" | wc -l)
+	requests=$(wc -l <"$TMP/reject.log")
+	refused=$(sed -n 's/.* \([0-9]*\) refused.*/\1/p' "$TMP/reject.err")
+	if [ $rc = 0 ] && [ "$windows" -ge 2 ] && [ "$requests" = "$windows" ] && [ "$refused" = "$windows" ] &&
+		grep -q "push refused (HTTP 400), not tried again" "$TMP/reject.err"; then
+		pass "--push to a server that answers HTTP 400: each of $windows windows sent once and counted refused"
+	else fail "--push to a server that answers 400" "exit $rc, $windows windows, $requests requests, ${refused:-?} refused" "$TMP/reject.err"; fi
+}
+
 # SIGUSR1 mid-run: the file holds the samples so far, the run goes on and
 # ends with the whole profile.
 sigusr1_file_test() {
@@ -212,6 +230,7 @@ if [ $CAN_ATTACH = 1 ]; then
 	push_ok_test
 	push_trouble_test fail
 	push_trouble_test hang
+	push_refused_test
 	sigusr1_file_test
 	sigusr1_stdout_test
 	period_files_test

@@ -17,8 +17,8 @@ in which the request departs from the documented API ("errors"):
   - the body: lines "STACK COUNT", STACK not empty, COUNT a positive
     integer
 
-MODE: ok (answers 200), fail (answers 500), hang (reads the request, never
-answers).  The server ends by itself after LIFETIME_S (default 120).
+MODE: ok (answers 200), fail (answers 500), reject (answers 400), hang
+(reads the request, never answers).  The server ends by itself after LIFETIME_S (default 120).
 """
 import json
 import re
@@ -115,7 +115,7 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "hang":
             time.sleep(LIFETIME)  # accepted, read, never answered
             return
-        status = 200 if MODE == "ok" else 500
+        status = {"ok": 200, "fail": 500, "reject": 400}[MODE]
         reply = b"" if status == 200 else b"internal error (test)\n"
         self.send_response(status)
         self.send_header("Content-Length", str(len(reply)))
