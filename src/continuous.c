@@ -178,7 +178,7 @@ static void handle(struct continuous *c, struct window *w)
 		c->naming_skipped += w->skipped_ticks;
 		snprintf(what, sizeof(what), "window %s", stamp);
 		if (o->output_path) {
-			char path[4096];
+			char path[4096] = "";
 			if (window_file_name(o->output_path, w->start_unix_ns, path, sizeof(path)) < 0) {
 				errno = ENAMETOOLONG;
 				rc = -1;

@@ -256,6 +256,8 @@ int main(int argc, char **argv)
 		} else {
 			sampler_continuous(sampler, cont, &dump);
 		}
+	} else if (sampler) {
+		sampler_continuous(sampler, NULL, &dump); /* stap: SIGUSR1 flushes */
 	}
 	int rc = sampler ? sampler_run(sampler, &quit, &r) : -1;
 
@@ -282,9 +284,14 @@ int main(int argc, char **argv)
 	/* Every window and SIGUSR1 profile written, and pushed (or given up). */
 	continuous_stop(cont);
 	unsigned written = continuous_writes(cont);
-	if (written && o.output_path && !o.period_ns && !(out = freopen(o.output_path, "we", out)))
-		snprintf(r.error, sizeof(r.error), "cannot write '%s' again: %s", o.output_path,
-			 strerror(errno));
+	char final_tmp[4200] = ""; /* SIGUSR1 replaced FILE: replace it again, whole */
+	if (written && o.output_path && !o.period_ns) {
+		snprintf(final_tmp, sizeof(final_tmp), "%s.tmp.%d", o.output_path, (int)getpid());
+		fclose(out);
+		if (!(out = fopen(final_tmp, "we")))
+			snprintf(r.error, sizeof(r.error), "cannot write '%s': %s", final_tmp,
+				 strerror(errno));
+	}
 	if (written && !o.output_path && !o.period_ns) {
 		char sep[128];
 		if (window_separator(o.format, "the profile of the whole run", sep, sizeof(sep)))
@@ -328,7 +335,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		target_free(&ts[i]);
 	if (out && out != stdout)
-		fclose(out);
+		fclose(out); /* flushed and checked above */
+	if (final_tmp[0] && out && (rc != 0 || rename(final_tmp, o.output_path) != 0)) {
+		if (rc == 0)
+			fprintf(stderr, "ptrace_profiler: cannot rename '%s' to '%s': %s\n", final_tmp,
+				o.output_path, strerror(errno));
+		unlink(final_tmp);
+		rc = -1;
+	}
 	if (rc != 0)
 		return 1;
 	/* Launched: the command's own status, as a shell reports it, when it

@@ -22,7 +22,7 @@
 #define BACKOFF_FIRST_NS 250000000ULL
 #define ATTEMPT_MIN_NS 1000000000ULL
 #define ATTEMPT_MAX_NS 30000000000ULL
-#define URL_MAX 8192
+#define URL_MAX 16384 /* 512 of base, 16 labels of 64 + 128 escaped */
 
 struct push_item {
 	char *body;
