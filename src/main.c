@@ -57,11 +57,11 @@ static void setup_signals(void)
 			       SIGSTKFLT };
 	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
 		sigaction(quit_signals[i], &sa, NULL);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
 	/* SIGUSR1: write the profile so far, and go on (continuous.h). */
 	sa.sa_handler = on_dump;
 	sigaction(SIGUSR1, &sa, NULL);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		sigaction(sig, &sa, NULL);
 	/* Tracee events arrive as SIGCHLD; it stays blocked and is waited for
 	 * with sigtimedwait between ticks. */
 	sigset_t chld;

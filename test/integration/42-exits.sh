@@ -57,7 +57,7 @@ untraceable_tests() {
 signal_end_tests() {
 	local sig rc n bad=""
 	start "$T/split"
-	for sig in USR2 QUIT ALRM PROF; do
+	for sig in USR2 QUIT ALRM PROF RTMIN+3; do
 		"$PP" -p "$TPID" -d 1ms >"$TMP/sig_$sig.folded" 2>"$TMP/sig_$sig.err" &
 		local prof=$!
 		sleep 0.5
@@ -70,7 +70,7 @@ signal_end_tests() {
 		fi
 	done
 	stop_target "$TPID"
-	if [ -z "$bad" ]; then pass "SIGUSR2, SIGQUIT, SIGALRM, SIGPROF end the run: exit 0, the profile written, the target untraced"
+	if [ -z "$bad" ]; then pass "SIGUSR2, SIGQUIT, SIGALRM, SIGPROF, SIGRTMIN+3 end the run: exit 0, the profile written, the target untraced"
 	else fail "signals that end the run" "$bad"; fi
 }
 
