@@ -114,6 +114,7 @@ struct sampler {
 	volatile sig_atomic_t *dump;
 	unsigned windows_cut, dumps;
 	uint64_t window_start_ns, window_due_ns, window_rounds;
+	bool window_ends_early;           /* SIGUSR1 moved its end */
 	struct stack_table *window_table; /* the current window's named stacks */
 	struct window *closing;           /* cut, its stacks being named */
 };
@@ -1166,8 +1167,15 @@ static void window_cut(struct sampler *s, uint64_t now)
 			errno = ENOMEM;
 			fail(s, "out of memory cutting a window");
 		}
+	/* The next one ends a period after this one was due (windows do not
+	 * drift by a round each), or a period from now after a SIGUSR1 or a
+	 * stall longer than a period. */
+	uint64_t due = s->window_due_ns + s->o->period_ns;
+	if (s->window_ends_early || due <= now)
+		due = now + s->o->period_ns;
 	s->window_start_ns = now;
-	s->window_due_ns = now + s->o->period_ns;
+	s->window_due_ns = due;
+	s->window_ends_early = false;
 	s->window_rounds = s->r->rounds;
 }
 
@@ -1215,6 +1223,7 @@ static void windows_round(struct sampler *s)
 			/* the current window ends, once at least 1 s long */
 			uint64_t earliest = s->window_start_ns + MIN_PERIOD_NS;
 			s->window_due_ns = now > earliest ? now : earliest;
+			s->window_ends_early = true;
 		} else if (s->cont) {
 			dump_so_far(s, now);
 		}
