@@ -12,8 +12,8 @@ PKGS    := $(shell sh scripts/install-deps.sh --pkgs build)
 TEST_PKGS := $(shell sh scripts/install-deps.sh --pkgs test)
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2
-ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ALL_CFLAGS = -std=gnu11 -pthread $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CMOCKA_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
@@ -115,7 +115,7 @@ $(S) $(S)/test:
 # test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
 # belongs in that corpus directory, where make check replays it for ever.
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/perfmap.c
+FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/perfmap.c src/pyroscope.c
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz

@@ -42,6 +42,10 @@ size_t stack_table_frames(const struct stack_table *t, size_t id, const char **o
  * stack_table_clear), or NULL when out of memory. */
 const char *stack_table_intern(struct stack_table *t, const char *text);
 
+/* A copy of a table of named stacks (stack_table_add's), with the same
+ * ids and counts and strings of its own; NULL when out of memory. */
+struct stack_table *stack_table_copy(const struct stack_table *t);
+
 /* Forgets every stack and count; interned strings stay. */
 void stack_table_clear(struct stack_table *t);
 

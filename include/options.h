@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "output.h"
+#include "pyroscope.h"
 
 #define PROFILER_VERSION "0.1.0"
 
@@ -40,9 +41,20 @@ struct options {
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
 	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
+	/* Continuous profiling (README "Continuous profiling") */
+	uint64_t period_ns;        /* --period: a profile per window; 0 = one for the run */
+	const char *push_url;      /* --push URL: each window POSTed to URL/ingest */
+	const char *app_name;      /* --app-name; NULL = the target's comm */
+	struct pyroscope_label labels[PYROSCOPE_LABELS_MAX]; /* --label k=v, in order */
+	size_t n_labels;
+	size_t push_queue;         /* --push-queue: windows waiting to be sent, at most */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */
+#define DEFAULT_PUSH_PERIOD_NS 10000000000ULL /* --push without --period: 10 s */
+#define MIN_PERIOD_NS 1000000000ULL /* windows are named and pushed to the second */
+#define DEFAULT_PUSH_QUEUE 16
+#define MAX_PUSH_QUEUE 1000
 
 enum parse_result { PARSE_OK, PARSE_EXIT_OK, PARSE_ERROR };
 

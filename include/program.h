@@ -23,6 +23,17 @@
 #include "timeline.h"
 #include "unwind.h"
 
+/* --period: the stacks a window counted, named while the next one is
+ * sampled (program_cut, program_name_batch). */
+struct program_batch {
+	struct stack_table *pending;   /* by address; NULL: no batch */
+	uint32_t *ids;                 /* their timeline ids, by pending id */
+	size_t cap_ids;
+	struct stack_table *named;     /* the window's table */
+	struct timeline *timeline;     /* the window's timeline, or NULL */
+	size_t next;                   /* the next pending id to name */
+};
+
 struct program {
 	struct modules *modules;
 	struct unwinder *unwinder;     /* NULL once retired */
@@ -36,7 +47,7 @@ struct program {
 	struct timeline *timeline;
 	uint32_t *ids;
 	size_t cap_ids;
-	size_t naming_index;           /* the pending id being named */
+	struct program_batch batch;    /* --period: the last window's, if unnamed */
 };
 
 /* The program pid runs now; its stacks will be named into named (and,
@@ -73,5 +84,22 @@ size_t program_name_frames(struct program *p, const struct unwound_frame *frames
  * may describe another program by now).  Returns 0, or -1 when out of
  * memory. */
 int program_name_all(struct program *p);
+
+/* While sampling (SIGUSR1): names every stack counted by address so far,
+ * of p and of the older programs, into their named table, without
+ * freezing the modules.  0, or -1 when out of memory. */
+int program_name_now(struct program *p);
+
+/* --period: the stacks counted so far (by p and the older programs) become
+ * a batch to name into the table they were meant for; from now on stacks
+ * are counted for named and timeline (which may be NULL).  A batch not
+ * named yet is named first.  0, or -1 when out of memory. */
+int program_cut(struct program *p, struct stack_table *named, struct timeline *timeline);
+
+/* Names the batch of p and of the older programs, one stack at a time,
+ * until deadline_ns (CLOCK_MONOTONIC; 0: to the end).  1 when it is all
+ * named (or there was none), 0 when the deadline came first, -1 when out
+ * of memory. */
+int program_name_batch(struct program *p, uint64_t deadline_ns);
 
 #endif

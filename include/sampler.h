@@ -12,6 +12,7 @@
 #ifndef PTRACE_PROFILER_SAMPLER_H
 #define PTRACE_PROFILER_SAMPLER_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -73,5 +74,14 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
 void sampler_profile(struct sampler *s, struct profile *p);
 
 void sampler_free(struct sampler *s);
+
+/* Continuous profiling (continuous.h), before sampler_run: with --period
+ * the stacks are counted per window, and each window, cut after the round
+ * that ends it, is named between the next ticks and handed to c; the last
+ * one by sampler_name_stacks.  *dump, set by SIGUSR1, asks for the profile
+ * so far (without --period: named at once and handed to c as a copy;
+ * with --period: the current window ends, at least 1 s after it began). */
+struct continuous;
+void sampler_continuous(struct sampler *s, struct continuous *c, volatile sig_atomic_t *dump);
 
 #endif

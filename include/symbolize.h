@@ -7,6 +7,12 @@
  * address; afterwards the cost is a hash probe.  Every name is sanitized
  * (frame.h), interned and lives as long as the symbolizer.
  *
+ * What one process's symbolizer has named is known to every other of the
+ * run by the file's build-id and the offset in it, and one symbolizer per
+ * file reads that file's symbols and debug info for all: processes that
+ * map the same binary and libraries (a server forking a process per
+ * connection) are named without reading them again.
+ *
  * Never a guess: an address outside the extent of every symbol is named
  * after its module, "[libfoo.so.1]"; anonymous executable memory (JIT) is
  * "[anon]", or "NAME_[j]" where the JIT's /tmp/perf-PID.map names it
@@ -45,5 +51,9 @@ void symbolizer_free(struct symbolizer *s);
  * symbolizer's life. */
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names);
+
+/* Look-ups answered from the names shared across symbolizers (the same
+ * file mapped by another process: same build-id, same offset). */
+uint64_t symbolize_shared_hits(void);
 
 #endif

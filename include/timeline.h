@@ -39,4 +39,13 @@ const struct sample_source *timeline_source(struct timeline *tl);
 
 uint64_t timeline_samples(const struct timeline *tl);
 
+/* SIGUSR1: the samples recorded so far, every stack of them named, read
+ * by another thread while more are added (pread on a duplicate of the
+ * file; the named ids copied).  NULL when out of memory or the records
+ * cannot be flushed. */
+struct timeline_view;
+struct timeline_view *timeline_view_new(struct timeline *tl);
+const struct sample_source *timeline_view_source(struct timeline_view *v);
+void timeline_view_free(struct timeline_view *v);
+
 #endif

@@ -267,3 +267,27 @@ void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, vo
 	free(order);
 	free(buf);
 }
+
+struct stack_table *stack_table_copy(const struct stack_table *t)
+{
+	struct stack_table *c = stack_table_new();
+	size_t deepest = 1;
+	for (size_t i = 0; i < t->n_stacks; i++)
+		if (t->stacks[i].n > deepest)
+			deepest = t->stacks[i].n;
+	const char **frames = malloc(deepest * sizeof(*frames));
+	for (size_t i = 0; c && frames && i < t->n_stacks; i++) {
+		for (size_t k = 0; k < t->stacks[i].n; k++)
+			frames[k] = frame_at(&t->stacks[i], k);
+		if (stack_table_add(c, frames, t->stacks[i].n, t->stacks[i].count) != (long)i) {
+			stack_table_free(c);
+			c = NULL;
+		}
+	}
+	if (!frames) {
+		stack_table_free(c);
+		c = NULL;
+	}
+	free(frames);
+	return c;
+}

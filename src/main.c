@@ -2,7 +2,9 @@
  *
  * Whatever ends the run - -n or -t reached, SIGINT/SIGTERM/SIGHUP/SIGPIPE,
  * the target's exit - the threads are detached first (the target must not
- * wait for our output), then what was collected is written.
+ * wait for our output), then what was collected is written.  SIGUSR1 asks
+ * for the profile so far and sampling goes on; with --period or --push the
+ * windows go to a writer thread, and on to a sender (continuous.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,23 +14,34 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "aggregate.h"
+#include "continuous.h"
 #include "options.h"
 #include "oracle.h"
 #include "pgstate.h"
 #include "snapshot.h"
 #include "output.h"
+#include "pyroscope.h"
 #include "sampler.h"
 #include "summary.h"
 #include "target.h"
+#include "window.h"
 
 static volatile int quit;
+static volatile sig_atomic_t dump; /* SIGUSR1: the profile so far */
 
 static void on_quit(int sig)
 {
 	(void)sig;
 	quit = 1;
+}
+
+static void on_dump(int sig)
+{
+	(void)sig;
+	dump = 1;
 }
 
 static void setup_signals(void)
@@ -40,13 +53,16 @@ static void setup_signals(void)
 	/* Every signal whose default would end us ends the run instead:
 	 * detach, then write what was collected.  (Killed by the kernel -
 	 * SIGKILL, a crash - the kernel detaches and the target runs on.) */
-	int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2,
+	int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR2,
 			       SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
 			       SIGSTKFLT };
 	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
 		sigaction(quit_signals[i], &sa, NULL);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaction(sig, &sa, NULL);
+	/* SIGUSR1: write the profile so far, and go on (continuous.h). */
+	sa.sa_handler = on_dump;
+	sigaction(SIGUSR1, &sa, NULL);
 	/* Tracee events arrive as SIGCHLD; it stays blocked and is waited for
 	 * with sigtimedwait between ticks. */
 	sigset_t chld;
@@ -169,7 +185,20 @@ int main(int argc, char **argv)
 	}
 
 	FILE *out = stdout;
-	if (o.output_path) {
+	if (o.output_path && o.period_ns) {
+		/* Windows go to FILE.STAMP.EXT: FILE itself is never made, but
+		 * its directory must take them. */
+		char probe[4200];
+		snprintf(probe, sizeof(probe), "%s.probe.%d", o.output_path, (int)getpid());
+		FILE *f = fopen(probe, "we");
+		if (!f) {
+			fprintf(stderr, "ptrace_profiler: cannot write '%s' (next to '%s'): %s\n", probe,
+				o.output_path, strerror(errno));
+			return 2;
+		}
+		fclose(f);
+		unlink(probe);
+	} else if (o.output_path) {
 		out = fopen(o.output_path, "we");
 		if (!out) {
 			fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n",
@@ -234,6 +263,27 @@ int main(int argc, char **argv)
 		table ? sampler_new(&o, ts, &n, MAX_TARGETS, names, table, out) : NULL;
 	struct sampler_result r;
 	memset(&r, 0, sizeof(r));
+	char command[512], target[128];
+	command_line(argc, argv, command, sizeof(command));
+	target_line(ts, n, target, sizeof(target));
+	/* The writer (SIGUSR1, --period) and sender (--push) threads. */
+	struct continuous *cont = NULL;
+	if (sampler && o.format != FORMAT_STAP) {
+		char app[PYROSCOPE_NAME_MAX + 1];
+		if (o.app_name)
+			snprintf(app, sizeof(app), "%s", o.app_name);
+		else
+			pyroscope_app_name_from(ts[0].comm, app);
+		if (!(cont = continuous_start(&o, command, target, app, err, sizeof(err)))) {
+			fprintf(stderr, "ptrace_profiler: %s\n", err);
+			sampler_free(sampler);
+			sampler = NULL;
+		} else {
+			sampler_continuous(sampler, cont, &dump);
+		}
+	} else if (sampler) {
+		sampler_continuous(sampler, NULL, &dump); /* stap: SIGUSR1 flushes */
+	}
 	int rc = sampler ? sampler_run(sampler, &quit, &r) : -1;
 
 	/* whether each had exited before we let go: the notes below */
@@ -256,13 +306,29 @@ int main(int argc, char **argv)
 
 	if (rc == 0 && sampler_name_stacks(sampler, &r) != 0)
 		rc = -1;
-	if (rc == 0 && o.format != FORMAT_STAP) {
-		/* stap went out sample by sample; every other format now */
-		char command[512], target[128];
+	/* Every window and SIGUSR1 profile written, and pushed (or given up). */
+	continuous_stop(cont);
+	unsigned written = continuous_writes(cont);
+	char final_tmp[4200] = ""; /* SIGUSR1 replaced FILE: replace it again, whole */
+	if (written && o.output_path && !o.period_ns) {
+		snprintf(final_tmp, sizeof(final_tmp), "%s.tmp.%d", o.output_path, (int)getpid());
+		fclose(out);
+		if (!(out = fopen(final_tmp, "we")))
+			snprintf(r.error, sizeof(r.error), "cannot write '%s': %s", final_tmp,
+				 strerror(errno));
+	}
+	if (written && !o.output_path && !o.period_ns) {
+		char sep[128];
+		if (window_separator(o.format, "the profile of the whole run", sep, sizeof(sep)))
+			fputs(sep, out);
+	}
+	if (rc == 0 && o.format != FORMAT_STAP && !o.period_ns && out) {
+		/* stap went out sample by sample; every other format now (the
+		 * windows of --period went with the last one) */
 		struct profile profile = {
 			.stacks = table,
-			.command = command_line(argc, argv, command, sizeof(command)),
-			.target = target_line(ts, n, target, sizeof(target)),
+			.command = command,
+			.target = target,
 			.interval_ns = o.interval_ns,
 			.start_unix_ns = r.start_unix_ns,
 			.duration_ns = r.wall_ns,
@@ -273,7 +339,7 @@ int main(int argc, char **argv)
 			snprintf(r.error, sizeof(r.error), "cannot write the %s output: %s",
 				 output_format_name(o.format), strerror(errno));
 	}
-	if ((fflush(out) != 0 || ferror(out)) && !r.error[0])
+	if (out && (fflush(out) != 0 || ferror(out)) && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));
 	if (!sampler && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "cannot start sampling");
@@ -286,13 +352,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
 	summary_print(stderr, &o, ts, n, &r);
+	continuous_summary(stderr, cont);
+	continuous_free(cont);
 	sampler_free(sampler);
 	stack_table_free(table);
 	oracle_names_free(names);
 	for (size_t i = 0; i < n; i++)
 		target_free(&ts[i]);
-	if (out != stdout)
-		fclose(out);
+	if (out && out != stdout)
+		fclose(out); /* flushed and checked above */
+	if (final_tmp[0] && out && (rc != 0 || rename(final_tmp, o.output_path) != 0)) {
+		if (rc == 0)
+			fprintf(stderr, "ptrace_profiler: cannot rename '%s' to '%s': %s\n", final_tmp,
+				o.output_path, strerror(errno));
+		unlink(final_tmp);
+		rc = -1;
+	}
 	if (rc != 0)
 		return 1;
 	/* Launched: the command's own status, as a shell reports it, when it

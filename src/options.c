@@ -134,6 +134,14 @@ int parse_format(const char *text, enum output_format *out)
 	return -1;
 }
 
+static const char *format_name(enum output_format f)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].format == f)
+			return formats[i].name;
+	return "?";
+}
+
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -211,11 +219,29 @@ void options_print_help(void)
 "                         address addr2line -e module takes), not [module]\n"
 "      --debuginfo-path PATH  where separate debug files are looked for,\n"
 "                         colon-separated (default :.debug:/usr/lib/debug)\n"
+"\n"
+"Continuous profiling:\n"
+"      --period TIME      a profile per window of TIME (at least 1s): with -o,\n"
+"                         each to FILE with the window's start (UTC) before\n"
+"                         the extension (out.20261123T140000Z.folded); to\n"
+"                         stdout one after the other (folded: an empty line\n"
+"                         between them)\n"
+"      --push URL         POST each window (folded) to Grafana Pyroscope's\n"
+"                         URL/ingest, from a queue a sender thread empties;\n"
+"                         failed pushes are retried, and when the queue is\n"
+"                         full the oldest window is dropped (default --period\n"
+"                         10s; nothing on stdout unless -o)\n"
+"      --app-name NAME    the application in Pyroscope (default: the target's\n"
+"                         command name); NAME.wall is the profile's name\n"
+"      --label KEY=VALUE  a label on every window pushed (repeatable, up to 16)\n"
+"      --push-queue N     windows kept while the server is behind (default 16)\n"
+"  SIGUSR1                writes the profile so far (replacing -o FILE) and\n"
+"                         goes on; with --period, ends the current window\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
 "\n"
 "Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM (or any signal\n"
-"that would end it) or the target's exit; in every case it detaches and\n"
+"that would end it but SIGUSR1) or the target's exit; in every case it detaches and\n"
 "writes what it collected. A summary\n"
 "(rate reached, how long the target was kept stopped) goes to stderr.\n"
 "A COMMAND is started, profiled, and ended with the run if still alive;\n"
@@ -233,6 +259,8 @@ void options_print_help(void)
 "  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
 "      --pg-wait-events -o pg.folded               # a whole PostgreSQL server\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
+"  ptrace_profiler -p 1234 --push http://pyroscope:4040 --label env=prod  # to Grafana\n"
+"  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
 "kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n");
@@ -252,6 +280,7 @@ enum {
 	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
 	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH, OPT_SUBPROCESSES,
 	OPT_PG_WAIT_EVENTS,
+	OPT_PERIOD, OPT_PUSH, OPT_APP_NAME, OPT_LABEL, OPT_PUSH_QUEUE,
 };
 
 static const struct option long_options[] = {
@@ -271,6 +300,11 @@ static const struct option long_options[] = {
 	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "pg-wait-events", no_argument, NULL, OPT_PG_WAIT_EVENTS },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "app-name", required_argument, NULL, OPT_APP_NAME },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -302,17 +336,41 @@ static enum parse_result bad_option(int argc, char **argv, int index, char *err,
 	return fail(err, errlen, "unknown option '%.*s'", (int)len + 2, word);
 }
 
+/* --period, --push and their companions, once every option is read. */
+static enum parse_result continuous_rules(struct options *o, bool push_queue_given, char *err,
+					  size_t errlen)
+{
+	if (!o->push_url && (o->app_name || o->n_labels || push_queue_given))
+		return fail(err, errlen, "%s needs --push URL", o->app_name ? "--app-name" :
+			    o->n_labels ? "--label" : "--push-queue");
+	if (o->push_url && !o->period_ns)
+		o->period_ns = DEFAULT_PUSH_PERIOD_NS;
+	if (!o->period_ns)
+		return PARSE_OK;
+	if (o->period_ns < o->interval_ns)
+		return fail(err, errlen, "--period is shorter than the interval (-d): a window would hold no round");
+	if (o->format == FORMAT_STAP)
+		return fail(err, errlen, "--format stap is written sample by sample: it has no windows (--period, --push)");
+	bool one_per_file = o->format == FORMAT_SVG || o->format == FORMAT_SPEEDSCOPE ||
+			    o->format == FORMAT_PPROF;
+	if (!o->output_path && !o->push_url && one_per_file)
+		return fail(err, errlen, "--period with --format %s to stdout: one document per file, give -o FILE",
+			    format_name(o->format));
+	return PARSE_OK;
+}
+
 enum parse_result options_parse(int argc, char **argv, struct options *o,
 				char *err, size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->format = FORMAT_FOLDED;
+	o->push_queue = DEFAULT_PUSH_QUEUE;
 	err[0] = '\0';
 
 	opterr = 0;
 	optind = 0; /* glibc: full re-initialization, so tests can call us again */
-	bool have_pid = false, format_given = false;
+	bool have_pid = false, format_given = false, push_queue_given = false;
 	for (;;) {
 		int prev = optind ? optind : 1;
 		int c = getopt_long(argc, argv, "+:p:d:n:t:o:hV", long_options, NULL);
@@ -392,6 +450,45 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 				return fail(err, errlen, "invalid path '' for --debuginfo-path");
 			o->debuginfo_path = arg;
 			break;
+		case OPT_PERIOD:
+			if (parse_interval(arg, &o->period_ns) != 0)
+				return fail(err, errlen, "invalid period '%s' for --period: expected a positive number with unit ns, us, ms or s", arg);
+			if (o->period_ns < MIN_PERIOD_NS)
+				return fail(err, errlen, "invalid period '%s' for --period: at least 1s (windows are named and pushed to the second)", arg);
+			break;
+		case OPT_PUSH:
+			if (pyroscope_check_url(arg, err, errlen) != 0)
+				return PARSE_ERROR;
+			o->push_url = arg;
+			break;
+		case OPT_APP_NAME:
+			if (!pyroscope_app_name_ok(arg))
+				return fail(err, errlen, "invalid application name '%s' for --app-name: expected 1 to %d of A-Z a-z 0-9 _ . - /",
+					    arg, PYROSCOPE_NAME_MAX);
+			o->app_name = arg;
+			break;
+		case OPT_LABEL: {
+			struct pyroscope_label l;
+			if (pyroscope_parse_label(arg, &l, err, errlen) != 0)
+				return PARSE_ERROR;
+			for (size_t i = 0; i < o->n_labels; i++)
+				if (strcmp(o->labels[i].key, l.key) == 0)
+					return fail(err, errlen, "label key '%s' given twice for --label ('%s')", l.key, arg);
+			if (o->n_labels == PYROSCOPE_LABELS_MAX)
+				return fail(err, errlen, "too many labels at '%s' for --label (at most %d)", arg,
+					    PYROSCOPE_LABELS_MAX);
+			o->labels[o->n_labels++] = l;
+			break;
+		}
+		case OPT_PUSH_QUEUE: {
+			uint64_t n;
+			if (parse_count(arg, &n) != 0 || n > MAX_PUSH_QUEUE)
+				return fail(err, errlen, "invalid queue length '%s' for --push-queue: expected an integer from 1 to %d",
+					    arg, MAX_PUSH_QUEUE);
+			o->push_queue = (size_t)n;
+			push_queue_given = true;
+			break;
+		}
 		case 'h':
 			options_print_help();
 			return PARSE_EXIT_OK;
@@ -431,5 +528,5 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
 			    o->event_names);
-	return PARSE_OK;
+	return continuous_rules(o, push_queue_given, err, errlen);
 }

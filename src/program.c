@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Stacks not named yet past this many: name them, so that memory stays
  * bounded whatever the target does. */
@@ -92,9 +93,19 @@ int program_count(struct program *p, const struct sample_view *v,
 	return 0;
 }
 
+/* Where the stacks of one table are named to. */
+struct naming {
+	struct program *p;
+	struct stack_table *named;
+	struct timeline *timeline;
+	const uint32_t *ids;           /* timeline ids, by pending id */
+	size_t index;                  /* the pending id being named */
+};
+
 static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 {
-	struct program *p = arg;
+	struct naming *ctx = arg;
+	struct program *p = ctx->p;
 	size_t n_frames = words[W_NFRAMES];
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	for (size_t i = 0; i < n_frames; i++) /* back to innermost first */
@@ -117,29 +128,69 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 	};
 	const char *all[3 + PROGRAM_USER_FRAMES_MAX + KSTACK_MAX];
 	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
-	long named = stack_table_add(p->named, all, n_all, count);
+	long named = stack_table_add(ctx->named, all, n_all, count);
 	if (named < 0 ||
-	    (p->timeline && timeline_name(p->timeline, p->ids[p->naming_index], (uint32_t)named) != 0))
+	    (ctx->timeline && timeline_name(ctx->timeline, ctx->ids[ctx->index], (uint32_t)named) != 0))
 		p->error = 1;
-	p->naming_index++; /* stack_table_visit_words goes in id order */
+	ctx->index++; /* stack_table_visit_words goes in id order */
 }
+
+static void name_batch_until(struct program *p, uint64_t deadline_ns);
 
 /* Names the pending stacks of p alone. */
 static void name_pending(struct program *p)
 {
 	if (p->naming || !p->pending)
 		return;
+	/* A batch of an earlier window first: its stacks were counted first,
+	 * and may need the same modules. */
+	name_batch_until(p, 0);
 	p->naming = true;
-	p->naming_index = 0;
-	stack_table_visit_words(p->pending, name_one, p);
+	struct naming ctx = { p, p->named, p->timeline, p->ids, 0 };
+	stack_table_visit_words(p->pending, name_one, &ctx);
 	stack_table_clear(p->pending);
 	p->naming = false;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void batch_free(struct program_batch *b)
+{
+	stack_table_free(b->pending);
+	free(b->ids);
+	*b = (struct program_batch){ 0 };
+}
+
+/* Names p's batch, one stack at a time, until the deadline (0: all). */
+static void name_batch_until(struct program *p, uint64_t deadline_ns)
+{
+	struct program_batch *b = &p->batch;
+	if (p->naming || !b->pending)
+		return;
+	p->naming = true;
+	struct naming ctx = { p, b->named, b->timeline, b->ids, b->next };
+	size_t total = stack_table_distinct(b->pending);
+	while (ctx.index < total && !(deadline_ns && monotonic_ns() >= deadline_ns)) {
+		size_t n;
+		uint64_t count;
+		const uint64_t *words = stack_table_words(b->pending, ctx.index, &n, &count);
+		name_one(words, n, count, &ctx);
+	}
+	b->next = ctx.index;
+	p->naming = false;
+	if (b->next >= total)
+		batch_free(b);
 }
 
 /* modules.h's hook: a module is about to go, its addresses with it. */
 static void name_before_removal(void *arg)
 {
-	name_pending(arg);
+	name_pending(arg); /* the batch first, then the pending stacks */
 }
 
 struct program *program_open(pid_t pid, const char *debuginfo_path,
@@ -169,6 +220,7 @@ void program_free(struct program *p)
 	while (p) {
 		struct program *older = p->older;
 		stack_table_free(p->pending);
+		batch_free(&p->batch);
 		symbolizer_free(p->symbolizer);
 		unwinder_free(p->unwinder);
 		modules_close(p->modules);
@@ -202,4 +254,46 @@ int program_name_all(struct program *p)
 		error |= p->error;
 	}
 	return error ? -1 : 0;
+}
+
+int program_name_now(struct program *p)
+{
+	int error = 0;
+	for (; p; p = p->older) {
+		name_pending(p);
+		error |= p->error;
+	}
+	return error ? -1 : 0;
+}
+
+int program_cut(struct program *p, struct stack_table *named, struct timeline *timeline)
+{
+	for (; p; p = p->older) {
+		name_batch_until(p, 0);
+		if (p->error)
+			return -1;
+		struct stack_table *fresh = stack_table_new();
+		if (!fresh)
+			return -1;
+		p->batch = (struct program_batch){ p->pending, p->ids, p->cap_ids, p->named,
+						   p->timeline, 0 };
+		p->pending = fresh;
+		p->ids = NULL;
+		p->cap_ids = 0;
+		p->named = named;
+		p->timeline = timeline;
+	}
+	return 0;
+}
+
+int program_name_batch(struct program *p, uint64_t deadline_ns)
+{
+	for (; p; p = p->older) {
+		name_batch_until(p, deadline_ns);
+		if (p->error)
+			return -1;
+		if (p->batch.pending)
+			return 0;
+	}
+	return 1;
 }

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "continuous.h"
 #include "decide.h"
 #include "frame.h"
 #include "output.h"
@@ -114,7 +115,18 @@ struct sampler {
 	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
 	pid_t *pg_skipped;     /* --pg-wait-events: descendants not followed */
 	size_t n_pg_skipped;
+	/* --period and SIGUSR1: see "windows" below */
+	struct continuous *cont;
+	volatile sig_atomic_t *dump;
+	unsigned windows_cut, dumps;
+	uint64_t window_start_ns, window_due_ns, window_rounds;
+	bool window_ends_early;           /* SIGUSR1 moved its end */
+	struct stack_table *window_table; /* the current window's named stacks */
+	struct window *closing;           /* cut, its stacks being named */
 };
+
+static void windows_round(struct sampler *s);
+static void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *quit);
 
 static struct process *process_of(struct sampler *s, const struct target *t)
 {
@@ -936,6 +948,8 @@ void sampler_free(struct sampler *s)
 	free(s->threads);
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
+	window_free(s->closing);
+	stack_table_free(s->window_table);
 	free(s);
 }
 
@@ -997,7 +1011,8 @@ static void follow_family(struct sampler *s)
 			struct process *p = &s->procs[s->n_targets];
 			*p = (struct process){ .t = t, .execs_seen = t->execs };
 			p->program = program_open(t->pid, s->o->debuginfo_path, &s->names_wanted,
-						  s->table, s->timeline);
+						  s->window_table ? s->window_table : s->table,
+						  s->timeline);
 			if (!p->program) {
 				target_detach(t);
 				target_free(t);
@@ -1092,6 +1107,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
+	s->window_start_ns = start;
+	s->window_due_ns = start + o->period_ns;
 	uint64_t cpu_start = cpu_ns();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
 	while (!*quit && any_alive(ts, s->n_targets) && !s->error) {
@@ -1101,6 +1118,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			break;
 		sample_round(s, quit);
 		r->rounds++;
+		windows_round(s);
 		if (o->count && r->rounds >= o->count)
 			break;
 
@@ -1132,6 +1150,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			r->skipped_ticks += missed;
 			deadline += missed * o->interval_ns;
 		}
+		windows_between_ticks(s, deadline < end ? deadline : end, quit);
 		targets_wait_until(ts, s->n_targets, deadline < end ? deadline : end, quit, on_trap, s);
 	}
 	/* Stops still pending complete when their threads get a CPU: wait
@@ -1146,6 +1165,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->cpu_ns = cpu_ns() - cpu_start;
 	return s->error ? -1 : 0;
 }
+
+static int windows_last(struct sampler *s);
 
 void sampler_profile(struct sampler *s, struct profile *p)
 {
@@ -1171,5 +1192,223 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 	r->naming_ns = now_ns() - start;
 	if (error && !r->error[0])
 		snprintf(r->error, sizeof(r->error), "out of memory naming the stacks");
+	if (!error && s->cont && s->o->period_ns)
+		error = windows_last(s) != 0;
 	return error ? -1 : 0;
+}
+
+/* --- windows (--period) and the profile so far (SIGUSR1) ---------------
+ *
+ * A window is cut after the round that ends it: each program's stacks
+ * counted by address become a batch (program_cut), to be named into the
+ * window's table while sampling goes on - between ticks, one stack at a
+ * time, until the next tick is due, polling for the traps of threads
+ * queued for a CPU meanwhile - and the window then goes to the writer
+ * (continuous.h).  A stack named for the first time can take long (the
+ * first look-up in a module reads its debug info): the tick after it is
+ * late, or skipped and counted, as after any slow round. */
+
+#define NAMING_SLICE_NS 200000ULL /* between polls, when stops are pending */
+
+void sampler_continuous(struct sampler *s, struct continuous *c, volatile sig_atomic_t *dump)
+{
+	s->cont = c;
+	s->dump = dump;
+	if (!c || !s->o->period_ns)
+		return;
+	/* The first window: stacks are named into tables of their own. */
+	s->window_table = stack_table_new();
+	for (size_t i = 0; i < s->n_targets && s->window_table; i++)
+		if (program_cut(s->procs[i].program, s->window_table, s->timeline) != 0)
+			break;
+	if (!s->window_table)
+		s->error = ENOMEM;
+}
+
+static uint64_t unix_ns(const struct sampler *s, uint64_t mono_ns)
+{
+	return s->r->start_unix_ns + (mono_ns - s->start_ns);
+}
+
+static struct profile_thread *copy_threads(const struct sampler *s)
+{
+	struct profile_thread *t = malloc((s->n_threads ? s->n_threads : 1) * sizeof(*t));
+	if (t && s->n_threads)
+		memcpy(t, s->threads, s->n_threads * sizeof(*t));
+	return t;
+}
+
+static void hand_off(struct sampler *s)
+{
+	struct window *w = s->closing;
+	s->closing = NULL;
+	w->samples = stack_table_total(w->stacks);
+	continuous_submit(s->cont, w);
+}
+
+/* Names the closing window until deadline (0: to the end); hands it over
+ * when it is all named. */
+static void name_closing(struct sampler *s, uint64_t deadline)
+{
+	uint64_t t0 = now_ns();
+	int done = 1;
+	for (size_t i = 0; i < s->n_targets && done == 1; i++)
+		done = program_name_batch(s->procs[i].program, deadline);
+	uint64_t t1 = now_ns();
+	s->closing->naming_ns += t1 - t0;
+	/* A look-up that ran past the next tick: the ticks it made the loop
+	 * skip, counted as the loop will. */
+	if (deadline && t1 >= deadline + s->o->interval_ns)
+		s->closing->skipped_ticks += (t1 - deadline) / s->o->interval_ns;
+	if (done < 0) {
+		errno = ENOMEM;
+		fail(s, "out of memory naming a window");
+	} else if (done == 1) {
+		hand_off(s);
+	}
+}
+
+static void window_cut(struct sampler *s, uint64_t now)
+{
+	if (s->closing)
+		name_closing(s, 0); /* not named within a period: now */
+	struct window *w = calloc(1, sizeof(*w));
+	struct stack_table *next = stack_table_new();
+	struct timeline *next_tl = s->timeline ? timeline_new() : NULL;
+	struct profile_thread *threads = copy_threads(s);
+	if (!w || !next || (s->timeline && !next_tl) || !threads) {
+		free(w);
+		stack_table_free(next);
+		timeline_free(next_tl);
+		free(threads);
+		errno = ENOMEM;
+		fail(s, "cannot start a new window");
+		return;
+	}
+	*w = (struct window){
+		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.timeline = s->timeline, .threads = threads, .n_threads = s->n_threads,
+		.run_start_unix_ns = s->r->start_unix_ns,
+		.start_unix_ns = unix_ns(s, s->window_start_ns), .end_unix_ns = unix_ns(s, now),
+		.rounds = s->r->rounds - s->window_rounds,
+	};
+	s->closing = w;
+	s->window_table = next;
+	s->timeline = next_tl;
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (program_cut(s->procs[i].program, next, next_tl) != 0) {
+			errno = ENOMEM;
+			fail(s, "out of memory cutting a window");
+		}
+	/* The next one ends a period after this one was due (windows do not
+	 * drift by a round each), or a period from now after a SIGUSR1 or a
+	 * stall longer than a period. */
+	uint64_t due = s->window_due_ns + s->o->period_ns;
+	if (s->window_ends_early || due <= now)
+		due = now + s->o->period_ns;
+	s->window_start_ns = now;
+	s->window_due_ns = due;
+	s->window_ends_early = false;
+	s->window_rounds = s->r->rounds;
+}
+
+/* SIGUSR1 without --period: every stack so far named now, and a copy of
+ * them (and of the timeline so far) handed to the writer. */
+static void dump_so_far(struct sampler *s, uint64_t now)
+{
+	uint64_t t0 = now_ns();
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (program_name_now(s->procs[i].program) != 0) {
+			errno = ENOMEM;
+			fail(s, "out of memory naming the stacks");
+			return;
+		}
+	struct window *w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	*w = (struct window){
+		.kind = WINDOW_DUMP, .number = ++s->dumps, .stacks = stack_table_copy(s->table),
+		.view = s->timeline ? timeline_view_new(s->timeline) : NULL,
+		.threads = copy_threads(s), .n_threads = s->n_threads,
+		.run_start_unix_ns = s->r->start_unix_ns, .start_unix_ns = s->r->start_unix_ns,
+		.end_unix_ns = unix_ns(s, now), .rounds = s->r->rounds,
+	};
+	if (!w->stacks || (s->timeline && !w->view) || !w->threads) {
+		window_free(w);
+		fprintf(stderr, "ptrace_profiler: SIGUSR1: cannot copy the profile so far (out of memory)\n");
+		return;
+	}
+	w->samples = stack_table_total(w->stacks);
+	w->naming_ns = now_ns() - t0;
+	continuous_submit(s->cont, w);
+}
+
+/* After each round: a window to cut, a SIGUSR1 to answer. */
+static void windows_round(struct sampler *s)
+{
+	uint64_t now = now_ns();
+	if (s->dump && *s->dump) {
+		*s->dump = 0;
+		if (s->o->format == FORMAT_STAP) {
+			fflush(s->out); /* its blocks go out as they come */
+			fprintf(stderr, "ptrace_profiler: SIGUSR1: stap blocks are written as they come, flushed\n");
+		} else if (s->cont && s->o->period_ns) {
+			/* the current window ends, once at least 1 s long */
+			uint64_t earliest = s->window_start_ns + MIN_PERIOD_NS;
+			s->window_due_ns = now > earliest ? now : earliest;
+			s->window_ends_early = true;
+		} else if (s->cont) {
+			dump_so_far(s, now);
+		}
+	}
+	if (s->cont && s->o->period_ns && now >= s->window_due_ns && !s->error)
+		window_cut(s, now);
+}
+
+/* Until the next tick: name the closing window. */
+static void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *quit)
+{
+	while (s->closing && !*quit && !s->error) {
+		uint64_t now = now_ns();
+		if (now >= deadline)
+			break;
+		uint64_t until = deadline;
+		if (s->stops_pending && now + NAMING_SLICE_NS < until)
+			until = now + NAMING_SLICE_NS;
+		name_closing(s, until);
+		if (s->stops_pending)
+			targets_poll(s->ts, s->n_targets, on_trap, s);
+	}
+}
+
+/* After naming (sampler_name_stacks): the window being named, then the
+ * last one, to the writer. */
+static int windows_last(struct sampler *s)
+{
+	if (s->closing)
+		name_closing(s, 0);
+	struct profile_thread *threads = copy_threads(s);
+	struct window *w = calloc(1, sizeof(*w));
+	if (!w || !threads) {
+		free(w);
+		free(threads);
+		return -1;
+	}
+	uint64_t end = s->start_ns + s->r->wall_ns;
+	*w = (struct window){
+		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.timeline = s->timeline, .threads = threads, .n_threads = s->n_threads,
+		.run_start_unix_ns = s->r->start_unix_ns,
+		.start_unix_ns = unix_ns(s, s->window_start_ns),
+		.end_unix_ns = unix_ns(s, end > s->window_start_ns ? end : s->window_start_ns),
+		.rounds = s->r->rounds - s->window_rounds,
+		.samples = stack_table_total(s->window_table),
+	};
+	s->window_table = NULL;
+	s->timeline = NULL;
+	if (w->samples == 0) /* the run ended right after a cut */
+		window_free(w);
+	else
+		continuous_submit(s->cont, w);
+	return 0;
 }

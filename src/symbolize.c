@@ -62,6 +62,46 @@ struct symbolizer {
 
 static const char *const unknown_frame[1] = { "[unknown]" };
 
+/* Names shared by every symbolizer of the run, keyed by the module's
+ * build-id and the address's offset in it (address less the load bias):
+ * the same file gives the same names in every process that maps it.  A
+ * server that forks a process per connection then reads its binary's and
+ * glibc's symbols and debug info once, not once per process (about 0.1 s
+ * each with glibc's).  Only the thread that names uses it. */
+#define SHARED_ID_MAX 64
+struct shared_slot {
+	uint64_t hash;         /* 0: empty */
+	unsigned char id[SHARED_ID_MAX];
+	int id_len;
+	uint64_t offset;
+	unsigned key_bits;     /* frame kind and options */
+	size_t n;
+	const char **names;    /* in shared.names */
+};
+static struct {
+	struct shared_slot *slots;
+	size_t cap, used;
+	struct intern_set *names;
+	uint64_t hits;
+} shared;
+
+/* Per build-id, the symbolizer that reads its symbols and debug info: a
+ * process that maps a file another one has read already asks that one,
+ * at the same offset, instead of reading it again. */
+struct reader {
+	unsigned char id[SHARED_ID_MAX];
+	int id_len;
+	struct symbolizer *owner;
+	uint64_t bias;          /* where the file is loaded in owner's process */
+};
+static struct reader *readers;
+static size_t n_readers, cap_readers;
+
+uint64_t symbolize_shared_hits(void)
+{
+	return shared.hits;
+}
+
 static uint64_t hash_u64(uint64_t a)
 {
 	a ^= a >> 33;
@@ -113,6 +153,11 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < n_readers;) /* no one asks it any more */
+		if (readers[i].owner == s)
+			readers[i] = readers[--n_readers];
+		else
+			i++;
 	if (s->slots)
 		forget_addresses(s);
 	intern_free(s->names);
@@ -889,6 +934,143 @@ static void grow(struct symbolizer *s)
 	s->cap = cap;
 }
 
+/* The shared key of addr: its module's build-id and offset.  false when
+ * the module has no build-id (or addr is in none). */
+static bool shared_key(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
+		       struct shared_slot *key)
+{
+	if (kind == FRAME_SIGNAL)
+		return false;
+	modules_find(s->modules, addr); /* re-reads the maps for a late library */
+	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
+	Dwarf_Addr bias = 0;
+	if (!mod || !dwfl_module_getelf(mod, &bias))
+		return false;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0 || len > SHARED_ID_MAX)
+		return false;
+	memcpy(key->id, bits, (size_t)len);
+	key->id_len = len;
+	key->offset = addr - bias;
+	key->key_bits = (unsigned)kind | (unsigned)s->o.inline_frames << 2 |
+			(unsigned)s->o.lines << 3 | (unsigned)s->o.addresses << 4;
+	uint64_t h = hash_u64(key->offset ^ (uint64_t)key->key_bits << 56);
+	for (int i = 0; i < len; i++)
+		h = hash_u64(h ^ bits[i]);
+	key->hash = h | 1;
+	return true;
+}
+
+static struct shared_slot *shared_slot(struct shared_slot *slots, size_t cap,
+				       const struct shared_slot *key)
+{
+	size_t i = key->hash & (cap - 1);
+	for (; slots[i].hash; i = (i + 1) & (cap - 1))
+		if (slots[i].hash == key->hash && slots[i].offset == key->offset &&
+		    slots[i].key_bits == key->key_bits && slots[i].id_len == key->id_len &&
+		    memcmp(slots[i].id, key->id, (size_t)key->id_len) == 0)
+			break;
+	return &slots[i];
+}
+
+/* Keeps n names under key: the slot, or NULL when out of memory. */
+static const struct shared_slot *shared_keep(const struct shared_slot *key,
+					     const char *const *names, size_t n)
+{
+	if (!shared.slots) {
+		shared.cap = 256;
+		shared.slots = calloc(shared.cap, sizeof(*shared.slots));
+		shared.names = intern_new();
+		if (!shared.slots || !shared.names) {
+			free(shared.slots);
+			intern_free(shared.names);
+			shared.slots = NULL;
+			shared.names = NULL;
+			return NULL;
+		}
+	}
+	if ((shared.used + 1) * 4 > shared.cap * 3) {
+		size_t cap = shared.cap * 2;
+		struct shared_slot *bigger = calloc(cap, sizeof(*bigger));
+		if (!bigger)
+			return NULL;
+		for (size_t i = 0; i < shared.cap; i++)
+			if (shared.slots[i].hash)
+				*shared_slot(bigger, cap, &shared.slots[i]) = shared.slots[i];
+		free(shared.slots);
+		shared.slots = bigger;
+		shared.cap = cap;
+	}
+	const char **copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(copy[i] = intern(shared.names, names[i]))) {
+			free(copy);
+			return NULL;
+		}
+	struct shared_slot *slot = shared_slot(shared.slots, shared.cap, key);
+	if (slot->hash) {
+		free(copy);
+		return slot;
+	}
+	*slot = *key;
+	slot->n = n;
+	slot->names = copy;
+	shared.used++;
+	return slot;
+}
+
+static struct reader *reader_of(const struct shared_slot *key)
+{
+	for (size_t i = 0; i < n_readers; i++)
+		if (readers[i].id_len == key->id_len &&
+		    memcmp(readers[i].id, key->id, (size_t)key->id_len) == 0)
+			return &readers[i];
+	return NULL;
+}
+
+/* Does owner still have that very file at that bias? */
+static bool reader_holds(const struct reader *r, uint64_t addr)
+{
+	Dwfl_Module *mod = modules_dwfl_module(r->owner->modules, addr);
+	Dwarf_Addr bias = 0;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	return mod && dwfl_module_getelf(mod, &bias) && bias == r->bias &&
+	       dwfl_module_build_id(mod, &bits, &vaddr) == r->id_len &&
+	       memcmp(bits, r->id, (size_t)r->id_len) == 0;
+}
+
+/* Who reads the file behind key for s, and at which address of theirs. */
+static struct symbolizer *reader_for(struct symbolizer *s, const struct shared_slot *key,
+				     uint64_t addr, uint64_t *at)
+{
+	uint64_t bias = addr - key->offset;
+	struct reader *r = reader_of(key);
+	if (r && r->owner != s && memcmp(&r->owner->o, &s->o, sizeof(s->o)) == 0 &&
+	    reader_holds(r, key->offset + r->bias)) {
+		*at = key->offset + r->bias;
+		return r->owner;
+	}
+	if (!r && n_readers == cap_readers) {
+		size_t cap = cap_readers ? 2 * cap_readers : 32;
+		struct reader *bigger = realloc(readers, cap * sizeof(*bigger));
+		if (!bigger)
+			return s;
+		readers = bigger;
+		cap_readers = cap;
+	}
+	if (!r)
+		r = &readers[n_readers++];
+	*r = (struct reader){ .id_len = key->id_len, .owner = s, .bias = bias };
+	memcpy(r->id, key->id, (size_t)key->id_len);
+	*at = addr;
+	return s;
+}
+
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names)
 {
@@ -909,7 +1091,25 @@ size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 	}
 
 	const char *found[1 + SYMBOLIZE_MAX_INLINE];
-	size_t n = lookup(s, addr, kind, found);
+	size_t n = 0;
+	struct shared_slot file_key;
+	bool keyed = shared_key(s, addr, kind, &file_key);
+	struct shared_slot *known =
+		keyed && shared.slots ? shared_slot(shared.slots, shared.cap, &file_key) : NULL;
+	if (known && known->hash) {
+		n = known->n;
+		memcpy(found, known->names, n * sizeof(*found));
+		shared.hits++;
+	} else {
+		uint64_t at = addr;
+		struct symbolizer *via = keyed ? reader_for(s, &file_key, addr, &at) : s;
+		n = lookup(via, at, kind, found);
+		const struct shared_slot *kept = keyed && n ? shared_keep(&file_key, found, n) : NULL;
+		if (kept) /* the names then live as long as the shared ones */
+			memcpy(found, kept->names, n * sizeof(*found));
+		else if (via != s)
+			n = lookup(s, addr, kind, found); /* not the other's strings */
+	}
 	const char **copy = n ? malloc(n * sizeof(*copy)) : NULL;
 	if (!copy)
 		return 1;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 struct record {
 	uint64_t time_ns, weight_ns;
@@ -115,4 +117,73 @@ const struct sample_source *timeline_source(struct timeline *tl)
 uint64_t timeline_samples(const struct timeline *tl)
 {
 	return tl->n_samples;
+}
+
+struct timeline_view {
+	int fd;
+	uint64_t n_samples, next_sample;
+	uint32_t *named;
+	size_t n_named;
+	struct sample_source source;
+};
+
+static int view_next(void *arg, struct profile_sample *out)
+{
+	struct timeline_view *v = arg;
+	struct record r;
+	if (v->next_sample >= v->n_samples)
+		return 0;
+	ssize_t got = pread(v->fd, &r, sizeof(r), (off_t)(v->next_sample * sizeof(r)));
+	if (got != (ssize_t)sizeof(r))
+		return -1;
+	if (r.stack >= v->n_named || v->named[r.stack] == UNNAMED) {
+		errno = EINVAL;
+		return -1;
+	}
+	v->next_sample++;
+	*out = (struct profile_sample){ r.time_ns, r.weight_ns, v->named[r.stack], r.thread };
+	return 1;
+}
+
+static int view_rewind(void *arg)
+{
+	((struct timeline_view *)arg)->next_sample = 0;
+	return 0;
+}
+
+struct timeline_view *timeline_view_new(struct timeline *tl)
+{
+	if (tl->error || fflush(tl->file) != 0)
+		return NULL;
+	struct timeline_view *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->fd = dup(fileno(tl->file));
+	v->n_samples = tl->n_samples;
+	v->n_named = tl->cap_named;
+	v->named = malloc((v->n_named ? v->n_named : 1) * sizeof(*v->named));
+	if (v->fd < 0 || !v->named) {
+		timeline_view_free(v);
+		return NULL;
+	}
+	if (v->n_named)
+		memcpy(v->named, tl->named, v->n_named * sizeof(*v->named));
+	v->source = (struct sample_source){ view_next, view_rewind, v };
+	return v;
+}
+
+const struct sample_source *timeline_view_source(struct timeline_view *v)
+{
+	v->next_sample = 0;
+	return &v->source;
+}
+
+void timeline_view_free(struct timeline_view *v)
+{
+	if (!v)
+		return;
+	if (v->fd >= 0)
+		close(v->fd);
+	free(v->named);
+	free(v);
 }

@@ -52,11 +52,12 @@ untraceable_tests() {
 }
 
 # Every signal that would end the profiler ends the run as SIGTERM does:
-# detach, then write what was collected.
+# detach, then write what was collected.  (SIGUSR1 writes the profile so
+# far and the run goes on: 90-continuous.sh.)
 signal_end_tests() {
 	local sig rc n bad=""
 	start "$T/split"
-	for sig in USR1 USR2 QUIT ALRM; do
+	for sig in USR2 QUIT ALRM PROF RTMIN+3; do
 		"$PP" -p "$TPID" -d 1ms >"$TMP/sig_$sig.folded" 2>"$TMP/sig_$sig.err" &
 		local prof=$!
 		sleep 0.5
@@ -69,7 +70,7 @@ signal_end_tests() {
 		fi
 	done
 	stop_target "$TPID"
-	if [ -z "$bad" ]; then pass "SIGUSR1, SIGUSR2, SIGQUIT, SIGALRM end the run: exit 0, the profile written, the target untraced"
+	if [ -z "$bad" ]; then pass "SIGUSR2, SIGQUIT, SIGALRM, SIGPROF, SIGRTMIN+3 end the run: exit 0, the profile written, the target untraced"
 	else fail "signals that end the run" "$bad"; fi
 }
 

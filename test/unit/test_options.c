@@ -85,7 +85,7 @@ static void count_and_pid(void **state)
 /* Runs options_parse over a NULL-terminated word list. */
 static enum parse_result parse(struct options *o, char *err, const char *const *words)
 {
-	static char *argv[32];
+	static char *argv[64];
 	int argc = 0;
 	argv[argc++] = "ptrace_profiler";
 	for (; *words; words++)
@@ -426,7 +426,8 @@ static void every_option_needs_its_value(void **state)
 	(void)state;
 	const char *opts[] = { "-p", "--pid", "--tid", "-d", "--delay", "-n", "--count", "-t",
 			       "--duration", "-o", "--output", "--format", "--ksuseopc",
-			       "--ksusetim", "--event-names" };
+			       "--ksusetim", "--event-names", "--period", "--push", "--app-name",
+			       "--label", "--push-queue" };
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		struct options o;
 		char err[256], want[64];
@@ -478,7 +479,8 @@ static void help_text(void **state)
 			"flamegraph.pl out.folded > out.svg", "-- ./myprog",
 			"--format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg",
 			"folded", "svg", "speedscope", "pprof", "perf-script", ".speedscope.json",
-			".pb.gz", "-o db.svg", "go tool pprof -top",
+			".pb.gz", "-o db.svg", "go tool pprof -top", "--period TIME", "--push URL",
+			"--app-name NAME", "--label KEY=VALUE", "--push-queue N", "SIGUSR1",
 		};
 		for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++)
 			if (!strstr(help, must[m]))
@@ -645,6 +647,95 @@ static void explicit_format_wins_over_the_name(void **state)
 	assert_null(o.output_path);
 }
 
+static void continuous_options(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	const char *none[] = { "-p", "1", NULL };
+	assert_int_equal(parse(&o, err, none), PARSE_OK);
+	assert_int_equal(o.period_ns, 0);
+	assert_null(o.push_url);
+	assert_int_equal(o.push_queue, DEFAULT_PUSH_QUEUE);
+	const char *period[] = { "-p", "1", "--period", "60s", "-o", "db.folded", NULL };
+	assert_int_equal(parse(&o, err, period), PARSE_OK);
+	assert_int_equal(o.period_ns, 60000000000ULL);
+	/* --push alone: windows of 10 s */
+	const char *push[] = { "-p", "1", "--push", "http://127.0.0.1:4040", "--label", "env=prod",
+			       "--label", "host=db1", "--app-name", "pg.main", "--push-queue", "3",
+			       NULL };
+	assert_int_equal(parse(&o, err, push), PARSE_OK);
+	assert_int_equal(o.period_ns, DEFAULT_PUSH_PERIOD_NS);
+	assert_string_equal(o.push_url, "http://127.0.0.1:4040");
+	assert_string_equal(o.app_name, "pg.main");
+	assert_int_equal(o.n_labels, 2);
+	assert_string_equal(o.labels[0].key, "env");
+	assert_string_equal(o.labels[1].value, "db1");
+	assert_int_equal(o.push_queue, 3);
+	/* with an explicit period, and svg files: allowed with -o */
+	const char *svg[] = { "-p", "1", "--period", "1s", "-o", "x.svg", "--push", "http://h", NULL };
+	assert_int_equal(parse(&o, err, svg), PARSE_OK);
+	assert_int_equal(o.period_ns, 1000000000ULL);
+	assert_int_equal(o.format, FORMAT_SVG);
+	/* folded and perf-script to stdout can follow one another */
+	const char *stream[] = { "-p", "1", "--period", "2s", "--format", "perf-script", NULL };
+	assert_int_equal(parse(&o, err, stream), PARSE_OK);
+
+	struct { const char *words[12]; const char *message; } bad[] = {
+		{ { "-p", "1", "--period", "0.5s" },
+		  "invalid period '0.5s' for --period: at least 1s (windows are named and pushed to the second)" },
+		{ { "-p", "1", "--period", "soon" },
+		  "invalid period 'soon' for --period: expected a positive number with unit ns, us, ms or s" },
+		{ { "-p", "1", "--period", "1s", "-d", "2s" },
+		  "--period is shorter than the interval (-d): a window would hold no round" },
+		{ { "-p", "1", "--period", "1s", "--format", "stap" },
+		  "--format stap is written sample by sample: it has no windows (--period, --push)" },
+		{ { "-p", "1", "--period", "1s", "--format", "svg" },
+		  "--period with --format svg to stdout: one document per file, give -o FILE" },
+		{ { "-p", "1", "--period", "1s", "--format", "pprof" },
+		  "--period with --format pprof to stdout: one document per file, give -o FILE" },
+		{ { "-p", "1", "--push", "127.0.0.1:4040" },
+		  "invalid URL '127.0.0.1:4040' for --push: expected http://HOST[:PORT][/PATH] or https://..." },
+		{ { "-p", "1", "--push", "http://h/x?a=1" },
+		  "invalid URL 'http://h/x?a=1' for --push: no query, fragment, space or control character: the profiler adds /ingest?..." },
+		{ { "-p", "1", "--app-name", "db" }, "--app-name needs --push URL" },
+		{ { "-p", "1", "--label", "a=b" }, "--label needs --push URL" },
+		{ { "-p", "1", "--push-queue", "4" }, "--push-queue needs --push URL" },
+		{ { "-p", "1", "--push", "http://h", "--app-name", "my app" },
+		  "invalid application name 'my app' for --app-name: expected 1 to 100 of A-Z a-z 0-9 _ . - /" },
+		{ { "-p", "1", "--push", "http://h", "--label", "env" },
+		  "invalid label 'env' for --label: expected KEY=VALUE" },
+		{ { "-p", "1", "--push", "http://h", "--label", "a=1", "--label", "a=2" },
+		  "label key 'a' given twice for --label ('a=2')" },
+		{ { "-p", "1", "--push", "http://h", "--push-queue", "0" },
+		  "invalid queue length '0' for --push-queue: expected an integer from 1 to 1000" },
+		{ { "-p", "1", "--push", "http://h", "--push-queue", "1001" },
+		  "invalid queue length '1001' for --push-queue: expected an integer from 1 to 1000" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(&o, err, bad[i].words) != PARSE_ERROR)
+			fail_msg("case %zu accepted", i);
+		if (strcmp(err, bad[i].message) != 0)
+			fail_msg("case %zu: '%s', expected '%s'", i, err, bad[i].message);
+	}
+	/* at most 16 labels */
+	const char *many[64] = { "-p", "1", "--push", "http://h" };
+	int n = 4;
+	char text[17][16];
+	for (int i = 0; i < 17; i++) {
+		snprintf(text[i], sizeof(text[i]), "k%d=v", i);
+		many[n++] = "--label";
+		many[n++] = text[i];
+	}
+	many[n] = NULL;
+	assert_int_equal(parse(&o, err, many), PARSE_ERROR);
+	assert_string_equal(err, "too many labels at 'k16=v' for --label (at most 16)");
+	many[n - 2] = NULL;
+	assert_int_equal(parse(&o, err, many), PARSE_OK);
+	assert_int_equal(o.n_labels, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +764,7 @@ int main(void)
 		cmocka_unit_test(every_format_by_name),
 		cmocka_unit_test(output_name_picks_the_format),
 		cmocka_unit_test(explicit_format_wins_over_the_name),
+		cmocka_unit_test(continuous_options),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

@@ -177,6 +177,44 @@ static void inlined_named_as_out_of_line(void **state)
 	modules_close(m);
 }
 
+/* A second process mapping the same files (here: a second view of this
+ * one) is named from what the first one read: same names, by build-id and
+ * offset, the options part of the key; and after the first symbolizer is
+ * gone the second reads for itself. */
+static void names_shared_across_processes(void **state)
+{
+	(void)state;
+	uint64_t pc = outer_fn();
+	char want[256];
+	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:%d);inlined_helper (test_symbolize.c:%d)_[i]",
+		 call_line, helper_line);
+	struct symbolize_options both = { .inline_frames = true, .lines = true };
+	struct modules *m1 = modules_open(getpid(), NULL), *m2 = modules_open(getpid(), NULL);
+	assert_non_null(m1);
+	assert_non_null(m2);
+	struct symbolizer *s1 = symbolizer_new(m1, &both), *s2 = symbolizer_new(m2, &both);
+	assert_string_equal(joined(s1, pc, FRAME_EXACT), want);
+	uint64_t hits = symbolize_shared_hits();
+	assert_string_equal(joined(s2, pc, FRAME_EXACT), want);
+	assert_int_equal(symbolize_shared_hits(), hits + 1);
+	/* an address s1 never named: s2 has it read by s1, same answer */
+	uint64_t fn = (uint64_t)(uintptr_t)&outer_fn;
+	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:");
+	assert_memory_equal(joined(s2, fn + 1, FRAME_EXACT), want, strlen(want));
+	/* other options, other names: not taken from the shared ones */
+	struct symbolizer *s3 = symbolizer_new(m2, &plain_names);
+	assert_string_equal(joined(s3, pc, FRAME_EXACT), "outer_fn");
+	symbolizer_free(s3);
+	/* s1 gone: s2 reads for itself */
+	symbolizer_free(s1);
+	modules_close(m1);
+	uint64_t own = (uint64_t)(uintptr_t)&own_functions_named;
+	assert_memory_equal(joined(s2, own + 1, FRAME_EXACT), "own_functions_named (test_symbolize.c:",
+			    strlen("own_functions_named (test_symbolize.c:"));
+	symbolizer_free(s2);
+	modules_close(m2);
+}
+
 extern const char __ehdr_start; /* the linker's: our own ELF header */
 
 static void unnamed_bytes_name_their_module(void **state)
@@ -483,6 +521,7 @@ int main(void)
 		cmocka_unit_test(unchanged_modules_are_kept),
 		cmocka_unit_test(deleted_library_still_named),
 		cmocka_unit_test(dead_main_thread),
+		cmocka_unit_test(names_shared_across_processes),
 	};
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
 }

@@ -1,0 +1,76 @@
+/* pyroscope.h - what a push to Grafana Pyroscope's /ingest looks like.
+ *
+ * The HTTP API (POST /ingest, the profile in the body as folded lines,
+ * everything else in the query): name=APP.wall{k=v,k2=v2} (".wall" makes
+ * it a wall-clock profile), from and until in whole UNIX seconds,
+ * sampleRate in Hz (an integer), spyName, format=folded.  Everything here
+ * is pure: the rules for names and labels, percent-encoding, the URL.
+ *
+ * Names and labels are checked before the run, so a bad one is refused
+ * with exit 2 and not by the server hours later:
+ *   application  1 to PYROSCOPE_NAME_MAX of A-Z a-z 0-9 _ . - /
+ *   label key    1 to PYROSCOPE_KEY_MAX of A-Z a-z 0-9 _, not starting
+ *                with a digit nor with "__" (reserved, as __name__ is)
+ *   label value  1 to PYROSCOPE_VALUE_MAX printable ASCII characters other
+ *                than space and  " , = { } \  (the name's own syntax)
+ */
+#ifndef PTRACE_PROFILER_PYROSCOPE_H
+#define PTRACE_PROFILER_PYROSCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PYROSCOPE_NAME_MAX 100
+#define PYROSCOPE_KEY_MAX 64
+#define PYROSCOPE_VALUE_MAX 128
+#define PYROSCOPE_LABELS_MAX 16
+#define PYROSCOPE_SPY_NAME "ptrace_profiler"
+
+struct pyroscope_label {
+	char key[PYROSCOPE_KEY_MAX + 1];
+	char value[PYROSCOPE_VALUE_MAX + 1];
+};
+
+/* Is text a valid application name? */
+bool pyroscope_app_name_ok(const char *text);
+
+/* A valid application name made of any text (a process's comm: "postgres:
+ * walwriter"): each character that is not allowed becomes '_', at most
+ * PYROSCOPE_NAME_MAX kept; empty text gives "unknown".  out has room for
+ * PYROSCOPE_NAME_MAX + 1.  Returns out. */
+char *pyroscope_app_name_from(const char *text, char *out);
+
+/* "key=value" into *out.  0, or -1 with a one-line reason in err naming
+ * the part that is wrong. */
+int pyroscope_parse_label(const char *text, struct pyroscope_label *out, char *err,
+			  size_t errlen);
+
+/* The integer sampleRate for a mean interval: 1 s / interval rounded to
+ * the nearest integer, at least 1 (an interval over 2 s rounds to 0, which
+ * Pyroscope reads as "no rate"). */
+unsigned pyroscope_sample_rate(uint64_t interval_ns);
+
+/* Percent-encodes text into out (RFC 3986: A-Z a-z 0-9 - . _ ~ stay, every
+ * other byte %XX).  Returns the length, or -1 if it does not fit. */
+int pyroscope_escape(const char *text, char *out, size_t outsz);
+
+/* base (http[s]://host[:port][/prefix], a trailing '/' allowed) checked:
+ * 0, or -1 with the reason in err. */
+int pyroscope_check_url(const char *base, char *err, size_t errlen);
+
+/* The whole URL of one window:
+ *   BASE/ingest?name=APP.wall%7Bk%3Dv%2C...%7D&from=F&until=U
+ *   &sampleRate=HZ&spyName=ptrace_profiler&format=folded
+ * Labels in the order given.  Returns the length, or -1 if it does not fit
+ * in outsz. */
+int pyroscope_ingest_url(const char *base, const char *app,
+			 const struct pyroscope_label *labels, size_t n_labels, uint64_t from,
+			 uint64_t until, unsigned sample_rate, char *out, size_t outsz);
+
+/* The window [start, end] (UNIX ns) as whole seconds: from = start rounded
+ * down, until = end rounded down, and at least from + 1. */
+void pyroscope_window_seconds(uint64_t start_unix_ns, uint64_t end_unix_ns, uint64_t *from,
+			      uint64_t *until);
+
+#endif

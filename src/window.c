@@ -1,0 +1,59 @@
+/* window.c - window file names and separators (window.h). */
+#include "window.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+char *window_stamp(uint64_t unix_ns, char *out)
+{
+	time_t t = (time_t)(unix_ns / 1000000000ULL);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || strftime(out, WINDOW_STAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm) == 0)
+		snprintf(out, WINDOW_STAMP_LEN + 1, "00000000T000000Z");
+	return out;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+	return n > m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+int window_file_name(const char *path, uint64_t unix_ns, char *out, size_t outsz)
+{
+	char stamp[WINDOW_STAMP_LEN + 1];
+	window_stamp(unix_ns, stamp);
+	size_t n = strlen(path);
+	const char *slash = strrchr(path, '/');
+	size_t base = slash ? (size_t)(slash - path) + 1 : 0; /* the file's own name */
+	size_t ext = n;                                         /* where the extension starts */
+	static const char *const two_part[] = { ".speedscope.json", ".pb.gz" };
+	for (size_t i = 0; i < sizeof(two_part) / sizeof(two_part[0]) && ext == n; i++)
+		if (ends_with(path + base, n - base, two_part[i]))
+			ext = n - strlen(two_part[i]);
+	if (ext == n) {
+		const char *dot = strrchr(path + base, '.');
+		if (dot && dot > path + base && dot[1])
+			ext = (size_t)(dot - path);
+	}
+	int w = snprintf(out, outsz, "%.*s.%s%s", (int)ext, path, stamp, path + ext);
+	return w < 0 || (size_t)w >= outsz ? -1 : w;
+}
+
+const char *window_separator(enum output_format fmt, const char *what, char *out,
+			     size_t outsz)
+{
+	switch (fmt) {
+	case FORMAT_FOLDED:
+		snprintf(out, outsz, "\n");
+		return out;
+	case FORMAT_PERF_SCRIPT:
+	case FORMAT_STAP:
+		snprintf(out, outsz, "# ptrace_profiler: %s\n", what);
+		return out;
+	default:
+		return NULL;
+	}
+}

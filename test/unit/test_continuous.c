@@ -1,0 +1,402 @@
+/* Unit tests: continuous profiling's pure parts - window file names (UTC,
+ * extensions), separators, the Pyroscope ingest URL (escaping of names and
+ * labels), label and application name rules, the sample rate, and the
+ * bounded queue between the sampler and the sender (drop-oldest, counts). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "bqueue.h"
+#include "pyroscope.h"
+#include "window.h"
+
+/* 2026-11-23 14:00:00 UTC */
+#define T0 1795442400ULL
+#define NS 1000000000ULL
+
+static void stamp_is_utc(void **state)
+{
+	(void)state;
+	char s[WINDOW_STAMP_LEN + 1];
+	setenv("TZ", "Asia/Tokyo", 1); /* the local zone must not matter */
+	tzset();
+	assert_string_equal(window_stamp(T0 * NS, s), "20261123T140000Z");
+	assert_string_equal(window_stamp(T0 * NS + 999999999ULL, s), "20261123T140000Z");
+	assert_string_equal(window_stamp((T0 + 3599) * NS, s), "20261123T145959Z");
+	assert_string_equal(window_stamp(0, s), "19700101T000000Z");
+	/* a leap day, and the turn of a year */
+	assert_string_equal(window_stamp(1709164800ULL * NS, s), "20240229T000000Z");
+	assert_string_equal(window_stamp(1767225599ULL * NS, s), "20251231T235959Z");
+	unsetenv("TZ");
+	tzset();
+}
+
+static void file_names(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{ "out.folded", "out.20261123T140000Z.folded" },
+		{ "db.speedscope.json", "db.20261123T140000Z.speedscope.json" },
+		{ "db.pb.gz", "db.20261123T140000Z.pb.gz" },
+		{ "db.svg", "db.20261123T140000Z.svg" },
+		{ "profile", "profile.20261123T140000Z" },
+		{ "/var/tmp/x.y/profile", "/var/tmp/x.y/profile.20261123T140000Z" },
+		{ "/var/tmp/x.y/p.folded", "/var/tmp/x.y/p.20261123T140000Z.folded" },
+		{ "a.b.c.folded", "a.b.c.20261123T140000Z.folded" },
+		{ ".folded", ".folded.20261123T140000Z" },
+		{ "dir/.hidden", "dir/.hidden.20261123T140000Z" },
+		{ "trailing.", "trailing..20261123T140000Z" },
+		{ "x.json", "x.20261123T140000Z.json" },
+		{ "x.gz", "x.20261123T140000Z.gz" },
+		{ "speedscope.json", "speedscope.20261123T140000Z.json" },
+		{ "d/.pb.gz", "d/.pb.20261123T140000Z.gz" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[256];
+		int n = window_file_name(cases[i][0], T0 * NS + 123, out, sizeof(out));
+		if (n < 0 || strcmp(out, cases[i][1]) != 0)
+			fail_msg("'%s' gave '%s', expected '%s'", cases[i][0], n < 0 ? "(error)" : out,
+				 cases[i][1]);
+		assert_int_equal(n, (int)strlen(cases[i][1]));
+	}
+	char small[20];
+	assert_int_equal(window_file_name("out.folded", T0 * NS, small, sizeof(small)), -1);
+}
+
+static void separators(void **state)
+{
+	(void)state;
+	char buf[128];
+	assert_string_equal(window_separator(FORMAT_FOLDED, "w", buf, sizeof(buf)), "\n");
+	assert_string_equal(window_separator(FORMAT_PERF_SCRIPT, "window 20261123T140000Z", buf,
+					     sizeof(buf)),
+			    "# ptrace_profiler: window 20261123T140000Z\n");
+	assert_non_null(window_separator(FORMAT_STAP, "w", buf, sizeof(buf)));
+	assert_null(window_separator(FORMAT_SVG, "w", buf, sizeof(buf)));
+	assert_null(window_separator(FORMAT_SPEEDSCOPE, "w", buf, sizeof(buf)));
+	assert_null(window_separator(FORMAT_PPROF, "w", buf, sizeof(buf)));
+}
+
+static void escape(void **state)
+{
+	(void)state;
+	char out[128];
+	assert_int_equal(pyroscope_escape("a-Z_0.9~", out, sizeof(out)), 8);
+	assert_string_equal(out, "a-Z_0.9~");
+	pyroscope_escape("db.wall{env=prod,region=eu/1}", out, sizeof(out));
+	assert_string_equal(out, "db.wall%7Benv%3Dprod%2Cregion%3Deu%2F1%7D");
+	pyroscope_escape("a b&c?d#e%f+g\"", out, sizeof(out));
+	assert_string_equal(out, "a%20b%26c%3Fd%23e%25f%2Bg%22");
+	pyroscope_escape("\xc3\xa9", out, sizeof(out));
+	assert_string_equal(out, "%C3%A9");
+	assert_int_equal(pyroscope_escape("{}", out, 6), -1); /* 6 chars + NUL */
+	assert_int_equal(pyroscope_escape("{}", out, 7), 6);
+}
+
+static void ingest_url(void **state)
+{
+	(void)state;
+	struct pyroscope_label l[2] = { { "env", "prod" }, { "host", "db-01.example.com" } };
+	char url[1024];
+	int n = pyroscope_ingest_url("http://127.0.0.1:4040", "postgres", l, 2, T0, T0 + 10, 100,
+				     url, sizeof(url));
+	assert_string_equal(url, "http://127.0.0.1:4040/ingest?name=postgres.wall%7Benv%3Dprod%2C"
+				 "host%3Ddb-01.example.com%7D&from=1795442400&until=1795442410"
+				 "&sampleRate=100&spyName=ptrace_profiler&format=folded");
+	assert_int_equal(n, (int)strlen(url));
+	/* no labels: an empty set; a base with a path and trailing slashes */
+	pyroscope_ingest_url("https://h/pyroscope//", "a/b-c.d", NULL, 0, 1, 2, 1, url, sizeof(url));
+	assert_string_equal(url, "https://h/pyroscope/ingest?name=a%2Fb-c.d.wall%7B%7D&from=1&until=2"
+				 "&sampleRate=1&spyName=ptrace_profiler&format=folded");
+	assert_int_equal(pyroscope_ingest_url("http://h", "a", NULL, 0, 1, 2, 1, url, 40), -1);
+	/* the most labels, the longest values: it fits the documented bound */
+	struct pyroscope_label many[PYROSCOPE_LABELS_MAX];
+	for (int i = 0; i < PYROSCOPE_LABELS_MAX; i++) {
+		memset(many[i].key, 'k', PYROSCOPE_KEY_MAX);
+		many[i].key[PYROSCOPE_KEY_MAX] = '\0';
+		many[i].key[0] = (char)('a' + i);
+		memset(many[i].value, '%', PYROSCOPE_VALUE_MAX);
+		many[i].value[PYROSCOPE_VALUE_MAX] = '\0';
+	}
+	static char big[16384];
+	assert_true(pyroscope_ingest_url("http://h", "a", many, PYROSCOPE_LABELS_MAX, 1, 2, 1, big,
+					 sizeof(big)) > 0);
+}
+
+static void labels(void **state)
+{
+	(void)state;
+	struct pyroscope_label l;
+	char err[256];
+	assert_int_equal(pyroscope_parse_label("env=prod", &l, err, sizeof(err)), 0);
+	assert_string_equal(l.key, "env");
+	assert_string_equal(l.value, "prod");
+	assert_int_equal(pyroscope_parse_label("_x9=a=b", &l, err, sizeof(err)), -1);
+	assert_int_equal(pyroscope_parse_label("region=eu-west-1:a/b.c", &l, err, sizeof(err)), 0);
+	assert_string_equal(l.value, "eu-west-1:a/b.c");
+	struct { const char *text, *must; } bad[] = {
+		{ "env", "expected KEY=VALUE" },
+		{ "=prod", "invalid label key ''" },
+		{ "9env=prod", "invalid label key '9env'" },
+		{ "__name__=x", "invalid label key '__name__'" },
+		{ "__x=1", "invalid label key '__x'" },
+		{ "e.v=1", "invalid label key 'e.v'" },
+		{ "e v=1", "invalid label key 'e v'" },
+		{ "env=", "invalid label value ''" },
+		{ "env=a b", "invalid label value 'a b'" },
+		{ "env=a,b", "invalid label value 'a,b'" },
+		{ "env=a}", "invalid label value 'a}'" },
+		{ "env={a", "invalid label value '{a'" },
+		{ "env=a\"", "invalid label value 'a\"'" },
+		{ "env=a\\", "invalid label value 'a\\'" },
+		{ "env=a\tb", "invalid label value" },
+		{ "env=\xc3\xa9", "invalid label value" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (pyroscope_parse_label(bad[i].text, &l, err, sizeof(err)) != -1)
+			fail_msg("accepted '%s'", bad[i].text);
+		if (!strstr(err, bad[i].must) || !strstr(err, "--label") || strchr(err, '\n'))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].text, err, bad[i].must);
+	}
+	char key[80], text[300];
+	memset(key, 'k', 65);
+	key[65] = '\0';
+	snprintf(text, sizeof(text), "%s=1", key);
+	assert_int_equal(pyroscope_parse_label(text, &l, err, sizeof(err)), -1);
+	key[64] = '\0';
+	snprintf(text, sizeof(text), "%s=1", key);
+	assert_int_equal(pyroscope_parse_label(text, &l, err, sizeof(err)), 0);
+	char value[200];
+	memset(value, 'v', 129);
+	value[129] = '\0';
+	snprintf(text, sizeof(text), "k=%s", value);
+	assert_int_equal(pyroscope_parse_label(text, &l, err, sizeof(err)), -1);
+	value[128] = '\0';
+	snprintf(text, sizeof(text), "k=%s", value);
+	assert_int_equal(pyroscope_parse_label(text, &l, err, sizeof(err)), 0);
+}
+
+static void app_names(void **state)
+{
+	(void)state;
+	assert_true(pyroscope_app_name_ok("postgres"));
+	assert_true(pyroscope_app_name_ok("team/db-01.main_x"));
+	assert_false(pyroscope_app_name_ok(""));
+	assert_false(pyroscope_app_name_ok("a b"));
+	assert_false(pyroscope_app_name_ok("a{b"));
+	assert_false(pyroscope_app_name_ok("a,b"));
+	assert_false(pyroscope_app_name_ok("a=b"));
+	char long_name[120];
+	memset(long_name, 'a', 101);
+	long_name[101] = '\0';
+	assert_false(pyroscope_app_name_ok(long_name));
+	long_name[100] = '\0';
+	assert_true(pyroscope_app_name_ok(long_name));
+	char out[PYROSCOPE_NAME_MAX + 1];
+	assert_string_equal(pyroscope_app_name_from("postgres: walwriter", out), "postgres__walwriter");
+	assert_string_equal(pyroscope_app_name_from("kworker/0:1", out), "kworker/0_1");
+	assert_string_equal(pyroscope_app_name_from("", out), "unknown");
+	memset(long_name, 'b', 119);
+	long_name[119] = '\0';
+	assert_int_equal(strlen(pyroscope_app_name_from(long_name, out)), PYROSCOPE_NAME_MAX);
+	assert_true(pyroscope_app_name_ok(out));
+}
+
+static void urls(void **state)
+{
+	(void)state;
+	char err[256];
+	assert_int_equal(pyroscope_check_url("http://127.0.0.1:4040", err, sizeof(err)), 0);
+	assert_int_equal(pyroscope_check_url("https://pyro.example.com/prefix/", err, sizeof(err)), 0);
+	const char *bad[] = { "", "127.0.0.1:4040", "ftp://h", "http://", "http:///x", "http://h?x=1",
+			      "http://h#f", "http://h x", "http://h\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (pyroscope_check_url(bad[i], err, sizeof(err)) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_non_null(strstr(err, "--push"));
+	}
+}
+
+static void sample_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(pyroscope_sample_rate(10000000ULL), 100);   /* 10 ms */
+	assert_int_equal(pyroscope_sample_rate(1000000ULL), 1000);   /* 1 ms */
+	assert_int_equal(pyroscope_sample_rate(100000ULL), 10000);   /* 100 us */
+	assert_int_equal(pyroscope_sample_rate(3000000ULL), 333);    /* 333.3 */
+	assert_int_equal(pyroscope_sample_rate(1500000ULL), 667);    /* 666.7 rounds up */
+	assert_int_equal(pyroscope_sample_rate(1999999999ULL), 1);   /* 0.5000000003 */
+	assert_int_equal(pyroscope_sample_rate(3000000000ULL), 1);   /* 0.33: at least 1 */
+	assert_int_equal(pyroscope_sample_rate(1ULL), 1000000000);
+}
+
+static void window_seconds(void **state)
+{
+	(void)state;
+	uint64_t from, until;
+	pyroscope_window_seconds(T0 * NS + 300000000ULL, (T0 + 10) * NS + 300000000ULL, &from, &until);
+	assert_int_equal(from, T0);
+	assert_int_equal(until, T0 + 10);
+	/* shorter than a second within one second: until is still after from */
+	pyroscope_window_seconds(T0 * NS + 100, T0 * NS + 900, &from, &until);
+	assert_int_equal(from, T0);
+	assert_int_equal(until, T0 + 1);
+}
+
+/* --- the bounded queue ---------------------------------------------- */
+
+static int freed;
+static void count_free(void *p)
+{
+	(void)p;
+	freed++;
+}
+
+static void queue_fifo_and_drop_oldest(void **state)
+{
+	(void)state;
+	int v[10];
+	struct bqueue *q = bqueue_new(3);
+	assert_non_null(q);
+	struct bqueue_counts c;
+	for (int i = 0; i < 3; i++)
+		assert_null(bqueue_push(q, &v[i]));
+	/* full: each push hands back the oldest */
+	assert_ptr_equal(bqueue_push(q, &v[3]), &v[0]);
+	assert_ptr_equal(bqueue_push(q, &v[4]), &v[1]);
+	bqueue_counts(q, &c);
+	assert_int_equal(c.length, 3);
+	assert_int_equal(c.pushed, 5);
+	assert_int_equal(c.dropped, 2);
+	/* what is left comes out oldest first */
+	assert_ptr_equal(bqueue_pop(q, 1), &v[2]);
+	assert_ptr_equal(bqueue_pop(q, 1), &v[3]);
+	assert_null(bqueue_push(q, &v[5]));
+	assert_ptr_equal(bqueue_pop(q, 1), &v[4]);
+	assert_ptr_equal(bqueue_pop(q, 1), &v[5]);
+	/* empty: a deadline in the past returns at once */
+	assert_null(bqueue_pop(q, 1));
+	bqueue_counts(q, &c);
+	assert_int_equal(c.length, 0);
+	assert_int_equal(c.dropped, 2);
+	/* items still in it are freed with the queue */
+	freed = 0;
+	bqueue_push(q, &v[6]);
+	bqueue_push(q, &v[7]);
+	bqueue_free(q, count_free);
+	assert_int_equal(freed, 2);
+	assert_null(bqueue_new(0));
+}
+
+static void queue_capacity_one(void **state)
+{
+	(void)state;
+	int v[4];
+	struct bqueue *q = bqueue_new(1);
+	assert_null(bqueue_push(q, &v[0]));
+	assert_ptr_equal(bqueue_push(q, &v[1]), &v[0]);
+	assert_ptr_equal(bqueue_push(q, &v[2]), &v[1]);
+	assert_ptr_equal(bqueue_pop(q, 1), &v[2]);
+	struct bqueue_counts c;
+	bqueue_counts(q, &c);
+	assert_int_equal(c.pushed, 3);
+	assert_int_equal(c.dropped, 2);
+	bqueue_free(q, NULL);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+static void queue_deadline(void **state)
+{
+	(void)state;
+	struct bqueue *q = bqueue_new(2);
+	uint64_t t0 = mono_ns();
+	assert_null(bqueue_pop(q, t0 + 50000000ULL));
+	uint64_t waited = mono_ns() - t0;
+	assert_true(waited >= 50000000ULL);
+	assert_true(waited < 2000000000ULL);
+	bqueue_free(q, NULL);
+}
+
+struct consumer {
+	struct bqueue *q;
+	int got;
+	int sum;
+};
+
+static void *consume(void *arg)
+{
+	struct consumer *c = arg;
+	int *item;
+	while ((item = bqueue_pop(c->q, 0))) {
+		c->got++;
+		c->sum += *item;
+	}
+	return NULL;
+}
+
+/* A producer that never waits and a consumer: every item is either
+ * consumed or counted as dropped, and close wakes the consumer. */
+static void queue_threads(void **state)
+{
+	(void)state;
+	static int v[20000];
+	struct consumer c = { bqueue_new(4), 0, 0 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, consume, &c), 0);
+	int dropped_sum = 0, dropped = 0;
+	for (int i = 0; i < 20000; i++) {
+		v[i] = 1;
+		int *old = bqueue_push(c.q, &v[i]);
+		if (old) {
+			dropped++;
+			dropped_sum += *old;
+		}
+	}
+	bqueue_close(c.q);
+	pthread_join(t, NULL);
+	struct bqueue_counts counts;
+	bqueue_counts(c.q, &counts);
+	assert_int_equal(counts.pushed, 20000);
+	assert_int_equal(counts.dropped, (uint64_t)dropped);
+	assert_int_equal(c.got + dropped, 20000);
+	assert_int_equal(c.sum + dropped_sum, 20000);
+	assert_true(counts.closed);
+	bqueue_free(c.q, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stamp_is_utc),
+		cmocka_unit_test(file_names),
+		cmocka_unit_test(separators),
+		cmocka_unit_test(escape),
+		cmocka_unit_test(ingest_url),
+		cmocka_unit_test(labels),
+		cmocka_unit_test(app_names),
+		cmocka_unit_test(urls),
+		cmocka_unit_test(sample_rate),
+		cmocka_unit_test(window_seconds),
+		cmocka_unit_test(queue_fifo_and_drop_oldest),
+		cmocka_unit_test(queue_capacity_one),
+		cmocka_unit_test(queue_deadline),
+		cmocka_unit_test(queue_threads),
+	};
+	return cmocka_run_group_tests_name("continuous", tests, NULL, NULL);
+}
