@@ -102,3 +102,18 @@ if [ $CAN_ATTACH = 1 ]; then
 else
 	skip "untraceable processes, signals that end the run" "$WHY_NO_ATTACH"
 fi
+
+# The summary's rate stays meaningful for any interval the options take:
+# one round of a 100 000 000 s interval is no rate at all.
+huge_interval_tests() {
+	start sleep 30
+	"$PP" -p "$TPID" -d 100000000s -n 1 >/dev/null 2>"$TMP/huge.err"
+	local rc=$? line
+	stop_target "$TPID"
+	line=$(grep -m 1 '^  rate' "$TMP/huge.err")
+	if [ $rc = 0 ] && echo "$line" | grep -q 'every 1157 days' &&
+		echo "$line" | grep -q 'shorter than one interval' && ! echo "$line" | grep -qE '[0-9]{5,}%'; then
+		pass "summary rate for -d 100000000s -n 1:${line#  rate}"
+	else fail "summary rate for a huge interval" "exit $rc: $line" "$TMP/huge.err"; fi
+}
+[ $CAN_ATTACH = 1 ] && huge_interval_tests
