@@ -102,6 +102,8 @@ struct sampler {
 	struct snapshot *snap; /* one copy buffer, reused by every sample */
 	int error;             /* errno of the first failure, 0 if none */
 	unsigned stops_pending; /* threads asked to stop, trap not seen */
+	struct pending_ref *pending; /* which: polled one by one */
+	size_t n_pending, cap_pending;
 	struct deferred_stop *deferred; /* this round's threads on a CPU */
 	size_t n_deferred, cap_deferred;
 	uint64_t rng;          /* xorshift state for the intervals */
@@ -127,6 +129,13 @@ struct sampler {
 
 static void windows_round(struct sampler *s);
 static void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *quit);
+
+/* A thread whose stop is pending, by its process's index (the process
+ * array moves as --subprocesses adds to it) and its tid. */
+struct pending_ref {
+	size_t proc;
+	pid_t tid;
+};
 
 static struct process *process_of(struct sampler *s, const struct target *t)
 {
@@ -551,6 +560,40 @@ static void pending_add_tick(struct pending_stop *ps, uint64_t tick_ns, char sta
 	memcpy(pt->kernel, buf, used);
 }
 
+static void note_pending(struct sampler *s, const struct process *p, const struct thread *th)
+{
+	if (s->n_pending == s->cap_pending) {
+		size_t cap = s->cap_pending ? 2 * s->cap_pending : 16;
+		struct pending_ref *n = realloc(s->pending, cap * sizeof(*n));
+		if (!n)
+			return; /* targets_poll finds its trap anyway */
+		s->pending = n;
+		s->cap_pending = cap;
+	}
+	s->pending[s->n_pending++] = (struct pending_ref){ (size_t)(p - s->procs), th->tid };
+}
+
+/* The traps of the threads whose stops are pending, each asked for by its
+ * own pid: cheap however many threads are traced. */
+static void poll_pending(struct sampler *s)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n_pending; i++) {
+		struct pending_ref r = s->pending[i];
+		struct process *p = &s->procs[r.proc];
+		struct thread *th = NULL;
+		for (size_t k = 0; k < p->t->n_threads && !th; k++)
+			if (p->t->threads[k].tid == r.tid)
+				th = &p->t->threads[k];
+		if (!th || th->gone || !th->stop_pending)
+			continue;
+		thread_poll(p->t, th, on_trap, s);
+		if (!th->gone && th->stop_pending)
+			s->pending[kept++] = r;
+	}
+	s->n_pending = kept;
+}
+
 /* Stops a thread: waiting a few microseconds for one that runs (or is
  * blocked: our interrupt wakes it), not at all for one queued for a CPU -
  * its trap is collected when it gets the CPU.  on_cpu is what the sample
@@ -578,6 +621,7 @@ static void stop(struct sampler *s, struct process *p, struct thread *th, char s
 	free(th->pending);
 	th->pending = ps;
 	s->stops_pending++;
+	note_pending(s, p, th);
 	bool queued = state == 'R' && !running && !classify_by_runs;
 	if (queued)
 		s->r->queued++;
@@ -677,7 +721,7 @@ static void stop_deferred(struct sampler *s, volatile int *quit)
 		if (d->p->t->execs != d->p->execs_seen)
 			follow_exec(s, d->p);
 		if (s->stops_pending)
-			targets_poll(s->ts, s->n_targets, on_trap, s);
+			poll_pending(s);
 	}
 	s->n_deferred = 0;
 }
@@ -941,6 +985,7 @@ void sampler_free(struct sampler *s)
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	free(s->deferred);
+	free(s->pending);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free((char *)s->threads[i].process);
 		free((char *)s->threads[i].name);
@@ -1053,7 +1098,7 @@ static void sample_round(struct sampler *s, volatile int *quit)
 				follow_exec(s, p);
 			/* a queued thread that got its CPU waits for nobody */
 			if (s->stops_pending)
-				targets_poll(s->ts, s->n_targets, on_trap, s);
+				poll_pending(s);
 		}
 	}
 	stop_deferred(s, quit);
@@ -1377,7 +1422,7 @@ static void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile
 			until = now + NAMING_SLICE_NS;
 		name_closing(s, until);
 		if (s->stops_pending)
-			targets_poll(s->ts, s->n_targets, on_trap, s);
+			poll_pending(s);
 	}
 }
 

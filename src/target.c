@@ -556,6 +556,21 @@ static bool dispatch_one(struct target *ts, size_t n, trap_fn on_trap, void *arg
 	return true;
 }
 
+void thread_poll(struct target *t, struct thread *th, trap_fn on_trap, void *arg)
+{
+	int status;
+	pid_t tid = th->tid;
+	while (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
+		if (th->stop_pending && on_trap && is_our_stop(t, th, status)) {
+			on_trap(arg, t, th, now_ns());
+			return;
+		}
+		handle_event(t, tid, status);
+		if (th->gone)
+			return;
+	}
+}
+
 void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg)
 {
 	while (dispatch_one(ts, n, on_trap, arg))
