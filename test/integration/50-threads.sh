@@ -45,3 +45,22 @@ thread_tests() {
 	stop_target "$threads_pid"
 }
 if [ $CAN_ATTACH = 1 ]; then thread_tests; else skip "threads, --tid, several processes" "$WHY_NO_ATTACH"; fi
+
+# A server's shape: 500 idle threads and 2 busy ones.  Idle threads that
+# have not run since their last sample cost two /proc reads a round, so the
+# rounds keep up with 10 ms.
+many_threads_tests() {
+	start "$T/many_threads" 500 2
+	sleep 0.5
+	"$PP" -p "$TPID" -d 10ms -t 3s >"$TMP/many.folded" 2>"$TMP/many.err"
+	local rc=$? pct threads busy idle
+	stop_target "$TPID"
+	pct=$(sed -n 's/.*achieved .*(\([0-9]*\)%).*/\1/p' "$TMP/many.err")
+	threads=$(sed -n 's/.* \([0-9]*\) threads now.*/\1/p' "$TMP/many.err")
+	busy=$(share_of "$TMP/many.folded" '^busy;' ';busy_work')
+	idle=$(share_of "$TMP/many.folded" '^idle;' ';idle_wait;.*futex')
+	if [ $rc = 0 ] && [ "${pct:-0}" -ge 90 ] && [ "${threads:-0}" = 503 ] && atleast "$busy" 99 && atleast "$idle" 99; then
+		pass "500 idle threads and 2 busy at 10 ms: ${pct}% of the asked rate, $threads threads, busy in busy_work ${busy}%, idle in their wait ${idle}%"
+	else fail "500 idle threads and 2 busy" "exit $rc, ${pct:-?}% of the rate (>= 90), ${threads:-?} threads (503), busy ${busy}%, idle ${idle}%" "$TMP/many.err"; fi
+}
+[ $CAN_ATTACH = 1 ] && many_threads_tests
