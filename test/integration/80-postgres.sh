@@ -43,23 +43,16 @@ pg_fake_tests
 
 # --- a real PostgreSQL under pgbench ----------------------------------------
 # A throwaway cluster in a temporary directory, no TCP (a unix socket
-# there), stopped by pg_stop whatever happens.  TPC-B with 4 clients while
+# there), stopped by pg_test_stop whatever happens.  TPC-B with 4 clients while
 # the postmaster is profiled with --subprocesses; over the same window a
 # PL/pgSQL procedure samples pg_stat_activity every 10 ms, committing
 # between samples (the activity snapshot is taken once per transaction).
-PG_WORK= PG_PM= PG_BENCH=
-pg_stop() {
+. scripts/pg_cluster.sh
+PG_BENCH=
+# The cluster and pgbench, whatever happens (EXIT trap and every return).
+pg_test_stop() {
 	if [ -n "$PG_BENCH" ]; then kill "$PG_BENCH" 2>/dev/null; wait "$PG_BENCH" 2>/dev/null; PG_BENCH=; fi
-	if [ -n "$PG_WORK" ] && [ -f "$PG_WORK/data/postmaster.pid" ]; then
-		PG_PM=$(head -n 1 "$PG_WORK/data/postmaster.pid")
-		(cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_WORK/data" -m immediate -w -t 30 stop) >/dev/null 2>&1
-	fi
-	if [ -n "$PG_PM" ] && kill -0 "$PG_PM" 2>/dev/null; then
-		# shellcheck disable=SC2046
-		kill -9 $(pgrep -P "$PG_PM") "$PG_PM" 2>/dev/null
-	fi
-	[ -z "$PG_WORK" ] || rm -rf "$PG_WORK"
-	PG_WORK= PG_PM=
+	pg_stop
 }
 
 # pg_shares FILE: "name share" lines, heaviest first, from "name count" lines.
@@ -68,36 +61,19 @@ pg_shares() { awk '{ n[$1] += $2; t += $2 } END { for (k in n) printf "%s %.1f\n
 pg_share() { awk -v k="$2" '$1 == k { s = $2 } END { print s + 0 }' "$1"; }
 
 pg_real_test() {
-	local sql="$PGBIN/psql" port=$((54320 + RANDOM % 600))
-	[ -x "$sql" ] || sql=$(command -v psql)
-	PG_WORK=$(mktemp -d /tmp/pp_pg.XXXXXX)
-	chown postgres: "$PG_WORK"
-	chmod 700 "$PG_WORK"
-	if ! (cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/initdb" -D "$PG_WORK/data" -U postgres -A trust \
-		-E UTF8 --locale=C --no-sync) >"$TMP/initdb.log" 2>&1; then
-		fail "PostgreSQL cluster" "initdb failed: $(tail -n 1 "$TMP/initdb.log")"
-		pg_stop
-		return
-	fi
-	cat >>"$PG_WORK/data/postgresql.conf" <<EOF
-listen_addresses = ''
-unix_socket_directories = '$PG_WORK'
-port = $port
-shared_buffers = 16MB
+	local sql="$PSQL" port=$((54320 + RANDOM % 600))
+	PG_CONF="shared_buffers = 16MB
 max_connections = 20
 fsync = on
-synchronous_commit = on
-EOF
-	if ! (cd "$PG_WORK" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_WORK/data" -l "$PG_WORK/server.log" \
-		-w -t 60 start) >/dev/null 2>&1; then
-		fail "PostgreSQL cluster" "server did not start: $(tail -n 1 "$PG_WORK/server.log" 2>/dev/null)"
-		pg_stop
+synchronous_commit = on"
+	if ! pg_start pp_pg "$port" 2>"$TMP/pgstart.log"; then
+		fail "PostgreSQL cluster" "$(tail -n 1 "$TMP/pgstart.log")"
+		pg_test_stop
 		return
 	fi
-	PG_PM=$(head -n 1 "$PG_WORK/data/postmaster.pid")
-	local conn=(-h "$PG_WORK" -p "$port" -U postgres)
+	local PG_PM=$PG_POSTMASTER conn=("${PG_CONN[@]}")
 	"$PGBIN/pgbench" "${conn[@]}" -i -q postgres >"$TMP/pgbench-init.log" 2>&1 ||
-		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgbench-init.log")"; pg_stop; return; }
+		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgbench-init.log")"; pg_test_stop; return; }
 	"$sql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgsetup.log" 2>&1 <<'EOF' ||
 CREATE UNLOGGED TABLE pp_activity (n int, wtype text, wevent text, state text);
 CREATE PROCEDURE pp_sample(seconds float8) LANGUAGE plpgsql AS $$
@@ -115,8 +91,8 @@ BEGIN
 	END LOOP;
 END $$;
 EOF
-		{ fail "pg_stat_activity sampler" "$(tail -n 1 "$TMP/pgsetup.log")"; pg_stop; return; }
-	# -T is an upper bound: pg_stop ends it.
+		{ fail "pg_stat_activity sampler" "$(tail -n 1 "$TMP/pgsetup.log")"; pg_test_stop; return; }
+	# -T is an upper bound: pg_test_stop ends it.
 	"$PGBENCH" "${conn[@]}" -c 4 -j 2 -T 60 postgres >"$TMP/pgbench.log" 2>&1 &
 	PG_BENCH=$!
 	local backends= i
@@ -128,7 +104,7 @@ EOF
 	done
 	if [ "$(echo "$backends" | grep -c .)" != 4 ]; then
 		fail "pgbench backends" "not 4 in pg_stat_activity: $(tail -n 1 "$TMP/pgbench.log")"
-		pg_stop
+		pg_test_stop
 		return
 	fi
 	sleep 1 # past the first transactions
@@ -162,7 +138,8 @@ EOF
 	for p in "$PG_PM" $(pgrep -P "$PG_PM"); do
 		untouched "$p" || { [ -e "/proc/$p" ] && traced=$((traced + 1)); } # (not one that just ended)
 	done
-	pg_stop
+	pg_late_backend_test "$sql"
+	pg_test_stop
 
 	# The profile's view of the same backends: their state frame.
 	# backend pids as an awk regular expression (given with -v: escapes doubled)
@@ -204,14 +181,32 @@ EOF
 	fi
 }
 
+# A backend that connects after the profiler started: --subprocesses
+# seizes it, --pg-wait-events names its wait (pg_sleep: Timeout:PgSleep).
+pg_late_backend_test() {
+	local sql=$1 before late
+	kill "$PG_BENCH" 2>/dev/null
+	wait "$PG_BENCH" 2>/dev/null
+	PG_BENCH=
+	before=$(pgrep -P "$PG_PM" | paste -sd' ')
+	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 10ms -t 3s -o "$TMP/late.folded" 2>"$TMP/late.err" &
+	local pp=$!
+	sleep 0.5
+	"$sql" "${PG_CONN[@]}" -X -q -c "select pg_sleep(1.5)" postgres >/dev/null 2>&1
+	wait $pp
+	local rc=$? pid new=0 sleeping=0
+	for pid in $(sed -n 's/^postgres\[\([0-9]*\)\]\/postgres;event=Timeout:PgSleep (PostgreSQL state);.*/\1/p' "$TMP/late.folded" | sort -u); do
+		case " $before " in *" $pid "*) ;; *) new=$((new + 1)); sleeping=$(grep "^postgres\[$pid\]/" "$TMP/late.folded" | grep 'Timeout:PgSleep' | total /dev/stdin) ;; esac
+	done
+	if [ $rc = 0 ] && [ $new = 1 ] && [ "$sleeping" -ge 100 ]; then
+		pass "PostgreSQL: a backend that connected after the profiler started: seized, $sleeping samples in event=Timeout:PgSleep"
+	else fail "PostgreSQL: a backend connecting during the run" "exit $rc, $new new backends in pg_sleep (1), $sleeping samples (>= 100)" "$TMP/late.err"; fi
+}
+
 # What the real test needs, or why it is skipped.
-PGBIN= PGMAJOR=
-for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V); do
-	[ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ] && PGBIN=$d
-done
+pg_find
+PGMAJOR=
 [ -z "$PGBIN" ] || PGMAJOR=$("$PGBIN/postgres" --version | sed -n 's/.*PostgreSQL) \([0-9]*\).*/\1/p')
-PGBENCH=$PGBIN/pgbench
-[ -z "$PGBIN" ] || [ -x "$PGBENCH" ] || PGBENCH=$(command -v pgbench)
 if [ -z "$PGBIN" ]; then skip "PostgreSQL under pgbench" "PostgreSQL is not installed (apt-get install postgresql)"
 elif [ "${PGMAJOR:-0}" -lt 14 ]; then skip "PostgreSQL under pgbench" "PostgreSQL $PGMAJOR is older than 14"
 elif [ "$(id -u)" != 0 ]; then skip "PostgreSQL under pgbench" "needs root (a cluster run as the postgres user, traced)"
@@ -221,11 +216,11 @@ else
 	id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
 	if ! id postgres >/dev/null 2>&1; then skip "PostgreSQL under pgbench" "no postgres user and none could be made"
 	else
-		trap 'pg_stop; cleanup' EXIT
+		trap 'pg_test_stop; cleanup' EXIT
 		trap 'exit 130' INT
 		trap 'exit 143' TERM
 		pg_real_test
-		pg_stop
+		pg_test_stop
 		trap cleanup EXIT
 		trap - INT TERM
 	fi
