@@ -55,11 +55,16 @@ $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 
 # --- tests ---------------------------------------------------------------
 # A library no test links, for tests that load one late (by absolute path).
+# Its twin is the same code with its function named spare_twinfun: the
+# same size and layout, other bytes (file identity tests).
 SPARE_LIB := $(B)/test/libspare.so
-UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"'
+SPARE_TWIN := $(B)/test/libspare_twin.so
+UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"' -DSPARE_TWIN='"$(CURDIR)/$(SPARE_TWIN)"'
 $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
-$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB)
+$(SPARE_TWIN): test/unit/spare_lib.c | $(B)/test
+	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_twinfun -o $@ $<
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
@@ -100,7 +105,7 @@ $(S)/%.o: src/%.c $(HDRS) | build-deps $(S)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 $(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
-$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB)
+$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 $(S) $(S)/test:
 	@mkdir -p $@
