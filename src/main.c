@@ -12,12 +12,15 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "aggregate.h"
 #include "options.h"
 #include "oracle.h"
 #include "snapshot.h"
 #include "output.h"
+#include "procfs.h"
 #include "sampler.h"
 #include "summary.h"
 #include "target.h"
@@ -52,6 +55,20 @@ static void setup_signals(void)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
+}
+
+/* Our own peak resident set, for the summary: 0 if /proc does not say. */
+static uint64_t peak_rss_kb(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	uint64_t kb = 0;
+	if (len <= 0 || parse_status_kb(buf, (size_t)len, "VmHWM", &kb) != 0)
+		return 0;
+	return kb;
 }
 
 /* Both Oracle fields must be readable in the target before we start. */
@@ -260,6 +277,7 @@ int main(int argc, char **argv)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
+	r.peak_rss_kb = peak_rss_kb();
 	summary_print(stderr, &o, ts, n, &r);
 	sampler_free(sampler);
 	stack_table_free(table);
