@@ -24,12 +24,14 @@ HDRS     := $(wildcard include/*.h)
 
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
-# Programs the integration tests profile (late_lib.c is a library of them).
-TARGET_SRCS := $(filter-out test/targets/late_lib.c,$(wildcard test/targets/*.c))
+# Programs the integration tests profile (late_lib.c is a library of them;
+# which.c is built twice, as which_a and which_b, below).
+TARGET_SRCS := $(filter-out test/targets/late_lib.c test/targets/which.c,$(wildcard test/targets/*.c))
 TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
-	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym
+	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym \
+	$(B)/test/targets/which_a $(B)/test/targets/which_b
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
@@ -91,6 +93,9 @@ TARGET_BINS := $(filter-out $(B)/test/targets/lld_gap,$(TARGET_BINS))
 endif
 $(B)/test/targets/lld_gap: test/targets/lld_gap.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -fuse-ld=lld -Wl,-z,max-page-size=0x200000 -o $@ $<
+# which.c twice: the same code under two names (work_a, work_b).
+$(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<
