@@ -75,9 +75,10 @@ uint64_t file_eh_frame_hdr(const struct file *f, uint64_t *size);
 
 /* Reads len bytes at vaddr from the file's loadable contents (code,
  * read-only data, unwind tables), as a mapping of it holds them: bytes
- * past the end of the file read as zero.  0, or -1 if no PT_LOAD holds
- * vaddr in the file. */
-int file_read(const struct file *f, uint64_t vaddr, void *out, size_t len);
+ * past the end of the file read as zero.  The file is mapped on the
+ * first read (its headers were read without a mapping).  0, or -1 if no
+ * PT_LOAD holds vaddr in the file. */
+int file_read(struct file *f, uint64_t vaddr, void *out, size_t len);
 
 /* The libdw module of the file, at bias 0 (addresses are vaddrs), made
  * on first use; symbols and debug info are read when asked for.  NULL if

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "hash_index.h"
@@ -22,8 +23,8 @@ struct file {
 	int fd;                   /* held for the run; -1 for an image in memory */
 	bool fd_unheld;           /* not in the inode table: closed with the file */
 	uint8_t *memory;          /* the image, when it came from memory */
-	Elf *elf;                 /* ours: the image and its headers */
-	const uint8_t *image;
+	const uint8_t *image;     /* the memory, or the file mapped on first read */
+	bool mapped;              /* image is our mapping of fd */
 	size_t size;
 	struct elf_layout layout;
 	uint64_t eh_frame_hdr, eh_frame_hdr_size; /* vaddr, 0 if none */
@@ -185,7 +186,8 @@ static void free_file(struct file *f)
 	if (f->fd_unheld)
 		close(f->fd);
 	free(f->dwfl_memory);
-	elf_end(f->elf);
+	if (f->mapped && f->image)
+		munmap((void *)f->image, f->size);
 	free(f->memory);
 	free(f->path);
 	free(f);
@@ -228,9 +230,10 @@ static int hold_inode(struct files *fs, const struct file_key *key, int fd, uint
 	return 0;
 }
 
-/* A new file around elf (taken, with memory if it came from memory). */
-static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory, const char *path,
-			     const uint8_t *build_id, size_t build_id_len)
+/* A new file: its headers from elf (read here, not kept), its bytes in
+ * fd (size of them) or in memory (taken). */
+static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory, size_t size,
+			     const char *path, const uint8_t *build_id, size_t build_id_len)
 {
 	struct file *f = NULL;
 	if (fs->n == fs->cap) {
@@ -245,10 +248,8 @@ static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory
 		goto fail;
 	f->owner = fs;
 	f->fd = fd;
-	f->memory = memory;
-	f->elf = elf;
-	f->image = (const uint8_t *)elf_rawfile(elf, &f->size);
-	if (!f->image || layout_from_elf(elf, &f->layout) != 0)
+	f->size = size;
+	if (layout_from_elf(elf, &f->layout) != 0)
 		goto fail;
 	size_t phnum;
 	if (elf_getphdrnum(elf, &phnum) == 0)
@@ -266,6 +267,8 @@ static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory
 	    hash_index_add(&fs->by_build_id, build_id_hash(build_id, build_id_len, f->size),
 			   f->index) != 0)
 		goto fail;
+	f->memory = memory;
+	f->image = memory;
 	fs->files[fs->n++] = f;
 	return f;
 fail:
@@ -291,7 +294,11 @@ struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *adde
 		close(fd);
 		return fs->files[fs->inodes[id].file];
 	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* The headers read with pread, not through a mapping: a page
+	 * touched in a mapping brings its neighbours into our resident set
+	 * (fault-around), 100 KB a file for PostgreSQL's 43.  The image is
+	 * mapped when the unwinder first reads it. */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	struct elf_layout l;
 	if (!elf || layout_from_elf(elf, &l) != 0) {
 		elf_end(elf);
@@ -306,14 +313,12 @@ struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *adde
 		id = hash_index_find(&fs->by_build_id, build_id_hash(build_id, len, c.size),
 				     same_build_id_and_bytes, fs, &c);
 		if (id != HASH_NONE)
-			f = fs->files[id];
+			f = fs->files[id]; /* another inode of a file we hold */
 	}
-	if (f) {
-		elf_end(elf); /* another inode of a file we hold */
-	} else if ((f = new_file(fs, elf, fd, NULL, path, build_id, len))) {
+	if (!f && (f = new_file(fs, elf, fd, NULL, (size_t)st.st_size, path, build_id, len)))
 		*added = true;
-	} else {
-		elf_end(elf);
+	elf_end(elf);
+	if (!f) {
 		close(fd);
 		return NULL;
 	}
@@ -344,23 +349,21 @@ struct file *files_add_memory(struct files *fs, const void *image, size_t size, 
 	}
 	uint8_t build_id[FILES_BUILD_ID_MAX];
 	size_t len = file_build_id(elf, build_id, sizeof(build_id));
+	struct file *f = NULL;
 	if (len) {
 		struct candidate c = { build_id, len, size, -1, copy };
 		uint32_t id = hash_index_find(&fs->by_build_id, build_id_hash(build_id, len, size),
 					      same_build_id_and_bytes, fs, &c);
-		if (id != HASH_NONE) {
-			elf_end(elf);
-			free(copy);
-			return fs->files[id];
-		}
+		if (id != HASH_NONE)
+			f = fs->files[id];
 	}
-	struct file *f = new_file(fs, elf, -1, copy, name, build_id, len);
-	if (!f) {
-		elf_end(elf);
+	if (f)
 		free(copy);
-		return NULL;
-	}
-	*added = true;
+	else if ((f = new_file(fs, elf, -1, copy, size, name, build_id, len)))
+		*added = true;
+	else
+		free(copy);
+	elf_end(elf);
 	return f;
 }
 
@@ -387,8 +390,23 @@ uint64_t file_eh_frame_hdr(const struct file *f, uint64_t *size)
 	return f->eh_frame_hdr;
 }
 
-int file_read(const struct file *f, uint64_t vaddr, void *out, size_t len)
+/* The file's bytes, mapped on first use; NULL if they cannot be. */
+static const uint8_t *image_of(struct file *f)
 {
+	if (!f->image && f->fd >= 0 && !f->mapped) {
+		void *p = f->size ? mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, f->fd, 0) : MAP_FAILED;
+		f->mapped = true; /* tried: not again */
+		if (p == MAP_FAILED)
+			return NULL;
+		f->image = p;
+	}
+	return f->image;
+}
+
+int file_read(struct file *f, uint64_t vaddr, void *out, size_t len)
+{
+	if (!image_of(f))
+		return -1;
 	for (size_t i = 0; i < f->layout.n_loads; i++) {
 		const struct elf_load *l = &f->layout.load[i];
 		if (vaddr < l->vaddr || vaddr - l->vaddr >= l->filesz)
