@@ -321,6 +321,13 @@ static struct file *file_of(struct modules *m, const struct file_row *row)
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%.*s", (int)(deleted ? len - suffix : len), row->path);
 	int fd = open_mapped(m, path, deleted, row->id.inode, row->start, row->end);
+	if (fd < 0) {
+		/* The main thread may have exited since the maps were read. */
+		pid_t was = m->task;
+		ensure_live_task(m);
+		if (m->task != was)
+			fd = open_mapped(m, path, deleted, row->id.inode, row->start, row->end);
+	}
 	bool added = false;
 	if (fd >= 0)
 		fs->file = files_add_fd(m->files, fd, path, &added);
@@ -352,6 +359,7 @@ static struct file *vdso_of(struct modules *m, const struct file_row *row)
 	m->vdso_end = row->end;
 	m->vdso = NULL;
 	size_t len = (size_t)(row->end - row->start);
+	ensure_live_task(m); /* the main thread may have exited since */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)m->task);
 	int fd = len <= VDSO_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
