@@ -24,12 +24,14 @@ HDRS     := $(wildcard include/*.h)
 
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
-# Programs the integration tests profile (late_lib.c is a library of them).
-TARGET_SRCS := $(filter-out test/targets/late_lib.c,$(wildcard test/targets/*.c))
+# Programs the integration tests profile (late_lib.c is a library of them;
+# which.c is built twice, as which_a and which_b, below).
+TARGET_SRCS := $(filter-out test/targets/late_lib.c test/targets/which.c,$(wildcard test/targets/*.c))
 TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
-	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13
+	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13 \
+	$(B)/test/targets/which_a $(B)/test/targets/which_b
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
@@ -55,11 +57,16 @@ $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 
 # --- tests ---------------------------------------------------------------
 # A library no test links, for tests that load one late (by absolute path).
+# Its twin is the same code with its function named spare_twinfun: the
+# same size and layout, other bytes (file identity tests).
 SPARE_LIB := $(B)/test/libspare.so
-UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"'
+SPARE_TWIN := $(B)/test/libspare_twin.so
+UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"' -DSPARE_TWIN='"$(CURDIR)/$(SPARE_TWIN)"'
 $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
-$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB)
+$(SPARE_TWIN): test/unit/spare_lib.c | $(B)/test
+	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_twinfun -o $@ $<
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
@@ -91,6 +98,9 @@ $(B)/test/targets/lld_gap: test/targets/lld_gap.c | $(B)/test/targets
 $(B)/test/targets/fake_pg: TARGET_CFLAGS += -rdynamic
 $(B)/test/targets/fake_pg13: test/targets/fake_pg.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DPG13 -o $@ $< -pthread -lm
+# which.c twice: the same code under two names (work_a, work_b).
+$(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<
@@ -105,7 +115,7 @@ $(S)/%.o: src/%.c $(HDRS) | build-deps $(S)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 $(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
-$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB)
+$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 $(S) $(S)/test:
 	@mkdir -p $@

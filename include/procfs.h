@@ -93,6 +93,10 @@ int parse_schedstat(const char *buf, size_t len, struct sched_counts *out);
  * Returns 0, or -1 when the line is missing or malformed. */
 int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
 
+/* /proc/PID/status: a field counted in kB ("VmHWM:\t   24072 kB", the
+ * peak resident set).  Returns 0, or -1 when it is missing or malformed. */
+int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb);
+
 /* One line of /proc/PID/maps. */
 struct map_entry {
 	uint64_t start, end, offset;

@@ -2,7 +2,8 @@
  *
  * A program is what unwinds and names the addresses of one process image:
  * its modules, the unwinder over them, the symbolizer, and the stacks
- * counted by address while sampling.  Naming reads symbols and debug info
+ * counted by address while sampling.  The files it maps and their names
+ * are the run's (program_shared): read once for every process and exec.  Naming reads symbols and debug info
  * (a tenth of a second for glibc's), so stacks are named after the run,
  * as perf report does; ticks missed meanwhile would be missing from the
  * profile.  An execve retires the program: it keeps its modules, frozen,
@@ -34,7 +35,15 @@ struct program_batch {
 	size_t next;                   /* the next pending id to name */
 };
 
+/* What every program of a run shares: its files (files.h) and their
+ * names (symbolize.h). */
+struct program_shared {
+	struct files *files;
+	struct namer *namer;
+};
+
 struct program {
+	const struct program_shared *shared;
 	struct modules *modules;
 	struct unwinder *unwinder;     /* NULL once retired */
 	struct symbolizer *symbolizer;
@@ -53,16 +62,14 @@ struct program {
 /* The program pid runs now; its stacks will be named into named (and,
  * with a timeline, mapped there to their named ids).  NULL if its modules
  * cannot be read. */
-struct program *program_open(pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names, struct stack_table *named,
-			     struct timeline *timeline);
+struct program *program_open(pid_t pid, const struct program_shared *shared,
+			     struct stack_table *named, struct timeline *timeline);
 
 /* Frees p and every older program. */
 void program_free(struct program *p);
 
 /* After an execve of its process: a new program, p retired behind it. */
-struct program *program_exec(struct program *p, pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names);
+struct program *program_exec(struct program *p, pid_t pid);
 
 /* Counts count samples: their user frames (innermost first, as unwound)
  * and the rest of v (thread, states, kernel frames), to be named later.

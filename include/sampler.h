@@ -36,7 +36,8 @@ struct sampler_result {
 	uint64_t wall_ns;          /* first tick to end */
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	uint64_t naming_ns;        /* naming the stacks, after detaching */
-	unsigned images_opened;    /* ELF images read, all programs together */
+	unsigned images_opened;    /* ELF files read, once for every process */
+	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	int nice;                  /* the sampler's nice value */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */

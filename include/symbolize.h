@@ -1,11 +1,19 @@
 /* symbolize.h - frame names for addresses, cached.
  *
- * Names come from libdw: the symbol tables of the module (or of its
+ * Names come from libdw: the symbol tables of the file (or of its
  * separate debug file, or its MiniDebugInfo), C++ names demangled as
  * c++filt prints them, and from DWARF the functions inlined at the address
- * and, on request, source lines.  A lookup is done once per distinct
- * address; afterwards the cost is a hash probe.  Every name is sanitized
- * (frame.h), interned and lives as long as the symbolizer.
+ * and, on request, source lines.
+ *
+ * Two levels.  The namer is the run's: per file of the registry (files.h),
+ * the names at each ELF address (vaddr) of that file, looked up once
+ * whatever the number of processes that map it.  A symbolizer is one
+ * process's: an address is its module's vaddr + bias (modules.h), named
+ * in the module's file; what is the process's own - the module's path in
+ * "[libfoo.so]", anonymous code and its JIT map - is named there.  Each
+ * keeps a cache, so that a second look at an address is a hash probe.
+ * Every name is sanitized (frame.h), interned and lives as long as the
+ * namer.
  *
  * What one process's symbolizer has named is known to every other of the
  * run by the file's build-id and the offset in it, and one symbolizer per
@@ -37,9 +45,20 @@ struct symbolize_options {
 	bool addresses;     /* "libfoo.so+0x1a2b" instead of "[libfoo.so]" */
 };
 
+struct namer;
 struct symbolizer;
 
-struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_options *o);
+/* The run's names, with these options for every process. */
+struct namer *namer_new(const struct symbolize_options *o);
+void namer_free(struct namer *n);
+
+/* Addresses of files looked up (not found in a file's cache): for tests
+ * and the summary.  Naming an address a second time, in any process that
+ * maps the same file, adds none. */
+uint64_t namer_lookups(const struct namer *n);
+
+/* A process's symbolizer over its modules, naming into n. */
+struct symbolizer *symbolizer_new(struct namer *n, struct modules *m);
 void symbolizer_free(struct symbolizer *s);
 
 /* The frames at ip, outermost first: the function, then each function
@@ -47,13 +66,9 @@ void symbolizer_free(struct symbolizer *s);
  * convention).  A return address (FRAME_CALL) is looked up one byte back,
  * so that a call at the very end of a function is not named after the
  * next one.  Returns their number (1 to 1 + SYMBOLIZE_MAX_INLINE); *names
- * is valid until the next call, the strings it points to for the
- * symbolizer's life. */
+ * is valid until the next call, the strings it points to for the namer's
+ * life. */
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names);
-
-/* Look-ups answered from the names shared across symbolizers (the same
- * file mapped by another process: same build-id, same offset). */
-uint64_t symbolize_shared_hits(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "aggregate.h"
@@ -24,6 +25,7 @@
 #include "snapshot.h"
 #include "output.h"
 #include "pyroscope.h"
+#include "procfs.h"
 #include "sampler.h"
 #include "summary.h"
 #include "target.h"
@@ -71,6 +73,20 @@ static void setup_signals(void)
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 }
 
+/* Our own peak resident set, for the summary: 0 if /proc does not say. */
+static uint64_t peak_rss_kb(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	uint64_t kb = 0;
+	if (len <= 0 || parse_status_kb(buf, (size_t)len, "VmHWM", &kb) != 0)
+		return 0;
+	return kb;
+}
+
 /* Both Oracle fields must be readable in the target before we start. */
 static int oracle_addresses_readable(const struct options *o, const struct target *t,
 				     char *err, size_t errlen)
@@ -98,16 +114,17 @@ static int oracle_addresses_readable(const struct options *o, const struct targe
 static int pg_servers_supported(const struct options *o, const struct target *ts, size_t n,
 				char *err, size_t errlen)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct modules *m = modules_open(ts[i].pid, o->debuginfo_path);
+	struct files *fs = files_new(o->debuginfo_path);
+	int rc = 0;
+	for (size_t i = 0; i < n && fs && rc == 0; i++) {
+		struct modules *m = modules_open(fs, ts[i].pid);
 		struct pg_process pg;
-		if (m && pg_probe(ts[i].pid, m, &pg, err, errlen) == PG_PROBE_TOO_OLD) {
-			modules_close(m);
-			return -1;
-		}
+		if (m && pg_probe(ts[i].pid, m, &pg, err, errlen) == PG_PROBE_TOO_OLD)
+			rc = -1;
 		modules_close(m);
 	}
-	return 0;
+	files_free(fs);
+	return rc;
 }
 
 /* Detaches the targets attached so far (on an error before sampling). */
@@ -351,6 +368,7 @@ int main(int argc, char **argv)
 		if (exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
+	r.peak_rss_kb = peak_rss_kb();
 	summary_print(stderr, &o, ts, n, &r);
 	continuous_summary(stderr, cont);
 	continuous_free(cont);

@@ -1,11 +1,11 @@
-/* modules.c - the target's mappings, reported to libdw; the images it maps. */
+/* modules.c - one process's mappings, and which file of the run's
+ * registry each module is. */
 #define _GNU_SOURCE
 #include "modules.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,16 +18,12 @@
 #include "layout.h"
 #include "procfs.h"
 
-#define MAX_LOADS LAYOUT_MAX_LOADS
 /* An address in no known mapping re-reads the maps, at most every 20 ms:
  * fast enough for a program still loading its libraries, bounded for one
  * that jumps to addresses no re-read can explain. */
 #define REFRESH_MIN_NS 20000000ULL
 #define DELETED_SUFFIX " (deleted)"
-
-struct load_segment {
-	uint64_t vaddr, offset, filesz;
-};
+#define VDSO_MAX (1u << 20) /* a vDSO is a few pages */
 
 /* Which file: device and inode, as the maps print them. */
 struct file_id {
@@ -40,22 +36,11 @@ static bool same_file(const struct file_id *a, const struct file_id *b)
 	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && a->inode == b->inode;
 }
 
-/* Hung on each Dwfl_Module's userdata when it is first reported. */
-struct module_entry {
-	struct modules *owner;
-	/* Which file is mapped, as the maps line said. */
-	char *path;               /* without " (deleted)" */
-	bool deleted, vdso;
-	bool opaque;              /* mapped code no program header explains: no ELF */
-	struct file_id id;
-	uint64_t bias;            /* this copy's: target address = ELF vaddr + bias */
-	uint64_t map_start, map_end; /* one of its mappings: map_files/START-END */
-	/* The image, read the first time the unwinder needs it. */
-	bool built, usable;       /* usable: an ELF image could be read */
-	bool trusted;             /* libdw's bias is ours (false only if it is not) */
+/* One loaded copy of a file (or the vDSO, or code no copy explains). */
+struct module {
 	struct module_image img;
-	int n_loads;
-	struct load_segment load[MAX_LOADS];
+	char *name;               /* img.name's storage */
+	bool vdso, opaque;
 };
 
 struct range {
@@ -73,46 +58,40 @@ struct file_row {
 	struct file_id id;
 	const char *path; /* NUL-terminated, in the maps buffer */
 	bool exec, vdso;
-	int report;       /* the module it belongs to, -1 if none */
+	int want;         /* the module it belongs to, -1 if none */
 };
 
-/* A module as it will be reported to libdw. */
-struct report {
-	const char *name; /* the path as the maps say it, or "[vdso: PID]" */
-	uint64_t low, high;
-	const char *path;
-	struct file_id id;
-	uint64_t bias;
-	uint64_t map_start, map_end;
+/* A module as the maps just read describe it. */
+struct want {
+	const char *name; /* the path as the maps say it, or "[vdso]" */
+	struct file *file;
+	uint64_t bias, low, high;
 	bool vdso, opaque;
-	Dwfl_Module *mod; /* once reported */
+	struct module *mod; /* the module that is it, once matched or made */
 };
 
 /* Which module an address in a mapping belongs to. */
 struct owner {
 	uint64_t start, end;
-	Dwfl_Module *mod;
+	struct module *mod;
 };
 
-/* A mapped file's program headers, read once while it stays mapped. */
-struct file_layout {
+/* A file this process maps, found in the registry once while it stays
+ * mapped; file NULL if it could not be opened or is no ELF file. */
+struct file_seen {
 	struct file_id id;
-	bool ok, seen;
-	struct elf_layout l;
+	bool seen;
+	struct file *file;
 };
 
 struct modules {
+	struct files *files;             /* the run's */
 	pid_t pid;                       /* the process */
 	pid_t task;                      /* whose /proc/TASK/ files we read */
-	Dwfl *dwfl;
-	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;
-	struct module_entry *last_entry; /* unwinding reads one module in bursts */
+	struct module *last_entry;       /* unwinding reads one module in bursts */
 	const struct owner *last_owner;
 	uint64_t last_refresh_ns;
 	unsigned refreshes, generation, images_opened;
-	bool changed;                    /* this refresh added or removed modules */
-	bool stale;                      /* libdw kept a module for another file */
 	char *maps;                      /* the last read of /proc/PID/maps; */
 	size_t maps_cap;                 /* anon names point into it */
 	struct anon_region *anon;        /* executable, not file-backed, by address */
@@ -123,13 +102,16 @@ struct modules {
 	size_t n_rows, cap_rows;
 	size_t *order;                   /* rows by file, while they are grouped */
 	size_t cap_order;
-	struct report *reports;          /* modules in the maps just read */
-	size_t n_reports, cap_reports;
+	struct want *wants;              /* modules in the maps just read */
+	size_t n_wants, cap_wants;
+	struct module **mods;            /* the modules now, each allocated once */
+	size_t n_mods, cap_mods;
 	struct owner *owners;            /* module of each mapping, by address */
 	size_t n_owners, cap_owners;
-	struct file_layout *layouts;     /* program headers of the files mapped */
-	size_t n_layouts, cap_layouts;
-	char vdso_name[32];              /* "[vdso: TASK]", libdw's name for it */
+	struct file_seen *seen;          /* the files mapped, by device and inode */
+	size_t n_seen, cap_seen;
+	uint64_t vdso_start, vdso_end;   /* the vDSO as last read */
+	struct file *vdso;
 	void (*on_removal)(void *arg);   /* runs before a module goes */
 	void *on_removal_arg;
 	bool frozen;                     /* never re-read: the program is gone */
@@ -140,13 +122,6 @@ static uint64_t monotonic_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void free_entry(struct module_entry *e)
-{
-	if (e)
-		free(e->path);
-	free(e);
 }
 
 /* An image we may read: a regular file (never a device or a FIFO, which
@@ -185,100 +160,6 @@ static int open_mapped(const struct modules *m, const char *path, bool deleted, 
 	return fd;
 }
 
-static void ensure_live_task(struct modules *m);
-
-/* Dwfl_Callbacks.find_elf: the file the target mapped, or nothing. */
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
-		    Dwarf_Addr base, char **file_name, Elf **elfp)
-{
-	struct module_entry *e = *userdata;
-	if (e) /* the main thread may have exited since the maps were read */
-		ensure_live_task(e->owner);
-	if (!e || e->vdso) {
-		/* "[vdso: TASK]": libdw reads the image from /proc/TASK/mem. */
-		int fd = dwfl_linux_proc_find_elf(mod, userdata, e ? e->owner->vdso_name : name,
-						  base, file_name, elfp);
-		if (e && *elfp)
-			e->owner->images_opened++;
-		return fd;
-	}
-	if (e->opaque)
-		return -1; /* its bytes are no place we can name from the file */
-	struct modules *m = e->owner;
-	int fd = open_mapped(m, e->path, e->deleted, e->id.inode, e->map_start, e->map_end);
-	if (fd < 0)
-		return -1;
-	/* The original path, for .gnu_debuglink's search next to it. */
-	*file_name = strdup(e->path);
-	m->images_opened++;
-	return fd;
-}
-
-/* libdw passes the address of the module's userdata (void **), as it does
- * for dwfl_getmodules callbacks, although the prototype says void *. */
-static int module_removed(Dwfl_Module *mod, void *userdata_ptr, const char *name,
-			  Dwarf_Addr base, void *arg)
-{
-	(void)mod, (void)name, (void)base;
-	struct modules *m = arg;
-	void **userdata = userdata_ptr;
-	free_entry(*userdata);
-	*userdata = NULL;
-	m->changed = true;
-	return DWARF_CB_OK;
-}
-
-/* Is e the module r describes: the same file, copy and kind?  libdw keeps
- * a module reported again with the same name and range, whatever it is. */
-static bool entry_is(const struct module_entry *e, const struct report *r)
-{
-	return e->vdso == r->vdso && e->opaque == r->opaque &&
-	       (r->vdso || (same_file(&e->id, &r->id) && e->bias == r->bias));
-}
-
-static void report_module(struct modules *m, struct report *r)
-{
-	Dwfl_Module *mod = dwfl_report_module(m->dwfl, r->name, r->low, r->high);
-	r->mod = mod;
-	if (!mod)
-		return;
-	void **userdata;
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	struct module_entry *e = *userdata;
-	if (e) {
-		/* Reported again, unchanged: nothing to re-read.  One of its
-		 * mappings as they are now, for map_files. */
-		if (!entry_is(e, r))
-			m->stale = true;
-		e->map_start = r->map_start;
-		e->map_end = r->map_end;
-		return;
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->owner = m;
-	if (!r->vdso) {
-		size_t len = strlen(r->path), suffix = strlen(DELETED_SUFFIX);
-		e->deleted = len > suffix && strcmp(r->path + len - suffix, DELETED_SUFFIX) == 0;
-		e->path = strndup(r->path, e->deleted ? len - suffix : len);
-		e->id = r->id;
-		e->bias = r->bias;
-		e->opaque = r->opaque;
-		e->map_start = r->map_start;
-		e->map_end = r->map_end;
-	} else {
-		e->vdso = true;
-		e->path = strdup("[vdso]");
-	}
-	if (!e->path) {
-		free(e);
-		return;
-	}
-	*userdata = e;
-	m->changed = true;
-}
-
 /* Room for one more element in *array (used of *cap, each size bytes). */
 static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
 {
@@ -293,15 +174,14 @@ static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
 	return true;
 }
 
-static struct report *add_report(struct modules *m, const struct file_row *row, uint64_t low,
-				 uint64_t high)
+static struct want *add_want(struct modules *m, const char *name, struct file *file,
+			     uint64_t bias, uint64_t low, uint64_t high)
 {
-	if (!room_for_one((void **)&m->reports, m->n_reports, &m->cap_reports, sizeof(*m->reports)))
+	if (!room_for_one((void **)&m->wants, m->n_wants, &m->cap_wants, sizeof(*m->wants)))
 		return NULL;
-	struct report *r = &m->reports[m->n_reports++];
-	*r = (struct report){ row->vdso ? m->vdso_name : row->path, low, high, row->path, row->id,
-			      0, row->start, row->end, row->vdso, false, NULL };
-	return r;
+	struct want *w = &m->wants[m->n_wants++];
+	*w = (struct want){ name, file, bias, low, high, false, false, NULL };
+	return w;
 }
 
 static void add_anon(struct modules *m, uint64_t start, uint64_t end, const char *name)
@@ -364,7 +244,6 @@ static ssize_t read_maps_of(struct modules *m, pid_t task)
 static void use_task(struct modules *m, pid_t task)
 {
 	m->task = task;
-	snprintf(m->vdso_name, sizeof(m->vdso_name), "[vdso: %d]", (int)task);
 }
 
 /* Does /proc/TASK/ still show the process's memory?  Its maps are empty
@@ -422,48 +301,79 @@ static ssize_t read_maps(struct modules *m)
 	return m->task == was ? len : read_maps_of(m, m->task);
 }
 
-/* The program headers of the file row maps, read once while it stays
- * mapped; NULL if it cannot be opened or is no executable or library. */
-static const struct elf_layout *layout_of(struct modules *m, const struct file_row *row)
+/* The file of row, from the registry: looked up once while this process
+ * keeps it mapped.  NULL if it cannot be opened or is no ELF file. */
+static struct file *file_of(struct modules *m, const struct file_row *row)
 {
-	for (size_t i = 0; i < m->n_layouts; i++) {
-		struct file_layout *fl = &m->layouts[i];
-		if (same_file(&fl->id, &row->id)) {
-			fl->seen = true;
-			return fl->ok ? &fl->l : NULL;
+	for (size_t i = 0; i < m->n_seen; i++) {
+		struct file_seen *fs = &m->seen[i];
+		if (same_file(&fs->id, &row->id)) {
+			fs->seen = true;
+			return fs->file;
 		}
 	}
-	if (!room_for_one((void **)&m->layouts, m->n_layouts, &m->cap_layouts, sizeof(*m->layouts)))
+	if (!room_for_one((void **)&m->seen, m->n_seen, &m->cap_seen, sizeof(*m->seen)))
 		return NULL;
-	struct file_layout *fl = &m->layouts[m->n_layouts++];
-	fl->id = row->id;
-	fl->seen = true;
-	fl->ok = false;
+	struct file_seen *fs = &m->seen[m->n_seen++];
+	*fs = (struct file_seen){ row->id, true, NULL };
 	size_t len = strlen(row->path), suffix = strlen(DELETED_SUFFIX);
 	bool deleted = len > suffix && strcmp(row->path + len - suffix, DELETED_SUFFIX) == 0;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%.*s", (int)(deleted ? len - suffix : len), row->path);
 	int fd = open_mapped(m, path, deleted, row->id.inode, row->start, row->end);
-	if (fd >= 0) {
-		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		fl->ok = layout_from_elf(elf, &fl->l) == 0;
-		elf_end(elf);
-		close(fd);
+	if (fd < 0) {
+		/* The main thread may have exited since the maps were read. */
+		pid_t was = m->task;
+		ensure_live_task(m);
+		if (m->task != was)
+			fd = open_mapped(m, path, deleted, row->id.inode, row->start, row->end);
 	}
-	return fl->ok ? &fl->l : NULL;
+	bool added = false;
+	if (fd >= 0)
+		fs->file = files_add_fd(m->files, fd, path, &added);
+	if (added)
+		m->images_opened++;
+	return fs->file;
 }
 
-/* Forgets the layouts of files no longer mapped: a new file may get the
- * inode of one deleted. */
-static void drop_unseen_layouts(struct modules *m)
+/* Forgets the files no longer mapped: a new file may get the inode of one
+ * deleted (not while the registry holds it; but this process may have
+ * found no file for it). */
+static void drop_unseen_files(struct modules *m)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < m->n_layouts; i++)
-		if (m->layouts[i].seen) {
-			m->layouts[kept] = m->layouts[i];
-			m->layouts[kept++].seen = false;
+	for (size_t i = 0; i < m->n_seen; i++)
+		if (m->seen[i].seen) {
+			m->seen[kept] = m->seen[i];
+			m->seen[kept++].seen = false;
 		}
-	m->n_layouts = kept;
+	m->n_seen = kept;
+}
+
+/* The vDSO mapped at row, read from the target's memory once. */
+static struct file *vdso_of(struct modules *m, const struct file_row *row)
+{
+	if (m->vdso_start == row->start && m->vdso_end == row->end)
+		return m->vdso;
+	m->vdso_start = row->start;
+	m->vdso_end = row->end;
+	m->vdso = NULL;
+	size_t len = (size_t)(row->end - row->start);
+	ensure_live_task(m); /* the main thread may have exited since */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)m->task);
+	int fd = len <= VDSO_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	uint8_t *image = fd >= 0 ? malloc(len) : NULL;
+	if (image && pread(fd, image, len, (off_t)row->start) == (ssize_t)len) {
+		bool added = false;
+		m->vdso = files_add_memory(m->files, image, len, "[vdso]", &added);
+		if (added)
+			m->images_opened++;
+	}
+	free(image);
+	if (fd >= 0)
+		close(fd);
+	return m->vdso;
 }
 
 static int by_file_then_address(const void *a, const void *b, void *arg)
@@ -479,14 +389,16 @@ static int by_file_then_address(const void *a, const void *b, void *arg)
 }
 
 /* Code of the file that no copy of it explains: a module of its own with
- * no ELF, named after the file and nothing in it. */
+ * no file, named after the file and nothing in it. */
 static void add_opaque(struct modules *m, struct file_row *row)
 {
-	struct report *r = add_report(m, row, row->start, row->end);
-	if (!r)
+	struct want *w = add_want(m, row->vdso ? "[vdso]" : row->path, NULL, 0, row->start,
+				  row->end);
+	if (!w)
 		return;
-	r->opaque = true;
-	row->report = (int)(r - m->reports);
+	w->opaque = true;
+	w->vdso = row->vdso;
+	row->want = (int)(w - m->wants);
 }
 
 /* The n rows of one file (indices in idx, by address): one module per
@@ -499,10 +411,12 @@ static void place_file(struct modules *m, const size_t *idx, size_t n)
 		has_code |= m->rows[idx[i]].exec;
 	if (!has_code)
 		return; /* data files (locale archives, fonts) hold no code to name */
+	const struct file_row *first = &m->rows[idx[0]];
+	struct file *file = first->vdso ? vdso_of(m, first) : file_of(m, first);
+	const struct elf_layout *l = file ? file_layout(file) : NULL;
 	struct file_mapping *maps = calloc(n, sizeof(*maps));
 	int *copy = calloc(n, sizeof(*copy));
 	uint64_t *bias = calloc(n, sizeof(*bias));
-	const struct elf_layout *l = layout_of(m, &m->rows[idx[0]]);
 	size_t copies = 0;
 	if (maps && copy && bias && l) {
 		for (size_t i = 0; i < n; i++) {
@@ -518,25 +432,18 @@ static void place_file(struct modules *m, const size_t *idx, size_t n)
 		uint64_t low, high;
 		if (layout_range(l, bias[c], &low, &high) != 0)
 			continue; /* its code is left unexplained below */
-		struct report *r = NULL;
-		for (size_t i = 0; i < n; i++) {
-			struct file_row *row = &m->rows[idx[i]];
-			if (copy[i] != (int)c)
-				continue;
-			if (!r && row->exec) {
-				r = add_report(m, row, low, high);
-				if (!r)
-					break;
-				r->bias = bias[c];
-			}
-		}
-		for (size_t i = 0; r && i < n; i++)
+		struct want *w = add_want(m, first->vdso ? "[vdso]" : first->path, file, bias[c], low,
+					  high);
+		if (!w)
+			break;
+		w->vdso = first->vdso;
+		for (size_t i = 0; i < n; i++)
 			if (copy[i] == (int)c)
-				m->rows[idx[i]].report = (int)(r - m->reports);
+				m->rows[idx[i]].want = (int)(w - m->wants);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct file_row *row = &m->rows[idx[i]];
-		if (row->exec && row->report < 0)
+		if (row->exec && row->want < 0)
 			add_opaque(m, row);
 	}
 	free(maps);
@@ -544,10 +451,10 @@ static void place_file(struct modules *m, const size_t *idx, size_t n)
 	free(bias);
 }
 
-/* Parses the maps just read into rows, reports, m->anon and m->ranges. */
+/* Parses the maps just read into rows, wants, m->anon and m->ranges. */
 static void parse_maps(struct modules *m, char *maps, size_t len)
 {
-	m->n_anon = m->n_reports = m->n_ranges = m->n_rows = 0;
+	m->n_anon = m->n_wants = m->n_ranges = m->n_rows = 0;
 	char *line = maps, *end = maps + len;
 	while (line < end) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -586,13 +493,10 @@ static void parse_maps(struct modules *m, char *maps, size_t len)
 	}
 	size_t n_files = 0;
 	for (size_t i = 0; i < m->n_rows; i++) {
-		if (m->rows[i].vdso) {
-			struct report *r = add_report(m, &m->rows[i], m->rows[i].start, m->rows[i].end);
-			if (r)
-				m->rows[i].report = (int)(r - m->reports);
-		} else {
+		if (m->rows[i].vdso)
+			place_file(m, &i, 1);
+		else
 			m->order[n_files++] = i;
-		}
 	}
 	qsort_r(m->order, n_files, sizeof(*m->order), by_file_then_address, m->rows);
 	for (size_t i = 0; i < n_files;) {
@@ -602,52 +506,103 @@ static void parse_maps(struct modules *m, char *maps, size_t len)
 		place_file(m, &m->order[i], j - i);
 		i = j;
 	}
-	drop_unseen_layouts(m);
+	drop_unseen_files(m);
 }
 
-/* The module of each mapping, by address, once libdw has them. */
+/* Is mod what w describes: the same file, copy, place and name? */
+static bool module_is(const struct module *mod, const struct want *w)
+{
+	return mod->img.file == w->file && mod->img.bias == w->bias && mod->img.low == w->low &&
+	       mod->img.high == w->high && mod->vdso == w->vdso && mod->opaque == w->opaque &&
+	       strcmp(mod->name, w->name) == 0;
+}
+
+static void free_module(struct module *mod)
+{
+	if (mod)
+		free(mod->name);
+	free(mod);
+}
+
+static struct module *new_module(const struct want *w)
+{
+	struct module *mod = calloc(1, sizeof(*mod));
+	if (!mod || !(mod->name = strdup(w->name))) {
+		free(mod);
+		return NULL;
+	}
+	mod->vdso = w->vdso;
+	mod->opaque = w->opaque;
+	mod->img = (struct module_image){ mod->name, w->low, w->high, w->bias, w->file, 0, 0 };
+	uint64_t size, hdr = w->file ? file_eh_frame_hdr(w->file, &size) : 0;
+	if (hdr) {
+		mod->img.eh_frame_hdr = hdr + w->bias;
+		mod->img.eh_frame_hdr_size = size;
+	}
+	return mod;
+}
+
+/* The modules the maps just read describe: the ones already there kept
+ * (what was learnt of their addresses holds), the others made; those that
+ * go are used one last time (on_removal) before they do.  Whether any
+ * came or went: the return value. */
+static bool match_modules(struct modules *m)
+{
+	bool *kept = calloc(m->n_mods ? m->n_mods : 1, sizeof(*kept));
+	bool changed = false;
+	for (size_t i = 0; i < m->n_wants; i++) {
+		struct want *w = &m->wants[i];
+		for (size_t k = 0; k < m->n_mods && !w->mod; k++)
+			if (kept && !kept[k] && module_is(m->mods[k], w)) {
+				kept[k] = true;
+				w->mod = m->mods[k];
+			}
+		if (!w->mod) {
+			w->mod = new_module(w);
+			changed = true;
+		}
+	}
+	bool removed = false;
+	for (size_t k = 0; k < m->n_mods; k++)
+		removed |= !kept || !kept[k];
+	if (removed && m->on_removal) {
+		/* What is known of addresses in a module that goes (dlclose)
+		 * must be used before it goes: the owners are still the old
+		 * ones. */
+		m->on_removal(m->on_removal_arg);
+	}
+	for (size_t k = 0; k < m->n_mods; k++)
+		if (!kept || !kept[k])
+			free_module(m->mods[k]);
+	free(kept);
+	m->n_mods = 0;
+	for (size_t i = 0; i < m->n_wants; i++) {
+		if (!m->wants[i].mod)
+			continue;
+		if (!room_for_one((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods))) {
+			free_module(m->wants[i].mod);
+			m->wants[i].mod = NULL;
+			continue;
+		}
+		m->mods[m->n_mods++] = m->wants[i].mod;
+	}
+	return changed || removed;
+}
+
+/* The module of each mapping, by address. */
 static void build_owners(struct modules *m)
 {
 	m->n_owners = 0;
 	m->last_owner = NULL;
 	for (size_t i = 0; i < m->n_rows; i++) {
 		const struct file_row *row = &m->rows[i];
-		const struct report *r = row->report < 0 ? NULL : &m->reports[row->report];
-		if (!r || !r->mod)
+		struct module *mod = row->want < 0 ? NULL : m->wants[row->want].mod;
+		if (!mod)
 			continue;
-		void **userdata;
-		dwfl_module_info(r->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (!*userdata || !entry_is(*userdata, r))
-			continue; /* libdw holds another file under this name and range */
 		if (!room_for_one((void **)&m->owners, m->n_owners, &m->cap_owners, sizeof(*m->owners)))
 			return;
-		m->owners[m->n_owners++] = (struct owner){ row->start, row->end, r->mod };
+		m->owners[m->n_owners++] = (struct owner){ row->start, row->end, mod };
 	}
-}
-
-/* Will mod's addresses still mean what they meant?  Yes if the same file
- * is reported as the same copy at the same place. */
-static int check_kept(Dwfl_Module *mod, void **userdata, const char *name,
-		      Dwarf_Addr start, void *arg)
-{
-	struct modules *m = arg;
-	Dwarf_Addr low, high;
-	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
-	for (size_t i = 0; i < m->n_reports; i++) {
-		const struct report *r = &m->reports[i];
-		if (r->low == start && r->high == high && strcmp(r->name, name) == 0 &&
-		    (!*userdata || entry_is(*userdata, r)))
-			return DWARF_CB_OK;
-	}
-	m->changed = true; /* this one goes */
-	return DWARF_CB_ABORT;
-}
-
-static void report_all(struct modules *m)
-{
-	dwfl_report_begin(m->dwfl);
-	for (size_t i = 0; i < m->n_reports; i++)
-		report_module(m, &m->reports[i]);
 }
 
 int modules_refresh(struct modules *m)
@@ -656,40 +611,17 @@ int modules_refresh(struct modules *m)
 		return 0;
 	m->last_refresh_ns = monotonic_ns();
 	m->refreshes++;
-	m->changed = false;
 	ssize_t len = read_maps(m);
 	if (len < 0)
 		return -1;
 	parse_maps(m, m->maps, (size_t)len);
-	if (m->on_removal) {
-		/* What is known of addresses in a module that goes (dlclose)
-		 * must be used before it goes. */
-		dwfl_getmodules(m->dwfl, check_kept, m, 0);
-		if (m->changed)
-			m->on_removal(m->on_removal_arg);
-		m->changed = false;
-	}
-
-	/* A new reporting round keeps modules reported again unchanged (same
-	 * name and range), with their userdata: nothing is re-read for them. */
 	m->last_entry = NULL; /* the hook's look-ups may have cached one that goes */
-	m->last_owner = NULL;
-	m->stale = false;
-	report_all(m);
-	int rc = dwfl_report_end(m->dwfl, module_removed, m);
-	if (m->stale) {
-		/* libdw kept a module for a name and range that now hold
-		 * another file (or copy): start afresh, every module anew. */
-		dwfl_report_begin(m->dwfl);
-		dwfl_report_end(m->dwfl, module_removed, m);
-		report_all(m);
-		rc = dwfl_report_end(m->dwfl, module_removed, m);
-		m->changed = true;
-	}
+	bool changed = match_modules(m);
 	build_owners(m);
-	if (m->changed)
+	m->last_entry = NULL;
+	if (changed)
 		m->generation++;
-	return rc == 0 ? 0 : -1;
+	return 0;
 }
 
 void modules_on_removal(struct modules *m, void (*fn)(void *arg), void *arg)
@@ -703,25 +635,15 @@ void modules_freeze(struct modules *m)
 	m->frozen = true;
 }
 
-struct modules *modules_open(pid_t pid, const char *debuginfo_path)
+struct modules *modules_open(struct files *fs, pid_t pid)
 {
 	struct modules *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	elf_version(EV_CURRENT);
+	m->files = fs;
 	m->pid = pid;
 	use_task(m, pid);
-	if (debuginfo_path && !(m->debuginfo_path = strdup(debuginfo_path))) {
-		free(m);
-		return NULL;
-	}
-	m->callbacks = (Dwfl_Callbacks){
-		.find_elf = find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &m->debuginfo_path,
-	};
-	m->dwfl = dwfl_begin(&m->callbacks);
-	if (!m->dwfl || modules_refresh(m) != 0) {
+	if (modules_refresh(m) != 0) {
 		modules_close(m);
 		return NULL;
 	}
@@ -732,77 +654,22 @@ struct modules *modules_open(pid_t pid, const char *debuginfo_path)
 	return m;
 }
 
-static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name,
-			 Dwarf_Addr start, void *arg)
-{
-	(void)mod, (void)name, (void)start, (void)arg;
-	free_entry(*userdata);
-	*userdata = NULL;
-	return DWARF_CB_OK;
-}
-
 void modules_close(struct modules *m)
 {
 	if (!m)
 		return;
-	if (m->dwfl) {
-		dwfl_getmodules(m->dwfl, free_userdata, NULL, 0);
-		dwfl_end(m->dwfl);
-	}
-	free(m->debuginfo_path);
+	for (size_t k = 0; k < m->n_mods; k++)
+		free_module(m->mods[k]);
+	free(m->mods);
 	free(m->maps);
 	free(m->anon);
 	free(m->ranges);
 	free(m->rows);
 	free(m->order);
-	free(m->reports);
+	free(m->wants);
 	free(m->owners);
-	free(m->layouts);
+	free(m->seen);
 	free(m);
-}
-
-/* Reads the program headers once: where the loadable bytes sit in the
- * file, and where .eh_frame_hdr is. */
-static void build_entry(Dwfl_Module *mod, struct module_entry *e)
-{
-	Dwarf_Addr low, high, bias;
-	const char *name = dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
-	e->built = true;
-	e->trusted = true;
-	e->img.name = e->vdso ? "[vdso]" : name ? name : "";
-	e->img.low = low;
-	e->img.high = high;
-
-	Elf *elf = dwfl_module_getelf(mod, &bias);
-	if (!elf)
-		return;
-	if (!e->vdso && bias != e->bias) {
-		/* Cannot happen (libdw's bias is low - base, as layout.c
-		 * computes it): if it does, nothing from this module. */
-		e->trusted = false;
-		return;
-	}
-	size_t size = 0;
-	char *raw = elf_rawfile(elf, &size);
-	size_t phnum;
-	if (!raw || elf_getphdrnum(elf, &phnum) != 0)
-		return;
-	e->img.bias = bias;
-	e->img.file = (const uint8_t *)raw;
-	e->img.file_size = size;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			continue;
-		if (ph.p_type == PT_LOAD && e->n_loads < MAX_LOADS) {
-			e->load[e->n_loads++] = (struct load_segment){
-				ph.p_vaddr, ph.p_offset, ph.p_filesz };
-		} else if (ph.p_type == PT_GNU_EH_FRAME) {
-			e->img.eh_frame_hdr = ph.p_vaddr + bias;
-			e->img.eh_frame_hdr_size = ph.p_memsz;
-		}
-	}
-	e->usable = e->n_loads > 0;
 }
 
 int modules_mapping_of(const struct modules *m, uint64_t addr, uint64_t *start,
@@ -840,10 +707,9 @@ const char *modules_anon_name(const struct modules *m, uint64_t addr)
 }
 
 /* The module whose mapping holds addr, as of the last read of the maps.
- * Not libdw's dwfl_addrmodule: a module's range there runs from its
- * first segment to its last, gaps included (lld's are 2 MiB), and two
- * copies of a file may overlap; only the mappings say whose an address
- * is. */
+ * Not a module's range: it runs from its first segment to its last, gaps
+ * included (lld's are 2 MiB), and two copies of a file may overlap; only
+ * the mappings say whose an address is. */
 static const struct owner *owner_of(struct modules *m, uint64_t addr)
 {
 	const struct owner *o = m->last_owner;
@@ -864,19 +730,9 @@ static const struct owner *owner_of(struct modules *m, uint64_t addr)
 	return NULL;
 }
 
-static struct module_entry *entry_of(Dwfl_Module *mod)
-{
-	void **userdata;
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	struct module_entry *e = *userdata;
-	if (e && !e->built)
-		build_entry(mod, e);
-	return e;
-}
-
 /* The module of the mapping holding addr; an address in no mapping we
  * know re-reads the maps first (rate limited): a library loaded since. */
-static Dwfl_Module *module_at(struct modules *m, uint64_t addr)
+static struct module *module_at(struct modules *m, uint64_t addr)
 {
 	const struct owner *o = owner_of(m, addr);
 	if (!o && !m->frozen && !modules_anon_name(m, addr) &&
@@ -887,19 +743,24 @@ static Dwfl_Module *module_at(struct modules *m, uint64_t addr)
 	return o ? o->mod : NULL;
 }
 
-static struct module_entry *usable_entry(struct modules *m, Dwfl_Module *mod)
+static struct module *usable(struct modules *m, struct module *mod)
 {
-	struct module_entry *e = mod ? entry_of(mod) : NULL;
-	if (!e || !e->usable || !e->trusted)
+	if (!mod || !mod->img.file)
 		return NULL;
-	m->last_entry = e;
-	return e;
+	m->last_entry = mod;
+	return mod;
 }
 
 const struct module_image *modules_find(struct modules *m, uint64_t addr)
 {
-	struct module_entry *e = usable_entry(m, module_at(m, addr));
-	return e ? &e->img : NULL;
+	struct module *mod = usable(m, module_at(m, addr));
+	return mod ? &mod->img : NULL;
+}
+
+const struct module_image *modules_at(struct modules *m, uint64_t addr)
+{
+	struct module *mod = module_at(m, addr);
+	return mod ? &mod->img : NULL;
 }
 
 int modules_read(struct modules *m, uint64_t addr, void *out, size_t len)
@@ -908,47 +769,17 @@ int modules_read(struct modules *m, uint64_t addr, void *out, size_t len)
 	 * the one being unwound: its tables are where its program headers
 	 * put them even in a copy that maps only some of its code (node's
 	 * second mapping of its text). */
-	struct module_entry *e = NULL;
+	struct module *mod = NULL;
 	const struct owner *o = owner_of(m, addr);
 	if (o)
-		e = usable_entry(m, o->mod);
+		mod = usable(m, o->mod);
 	else if (m->last_entry && addr >= m->last_entry->img.low && addr < m->last_entry->img.high)
-		e = m->last_entry;
+		mod = m->last_entry;
 	else
-		e = usable_entry(m, module_at(m, addr));
-	if (!e)
+		mod = usable(m, module_at(m, addr));
+	if (!mod)
 		return -1;
-	uint64_t vaddr = addr - e->img.bias;
-	for (int i = 0; i < e->n_loads; i++) {
-		const struct load_segment *l = &e->load[i];
-		if (vaddr < l->vaddr || vaddr - l->vaddr >= l->filesz)
-			continue;
-		uint64_t off = l->offset + (vaddr - l->vaddr);
-		if (off >= e->img.file_size)
-			return -1;
-		/* libunwind reads aligned words: the last one of a segment may
-		 * run past the file; what lies beyond reads as zero. */
-		size_t avail = e->img.file_size - off;
-		size_t n = len < avail ? len : avail;
-		memcpy(out, e->img.file + off, n);
-		memset((uint8_t *)out + n, 0, len - n);
-		return 0;
-	}
-	return -1;
-}
-
-Dwfl_Module *modules_dwfl_module(struct modules *m, uint64_t addr)
-{
-	const struct owner *o = owner_of(m, addr);
-	if (!o)
-		return NULL;
-	struct module_entry *e = entry_of(o->mod);
-	return e && !e->trusted ? NULL : o->mod;
-}
-
-Dwfl *modules_dwfl(struct modules *m)
-{
-	return m->dwfl;
+	return file_read(mod->img.file, addr - mod->img.bias, out, len);
 }
 
 pid_t modules_task(const struct modules *m)

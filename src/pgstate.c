@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -14,21 +15,28 @@
 #define SYMBOL "my_wait_event_info"
 
 /* The module of the program's own file: the one named as /proc/PID/exe. */
-struct find_exe {
-	const char *path;
-	Dwfl_Module *mod;
-};
-
-static int match_exe(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
-		     void *arg)
+/* The module of the process's own program: the one holding its text,
+ * whose start /proc/PID/stat gives (startcode, field 26). */
+static const struct module_image *program_module(pid_t pid, struct modules *m)
 {
-	(void)userdata, (void)start;
-	struct find_exe *f = arg;
-	if (name && strcmp(name, f->path) == 0) {
-		f->mod = mod;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* comm may hold anything */
+	unsigned long long startcode = 0;
+	int field = 2;
+	for (; p && *p; p++)
+		if (*p == ' ' && ++field == 26) {
+			startcode = strtoull(p + 1, NULL, 10);
+			break;
+		}
+	return startcode ? modules_find(m, startcode) : NULL;
 }
 
 /* The defined data symbol name in .dynsym: its ELF address.  0 or -1. */
@@ -113,10 +121,13 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 		return PG_PROBE_NOT_POSTGRES;
 	}
 	exe[n] = '\0';
-	struct find_exe f = { exe, NULL };
-	dwfl_getmodules(modules_dwfl(m), match_exe, &f, 0);
-	GElf_Addr bias = 0;
-	Elf *elf = f.mod ? dwfl_module_getelf(f.mod, &bias) : NULL;
+	/* The program's file, alone at bias 0 in its own libdw session
+	 * (files.h): its ELF addresses, plus this process's bias. */
+	const struct module_image *img = program_module(pid, m);
+	Dwfl_Module *mod = img && img->file ? file_dwfl_module(img->file) : NULL;
+	GElf_Addr file_bias = 0;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &file_bias) : NULL;
+	GElf_Addr bias = img ? img->bias + file_bias : 0;
 	GElf_Addr sym = 0;
 	bool found = elf && dynsym(elf, SYMBOL, &sym) == 0;
 	out->version_known = elf && binary_version(elf, &out->version) == 0;

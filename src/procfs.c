@@ -173,6 +173,34 @@ bool kernel_stack_on_cpu(const struct kernel_stack *raw)
 	return raw->depth == 0;
 }
 
+int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb)
+{
+	size_t flen = strlen(field);
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		if ((size_t)(line_end - p) > flen && memcmp(p, field, flen) == 0 && p[flen] == ':') {
+			const char *q = p + flen + 1;
+			while (q < line_end && is_space(*q))
+				q++;
+			uint64_t v = 0;
+			int digits = 0;
+			for (; q < line_end && *q >= '0' && *q <= '9'; q++, digits++) {
+				if (digits >= 15)
+					return -1;
+				v = v * 10 + (uint64_t)(*q - '0');
+			}
+			if (!digits || line_end - q != 3 || memcmp(q, " kB", 3) != 0)
+				return -1;
+			*kb = v;
+			return 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -1;
+}
+
 int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns)
 {
 	static const char key[] = "se.exec_start";

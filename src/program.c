@@ -193,18 +193,18 @@ static void name_before_removal(void *arg)
 	name_pending(arg); /* the batch first, then the pending stacks */
 }
 
-struct program *program_open(pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names, struct stack_table *named,
-			     struct timeline *timeline)
+struct program *program_open(pid_t pid, const struct program_shared *shared,
+			     struct stack_table *named, struct timeline *timeline)
 {
 	struct program *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	p->shared = shared;
 	p->named = named;
 	p->timeline = timeline;
-	p->modules = modules_open(pid, debuginfo_path);
+	p->modules = modules_open(shared->files, pid);
 	p->unwinder = p->modules ? unwinder_new(p->modules) : NULL;
-	p->symbolizer = p->modules ? symbolizer_new(p->modules, names) : NULL;
+	p->symbolizer = p->modules ? symbolizer_new(shared->namer, p->modules) : NULL;
 	p->pending = stack_table_new();
 	if (!p->unwinder || !p->symbolizer || !p->pending) {
 		p->older = NULL;
@@ -230,10 +230,9 @@ void program_free(struct program *p)
 	}
 }
 
-struct program *program_exec(struct program *p, pid_t pid, const char *debuginfo_path,
-			     const struct symbolize_options *names)
+struct program *program_exec(struct program *p, pid_t pid)
 {
-	struct program *next = program_open(pid, debuginfo_path, names, p->named, p->timeline);
+	struct program *next = program_open(pid, p->shared, p->named, p->timeline);
 	if (!next)
 		return NULL;
 	modules_freeze(p->modules);

@@ -84,7 +84,7 @@ struct process {
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
-	struct symbolize_options names_wanted;
+	struct program_shared shared; /* the run's files and their names */
 	FILE *out;
 	struct sampler_result *r;
 	struct target *ts;
@@ -853,8 +853,7 @@ static void follow_exec(struct sampler *s, struct process *p)
 	if (p->t->execs == p->execs_seen)
 		return;
 	p->execs_seen = p->t->execs;
-	struct program *next = program_exec(p->program, p->t->pid, s->o->debuginfo_path,
-					    &s->names_wanted);
+	struct program *next = program_exec(p->program, p->t->pid);
 	if (!next) {
 		fail(s, "cannot read the modules of the new program");
 		return;
@@ -933,14 +932,16 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		.o = o, .names = names, .out = out, .ts = ts, .n_targets = *n_targets,
 		.cap_targets = cap_targets, .n_out = n_targets,
 		.several = *n_targets > 1 || o->n_pids > 1 || o->subprocesses,
-		.names_wanted = { .inline_frames = !o->no_inline, .lines = o->lines,
-				  .addresses = o->addresses },
 		.rng = now_ns() | 1,
 		.self_sched_fd = -1,
 	};
+	const struct symbolize_options names_wanted = {
+		.inline_frames = !o->no_inline, .lines = o->lines, .addresses = o->addresses };
+	s->shared.files = files_new(o->debuginfo_path);
+	s->shared.namer = namer_new(&names_wanted);
 	s->procs = calloc(s->n_targets, sizeof(*s->procs));
 	s->snap = malloc(sizeof(*s->snap));
-	if (!s->procs || !s->snap) {
+	if (!s->procs || !s->snap || !s->shared.files || !s->shared.namer) {
 		sampler_free(s);
 		return NULL;
 	}
@@ -958,8 +959,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
-		p->program = program_open(ts[i].pid, o->debuginfo_path, &s->names_wanted, table,
-					  s->timeline);
+		p->program = program_open(ts[i].pid, &s->shared, table, s->timeline);
 		if (!p->program) {
 			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
 				(int)ts[i].pid);
@@ -981,6 +981,9 @@ void sampler_free(struct sampler *s)
 	for (size_t i = 0; s->procs && i < s->n_targets; i++)
 		program_free(s->procs[i].program);
 	free(s->procs);
+	/* After every program: they name with these. */
+	namer_free(s->shared.namer);
+	files_free(s->shared.files);
 	free(s->snap);
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
@@ -1055,7 +1058,7 @@ static void follow_family(struct sampler *s)
 				continue;
 			struct process *p = &s->procs[s->n_targets];
 			*p = (struct process){ .t = t, .execs_seen = t->execs };
-			p->program = program_open(t->pid, s->o->debuginfo_path, &s->names_wanted,
+			p->program = program_open(t->pid, &s->shared,
 						  s->window_table ? s->window_table : s->table,
 						  s->timeline);
 			if (!p->program) {
@@ -1229,11 +1232,10 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		struct program *p = s->procs[i].program;
 		if (program_name_all(p) != 0)
 			error = 1;
-		for (; p; p = p->older) {
-			r->images_opened += modules_images_opened(p->modules);
+		for (; p; p = p->older)
 			r->maps_reads += modules_refresh_count(p->modules);
-		}
 	}
+	r->images_opened = (unsigned)files_count(s->shared.files);
 	r->naming_ns = now_ns() - start;
 	if (error && !r->error[0])
 		snprintf(r->error, sizeof(r->error), "out of memory naming the stacks");

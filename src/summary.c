@@ -157,10 +157,13 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->samples)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick)\n",
 			(double)r->cpu_ns / (double)r->samples / 1e3);
+	if (r->peak_rss_kb)
+		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
+			(double)r->peak_rss_kb / 1024.0);
 	fprintf(f, "  sampler priority       nice %d%s\n", r->nice,
 		r->short_slice ? ", 0.1 ms slice" : "");
 	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF images, maps re-read %u times\n",
+		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF files, each read once, maps re-read %u times\n",
 			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);

@@ -1,4 +1,5 @@
-/* symbolize.c - addresses to frame names with libdw, cached. */
+/* symbolize.c - addresses to frame names with libdw: the run's names per
+ * file, by ELF address, and each process's by address. */
 #define _GNU_SOURCE
 #include "symbolize.h"
 
@@ -10,7 +11,9 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "files.h"
 #include "frame.h"
+#include "hash_index.h"
 #include "intern.h"
 #include "qualname.h"
 #include "perfmap.h"
@@ -24,106 +27,172 @@
 struct copy { const void *origin; Dwarf_Addr pc; };
 struct unit_copies { const void *unit; size_t n; struct copy *c; };
 
-/* A module's public symbols (global or weak binding, default or protected
+/* A file's public symbols (global or weak binding, default or protected
  * visibility) that have a size, sorted by address. */
 struct public_sym { GElf_Addr addr; GElf_Xword size; const char *name; };
-struct module_publics { Dwfl_Module *mod; size_t n; struct public_sym *p; };
 
-/* An inlined function's name ("" for none) by its abstract DIE. */
-struct origin_slot {
-	const void *origin;
-	const char *name;
-};
-
-/* Cached frames of one address; key 0 = empty slot. */
-struct name_slot {
-	uint64_t key;
+/* The frames at one ELF address of a file; none where no symbol holds
+ * it (the process names it after its module). */
+struct vaddr_names {
+	uint64_t vaddr;
 	size_t n;
 	const char **names;
 };
 
-struct symbolizer {
-	struct modules *modules;
-	struct symbolize_options o;
-	struct name_slot *slots;
-	size_t cap, used;          /* cap is a power of two */
-	unsigned generation;       /* a changed module list empties the cache */
-	struct intern_set *names;  /* they outlive the cache */
-	/* Names of inlined functions by abstract DIE, copies per unit: both
-	 * point into the modules' debug data, and go when the modules do. */
-	struct origin_slot *origins;
-	size_t origins_cap, norigins; /* cap is a power of two */
+/* An inlined function's name ("" for none) by its abstract DIE. */
+struct origin_name {
+	const void *origin;
+	const char *name;
+};
+
+/* One file's names and what finding them needs: all of it points into
+ * the file's symbols and debug data, which stay as long as the file. */
+struct file_names {
+	Dwfl_Module *mod;                 /* the file alone, at bias 0; NULL: no names */
+	struct vaddr_names *at;           /* by vaddr, through at_index */
+	size_t n_at, cap_at;
+	struct hash_index at_index;
+	struct origin_name *origins;      /* by abstract DIE, through origin_index */
+	size_t n_origins, cap_origins;
+	struct hash_index origin_index;
 	struct unit_copies *units;
 	size_t nunits, units_cap;
-	struct module_publics *publics; /* one per module, as asked for */
-	size_t npublics, publics_cap;
-	struct perfmap_file *jit;  /* the JIT's own map of its code, if any */
+	bool publics_read;
+	struct public_sym *publics;
+	size_t npublics;
+};
+
+struct namer {
+	struct symbolize_options o;
+	struct intern_set *names;         /* every name of the run */
+	struct file_names **files;        /* by file_index, made on first use */
+	size_t cap_files;
+	uint64_t lookups;
+};
+
+/* The frames at one address of a process: the file's (names), or one of
+ * the process's own (one: its module's, anonymous code's). */
+struct addr_names {
+	uint64_t key;                     /* address << 2 | kind */
+	size_t n;
+	const char *const *names;         /* NULL: &one */
+	const char *one;
+};
+
+struct symbolizer {
+	struct namer *namer;
+	struct modules *modules;
+	unsigned generation;              /* a changed module list empties the cache */
+	struct addr_names *at;            /* through at_index */
+	size_t n_at, cap_at;
+	struct hash_index at_index;
+	struct perfmap_file *jit;         /* the JIT's own map of its code, if any */
 };
 
 static const char *const unknown_frame[1] = { "[unknown]" };
 
-/* Names shared by every symbolizer of the run, keyed by the module's
- * build-id and the address's offset in it (address less the load bias):
- * the same file gives the same names in every process that maps it.  A
- * server that forks a process per connection then reads its binary's and
- * glibc's symbols and debug info once, not once per process (about 0.1 s
- * each with glibc's).  Only the thread that names uses it. */
-#define SHARED_ID_MAX 64
-struct shared_slot {
-	uint64_t hash;         /* 0: empty */
-	unsigned char id[SHARED_ID_MAX];
-	int id_len;
-	uint64_t offset;
-	unsigned key_bits;     /* frame kind and options */
-	size_t n;
-	const char **names;    /* in shared.names */
-};
-static struct {
-	struct shared_slot *slots;
-	size_t cap, used;
-	struct intern_set *names;
-	uint64_t hits;
-} shared;
-
-/* Per build-id, the symbolizer that reads its symbols and debug info: a
- * process that maps a file another one has read already asks that one,
- * at the same offset, instead of reading it again. */
-struct reader {
-	unsigned char id[SHARED_ID_MAX];
-	int id_len;
-	struct symbolizer *owner;
-	uint64_t bias;          /* where the file is loaded in owner's process */
-};
-static struct reader *readers;
-static size_t n_readers, cap_readers;
-
-uint64_t symbolize_shared_hits(void)
+/* Room for one more element in *array (used of *cap, each size bytes). */
+static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
 {
-	return shared.hits;
+	if (used < *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 64;
+	void *grown = realloc(*array, n * size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*cap = n;
+	return true;
 }
 
-static uint64_t hash_u64(uint64_t a)
+/* --- the run's names ------------------------------------------------------ */
+
+struct namer *namer_new(const struct symbolize_options *o)
 {
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return a;
+	struct namer *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->o = *o;
+	if (!(n->names = intern_new())) {
+		free(n);
+		return NULL;
+	}
+	return n;
 }
 
-struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_options *o)
+static void free_file_names(struct file_names *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n_at; i++)
+		free(f->at[i].names);
+	free(f->at);
+	hash_index_free(&f->at_index);
+	free(f->origins);
+	hash_index_free(&f->origin_index);
+	for (size_t i = 0; i < f->nunits; i++)
+		free(f->units[i].c);
+	free(f->units);
+	free(f->publics);
+	free(f);
+}
+
+void namer_free(struct namer *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->cap_files; i++)
+		free_file_names(n->files[i]);
+	free(n->files);
+	intern_free(n->names);
+	free(n);
+}
+
+uint64_t namer_lookups(const struct namer *n)
+{
+	return n->lookups;
+}
+
+/* The names of file, made on first use. */
+static struct file_names *names_of(struct namer *n, struct file *file)
+{
+	size_t i = file_index(file);
+	if (i >= n->cap_files) {
+		size_t cap = n->cap_files ? n->cap_files : 16;
+		while (cap <= i)
+			cap *= 2;
+		struct file_names **grown = realloc(n->files, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		memset(grown + n->cap_files, 0, (cap - n->cap_files) * sizeof(*grown));
+		n->files = grown;
+		n->cap_files = cap;
+	}
+	if (n->files[i])
+		return n->files[i];
+	struct file_names *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	if (hash_index_init(&f->at_index) != 0 || hash_index_init(&f->origin_index) != 0) {
+		free_file_names(f);
+		return NULL;
+	}
+	f->mod = file_dwfl_module(file);
+	n->files[i] = f;
+	return f;
+}
+
+/* --- a process's names -------------------------------------------------- */
+
+struct symbolizer *symbolizer_new(struct namer *n, struct modules *m)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	s->namer = n;
 	s->modules = m;
-	s->o = *o;
-	s->cap = 1024;
-	s->slots = calloc(s->cap, sizeof(*s->slots));
-	s->names = intern_new();
-	s->origins_cap = 256;
-	s->origins = calloc(s->origins_cap, sizeof(*s->origins));
-	if (!s->slots || !s->names || !s->origins) {
-		symbolizer_free(s);
+	if (hash_index_init(&s->at_index) != 0) {
+		free(s);
 		return NULL;
 	}
 	s->generation = modules_generation(m);
@@ -132,40 +201,13 @@ struct symbolizer *symbolizer_new(struct modules *m, const struct symbolize_opti
 	return s;
 }
 
-static void forget_addresses(struct symbolizer *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slots[i].names);
-	memset(s->slots, 0, s->cap * sizeof(*s->slots));
-	s->used = 0;
-	if (s->origins)
-		memset(s->origins, 0, s->origins_cap * sizeof(*s->origins));
-	s->norigins = 0;
-	for (size_t i = 0; i < s->nunits; i++)
-		free(s->units[i].c);
-	s->nunits = 0;
-	for (size_t i = 0; i < s->npublics; i++)
-		free(s->publics[i].p);
-	s->npublics = 0;
-}
-
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < n_readers;) /* no one asks it any more */
-		if (readers[i].owner == s)
-			readers[i] = readers[--n_readers];
-		else
-			i++;
-	if (s->slots)
-		forget_addresses(s);
-	intern_free(s->names);
-	free(s->origins);
-	free(s->units);
-	free(s->publics);
+	free(s->at);
+	hash_index_free(&s->at_index);
 	perfmap_file_close(s->jit);
-	free(s->slots);
 	free(s);
 }
 
@@ -181,34 +223,31 @@ static void readable_name(const char *raw, char *out, size_t outsz)
 
 /* "name", "name (file.c:42)", then "_[i]" for an inlined one; sanitized,
  * and the suffix kept however long the name. */
-static const char *frame_text(struct symbolizer *s, const char *name, const char *file,
-			      int line, bool inlined)
+static const char *frame_text(struct namer *n, const char *name, const char *file, int line,
+			      bool inlined)
 {
 	char raw[FRAME_TEXT_MAX], clean[FRAME_TEXT_MAX];
 	const char *base = file ? strrchr(file, '/') : NULL;
 	base = base ? base + 1 : file;
 	const char *suffix = inlined ? "_[i]" : "";
-	if (s->o.lines && base && base[0] && line > 0)
+	if (n->o.lines && base && base[0] && line > 0)
 		snprintf(raw, sizeof(raw), "%.*s (%.255s:%d)%s", NAME_MAX_LEN, name, base, line, suffix);
 	else
 		snprintf(raw, sizeof(raw), "%.*s%s", NAME_MAX_LEN, name, suffix);
 	frame_sanitize(raw, clean, sizeof(clean));
-	return intern(s->names, clean);
+	return intern(n->names, clean);
 }
 
 /* A frame with no symbol: "[libfoo.so]", or "libfoo.so+0x1a2b" (the
- * address in the ELF file, as addr2line -e takes it) with --addresses. */
-static const char *module_frame(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr)
+ * address in the ELF file, as addr2line -e takes it) with --addresses.
+ * The path is this process's: the same file may be "/x" in one and
+ * "/x (deleted)" in another. */
+static const char *module_frame(struct namer *n, const struct module_image *img, uint64_t addr)
 {
-	Dwarf_Addr low = 0, bias;
-	const char *path = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-	if (!path)
-		path = "";
-	if (strncmp(path, "[vdso", 5) == 0)
-		path = "[vdso]";
+	const char *path = img->name;
 	char text[NAME_MAX_LEN + 32], clean[NAME_MAX_LEN + 32];
-	if (s->o.addresses) {
-		uint64_t offset = dwfl_module_getelf(mod, &bias) ? addr - bias : addr - low;
+	if (n->o.addresses) {
+		uint64_t offset = img->file ? addr - img->bias : addr - img->low;
 		const char *base = path[0] == '[' ? NULL : strrchr(path, '/');
 		snprintf(text, sizeof(text), "%.*s+0x%" PRIx64, NAME_MAX_LEN,
 			 base ? base + 1 : path, offset);
@@ -218,7 +257,7 @@ static const char *module_frame(struct symbolizer *s, Dwfl_Module *mod, uint64_t
 	} else {
 		frame_module_name(path, clean, sizeof(clean));
 	}
-	return intern(s->names, clean);
+	return intern(n->names, clean);
 }
 
 /* --- the names of inlined functions --------------------------------------
@@ -544,87 +583,69 @@ static int by_address(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static struct module_publics *module_publics(struct symbolizer *s, Dwfl_Module *mod)
+/* The file's public symbols, read on first use. */
+static void read_publics(struct file_names *f)
 {
-	for (size_t i = 0; i < s->npublics; i++)
-		if (s->publics[i].mod == mod)
-			return &s->publics[i];
-	if (s->npublics == s->publics_cap) {
-		size_t ncap = s->publics_cap ? s->publics_cap * 2 : 8;
-		struct module_publics *m = realloc(s->publics, ncap * sizeof(*m));
-		if (!m)
-			return NULL;
-		s->publics = m;
-		s->publics_cap = ncap;
-	}
-	struct module_publics *mp = &s->publics[s->npublics++];
-	*mp = (struct module_publics){ mod, 0, NULL };
-	int nsyms = dwfl_module_getsymtab(mod);
+	f->publics_read = true;
+	int nsyms = dwfl_module_getsymtab(f->mod);
 	size_t cap = 0;
 	for (int i = 1; i < nsyms; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, NULL, NULL, NULL);
 		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0 || !is_public(&sym))
 			continue;
-		if (mp->n == cap) {
+		if (f->npublics == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
-			struct public_sym *m = realloc(mp->p, ncap * sizeof(*m));
+			struct public_sym *m = realloc(f->publics, ncap * sizeof(*m));
 			if (!m)
 				break;
-			mp->p = m;
+			f->publics = m;
 			cap = ncap;
 		}
-		mp->p[mp->n++] = (struct public_sym){ addr, sym.st_size, name };
+		f->publics[f->npublics++] = (struct public_sym){ addr, sym.st_size, name };
 	}
-	if (mp->n)
-		qsort(mp->p, mp->n, sizeof(*mp->p), by_address);
-	return mp;
+	if (f->npublics)
+		qsort(f->publics, f->npublics, sizeof(*f->publics), by_address);
 }
 
-/* The symbol holding addr, as dwfl_module_addrinfo finds it, except that
+/* The symbol holding vaddr, as dwfl_module_addrinfo finds it, except that
  * a local or hidden one gives way to a public alias: a public symbol with
  * the same start and size, the same code under the name callers use
  * (glibc's __GI___libc_read is read, its hidden-visibility internal
  * name).  libdw already prefers global symbols, but not over hidden ones,
  * and among equals it takes whichever its table order gives. */
-static const char *symbol_at(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
-			     GElf_Off *off, GElf_Sym *sym)
+static const char *symbol_at(struct file_names *f, uint64_t vaddr, GElf_Off *off, GElf_Sym *sym)
 {
-	const char *raw = dwfl_module_addrinfo(mod, addr, off, sym, NULL, NULL, NULL);
+	const char *raw = dwfl_module_addrinfo(f->mod, vaddr, off, sym, NULL, NULL, NULL);
 	if (!raw || !raw[0] || is_public(sym) || !sym->st_size)
 		return raw;
-	struct module_publics *mp = module_publics(s, mod);
-	if (!mp || !mp->n)
+	if (!f->publics_read)
+		read_publics(f);
+	if (!f->npublics)
 		return raw;
-	struct public_sym key = { addr - *off, 0, NULL };
-	struct public_sym *p = bsearch(&key, mp->p, mp->n, sizeof(*p), by_address);
+	struct public_sym key = { vaddr - *off, 0, NULL };
+	struct public_sym *p = bsearch(&key, f->publics, f->npublics, sizeof(*p), by_address);
 	if (!p)
 		return raw;
-	while (p > mp->p && p[-1].addr == key.addr)
+	while (p > f->publics && p[-1].addr == key.addr)
 		p--;
-	for (; p < mp->p + mp->n && p->addr == key.addr; p++)
+	for (; p < f->publics + f->npublics && p->addr == key.addr; p++)
 		if (p->size == sym->st_size)
 			return p->name;
 	return raw;
 }
 
 /* The copies in unit (indexed on first use), or NULL. */
-static struct unit_copies *unit_copies(struct symbolizer *s, Dwarf_Die *unit)
+static struct unit_copies *unit_copies(struct file_names *f, Dwarf_Die *unit)
 {
-	for (size_t i = 0; i < s->nunits; i++)
-		if (s->units[i].unit == unit->addr)
-			return &s->units[i];
-	if (s->nunits == s->units_cap) {
-		size_t ncap = s->units_cap ? s->units_cap * 2 : 16;
-		struct unit_copies *m = realloc(s->units, ncap * sizeof(*m));
-		if (!m)
-			return NULL;
-		s->units = m;
-		s->units_cap = ncap;
-	}
-	struct unit_copies *u = &s->units[s->nunits++];
+	for (size_t i = 0; i < f->nunits; i++)
+		if (f->units[i].unit == unit->addr)
+			return &f->units[i];
+	if (!room_for_one((void **)&f->units, f->nunits, &f->units_cap, sizeof(*f->units)))
+		return NULL;
+	struct unit_copies *u = &f->units[f->nunits++];
 	size_t cap = 0;
 	*u = (struct unit_copies){ unit->addr, 0, NULL };
 	collect_copies(unit, &u->c, &u->n, &cap, 0);
@@ -635,10 +656,10 @@ static struct unit_copies *unit_copies(struct symbolizer *s, Dwarf_Die *unit)
 
 /* The name of the out-of-line copy of the function whose abstract DIE is
  * origin, found in unit: see 2. above. */
-static bool copy_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias, Dwarf_Die *unit,
-		      Dwarf_Die *origin, char *out, size_t outsz)
+static bool copy_name(struct file_names *f, Dwarf_Addr bias, Dwarf_Die *unit, Dwarf_Die *origin,
+		      char *out, size_t outsz)
 {
-	struct unit_copies *u = unit_copies(s, unit);
+	struct unit_copies *u = unit_copies(f, unit);
 	if (!u || !u->n)
 		return false;
 	struct copy key = { origin->addr, 0 };
@@ -651,7 +672,7 @@ static bool copy_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias, D
 	for (; c < u->c + u->n && c->origin == origin->addr; c++) {
 		GElf_Off off = 0;
 		GElf_Sym sym;
-		const char *raw = symbol_at(s, mod, c->pc + bias, &off, &sym);
+		const char *raw = symbol_at(f, c->pc + bias, &off, &sym);
 		if (!raw || !raw[0] || off != 0)
 			continue; /* no symbol starts at its code */
 		char name[NAME_MAX_LEN];
@@ -670,49 +691,32 @@ static bool copy_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias, D
 	return found;
 }
 
+static bool same_origin(const void *table, uint32_t id, const void *key)
+{
+	return ((const struct file_names *)table)->origins[id].origin == key;
+}
+
 /* The name of the function inlined at inl, as 1. to 5. above say, or NULL
  * when DWARF gives none.  Cached per abstract DIE. */
-static const char *inlined_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr bias,
+static const char *inlined_name(struct namer *n, struct file_names *f, Dwarf_Addr bias,
 				Dwarf_Die *site_unit, Dwarf_Die *inl)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die origin, decl, unit;
 	if (!dwarf_formref_die(dwarf_attr(inl, DW_AT_abstract_origin, &attr), &origin))
 		origin = *inl;
-	if ((s->norigins + 1) * 4 > s->origins_cap * 3) {
-		struct origin_slot *m = calloc(s->origins_cap * 2, sizeof(*m));
-		if (m) {
-			size_t cap = s->origins_cap * 2;
-			for (size_t i = 0; i < s->origins_cap; i++) {
-				if (!s->origins[i].origin)
-					continue;
-				size_t j = hash_u64((uint64_t)(uintptr_t)s->origins[i].origin) & (cap - 1);
-				while (m[j].origin)
-					j = (j + 1) & (cap - 1);
-				m[j] = s->origins[i];
-			}
-			free(s->origins);
-			s->origins = m;
-			s->origins_cap = cap;
-		}
-	}
-	struct origin_slot *slot = NULL;
-	if (s->origins) {
-		size_t i = hash_u64((uint64_t)(uintptr_t)origin.addr) & (s->origins_cap - 1);
-		while (s->origins[i].origin && s->origins[i].origin != origin.addr)
-			i = (i + 1) & (s->origins_cap - 1);
-		slot = &s->origins[i];
-		if (slot->origin)
-			return slot->name[0] ? slot->name : NULL;
-	}
+	uint64_t h = hash_word((uint64_t)(uintptr_t)origin.addr);
+	uint32_t id = hash_index_find(&f->origin_index, h, same_origin, f, origin.addr);
+	if (id != HASH_NONE)
+		return f->origins[id].name[0] ? f->origins[id].name : NULL;
 
 	char name[NAME_MAX_LEN];
 	const char *l = linkage_name(&origin);
 	bool named = l && strncmp(l, "_Z", 2) == 0 && demangle(l, name, sizeof(name));
 	if (!named && dwarf_diecu(&origin, &unit, NULL, NULL))
-		named = copy_name(s, mod, bias, &unit, &origin, name, sizeof(name)) ||
+		named = copy_name(f, bias, &unit, &origin, name, sizeof(name)) ||
 			(site_unit->addr != unit.addr &&
-			 copy_name(s, mod, bias, site_unit, &origin, name, sizeof(name)));
+			 copy_name(f, bias, site_unit, &origin, name, sizeof(name)));
 	if (!named && l) {
 		readable_name(l, name, sizeof(name));
 		named = true;
@@ -724,11 +728,11 @@ static const char *inlined_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Ad
 		snprintf(name, sizeof(name), "%s", dwarf_diename(&decl));
 		named = true;
 	}
-	const char *kept = named ? intern(s->names, name) : NULL;
-	if (slot && (s->norigins + 1) * 4 <= s->origins_cap * 3) {
-		*slot = (struct origin_slot){ origin.addr, kept ? kept : "" };
-		s->norigins++;
-	}
+	const char *kept = named ? intern(n->names, name) : NULL;
+	if ((kept || !named) &&
+	    room_for_one((void **)&f->origins, f->n_origins, &f->cap_origins, sizeof(*f->origins)) &&
+	    hash_index_add(&f->origin_index, h, (uint32_t)f->n_origins) == 0)
+		f->origins[f->n_origins++] = (struct origin_name){ origin.addr, kept ? kept : "" };
 	return kept;
 }
 
@@ -804,15 +808,15 @@ static int inlined_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out, int n, in
 	return n;
 }
 
-/* The function named outer, then what DWARF says is inlined at addr,
- * outermost first.  Each frame's line is where it is at addr: the
+/* The function named outer, then what DWARF says is inlined at vaddr,
+ * outermost first.  Each frame's line is where it is at vaddr: the
  * innermost one's from the line table, each other's the call site of the
  * inlined function it contains. */
-static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+static size_t with_inlined(struct namer *nm, struct file_names *f, uint64_t vaddr,
 			   const char *outer, const char **out)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, vaddr, &bias);
 	Dwarf_Die function, inl[SYMBOLIZE_MAX_INLINE];
 	bool have_function = false;
 	int k = 0;
@@ -820,7 +824,7 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 		/* libdw's search first (fast, pruned); ours when it finds no
 		 * function. */
 		Dwarf_Die *scopes = NULL;
-		int nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+		int nscopes = dwarf_getscopes(cu, vaddr - bias, &scopes);
 		for (int i = 0; i < nscopes && !have_function; i++)
 			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
 				function = scopes[i];
@@ -828,17 +832,17 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 			}
 		free(scopes);
 		if (!have_function)
-			have_function = find_function(cu, addr - bias, &function, 0);
+			have_function = find_function(cu, vaddr - bias, &function, 0);
 		if (have_function)
-			k = inlined_at(&function, addr - bias, inl, 0, 0);
+			k = inlined_at(&function, vaddr - bias, inl, 0, 0);
 	}
 
 	const char *file = NULL;
 	int line = 0;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	if (s->o.lines) {
-		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	if (nm->o.lines) {
+		Dwfl_Line *l = dwfl_module_getsrc(f->mod, vaddr);
 		if (l)
 			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 		if (k && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
@@ -848,227 +852,119 @@ static size_t with_inlined(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr
 	size_t n = 0;
 	int at_line = line;
 	const char *at_file = k ? call_site(&inl[0], files, nfiles, &at_line) : file;
-	const char *text = frame_text(s, outer, at_file, at_line, false);
+	const char *text = frame_text(nm, outer, at_file, at_line, false);
 	if (text)
 		out[n++] = text;
-	for (int j = 0; s->o.inline_frames && j < k; j++) {
-		const char *name = inlined_name(s, mod, bias, cu, &inl[j]);
+	for (int j = 0; nm->o.inline_frames && j < k; j++) {
+		const char *name = inlined_name(nm, f, bias, cu, &inl[j]);
 		if (!name)
 			continue; /* merged into its caller: not a wrong name */
 		at_line = line;
 		at_file = j + 1 < k ? call_site(&inl[j + 1], files, nfiles, &at_line) : file;
-		if ((text = frame_text(s, name, at_file, at_line, true)))
+		if ((text = frame_text(nm, name, at_file, at_line, true)))
 			out[n++] = text;
 	}
 	return n;
 }
 
-/* The uncached lookup.  Fills out[], returns the number of frames. */
-static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
-		     const char **out)
+/* The uncached lookup in a file: fills out[], returns the number of
+ * frames; 0 if no symbol holds vaddr. */
+static size_t file_lookup(struct namer *n, struct file_names *f, uint64_t vaddr, const char **out)
 {
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *raw = symbol_at(f, vaddr, &off, &sym);
+	/* Never guess: a name is used only if the address lies inside the
+	 * symbol's extent.  Size-less symbols (hand-written assembly) only
+	 * name their own first instruction. */
+	if (!raw || !raw[0] || !(sym.st_size ? off < sym.st_size : off == 0))
+		return 0;
+	char name[NAME_MAX_LEN];
+	readable_name(raw, name, sizeof(name));
+	if (n->o.inline_frames || n->o.lines)
+		return with_inlined(n, f, vaddr, name, out);
+	out[0] = frame_text(n, name, NULL, 0, false);
+	return out[0] ? 1 : 0;
+}
+
+static bool same_vaddr(const void *table, uint32_t id, const void *key)
+{
+	return ((const struct file_names *)table)->at[id].vaddr == *(const uint64_t *)key;
+}
+
+/* The frames at vaddr in file, whichever process asks: looked up once. */
+static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
+			    const char *const **names)
+{
+	struct file_names *f = names_of(n, file);
+	if (!f)
+		return 0;
+	uint64_t h = hash_word(vaddr);
+	uint32_t id = hash_index_find(&f->at_index, h, same_vaddr, f, &vaddr);
+	if (id != HASH_NONE) {
+		*names = f->at[id].names;
+		return f->at[id].n;
+	}
+	n->lookups++;
+	const char *found[1 + SYMBOLIZE_MAX_INLINE];
+	size_t k = f->mod ? file_lookup(n, f, vaddr, found) : 0;
+	const char **copy = k ? malloc(k * sizeof(*copy)) : NULL;
+	if (k && !copy)
+		return 0;
+	if (k)
+		memcpy(copy, found, k * sizeof(*copy));
+	if (!room_for_one((void **)&f->at, f->n_at, &f->cap_at, sizeof(*f->at)) ||
+	    hash_index_add(&f->at_index, h, (uint32_t)f->n_at) != 0) {
+		free(copy);
+		return 0;
+	}
+	f->at[f->n_at++] = (struct vaddr_names){ vaddr, k, copy };
+	*names = copy;
+	return k;
+}
+
+/* The uncached lookup in a process: the file's names at the module's
+ * vaddr, else one name of the process's own in *one.  The number of
+ * frames, 0 when out of memory. */
+static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
+		     const char *const **names, const char **one)
+{
+	struct namer *n = s->namer;
+	*names = NULL;
 	if (kind == FRAME_SIGNAL) {
 		/* Where a handler returns to (glibc's __restore_rt, a local
 		 * symbol few libcs keep): the boundary a reader looks for. */
-		out[0] = intern(s->names, "[signal]");
-		return out[0] ? 1 : 0;
+		*one = intern(n->names, "[signal]");
+		return *one ? 1 : 0;
 	}
-	/* modules_find re-reads the maps (rate limited) for an address in no
+	/* modules_at re-reads the maps (rate limited) for an address in no
 	 * mapping we know: a library loaded after we attached. */
-	modules_find(s->modules, addr);
-	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
-	if (!mod) {
+	const struct module_image *img = modules_at(s->modules, addr);
+	if (!img) {
 		const char *anon = modules_anon_name(s->modules, addr);
 		/* JIT code the JIT itself named (/tmp/perf-PID.map):
 		 * "NAME_[j]", FlameGraph's mark for it. */
 		const char *jit = anon && s->jit ? perfmap_file_lookup(s->jit, addr) : NULL;
-		if (jit) {
-			char text[NAME_MAX_LEN + 8], clean[NAME_MAX_LEN + 8];
+		char text[NAME_MAX_LEN + 8], clean[NAME_MAX_LEN + 8];
+		if (jit)
 			snprintf(text, sizeof(text), "%.*s_[j]", NAME_MAX_LEN, jit);
-			frame_sanitize(text, clean, sizeof(clean));
-			out[0] = intern(s->names, clean);
-			return out[0] ? 1 : 0;
-		}
-		char clean[NAME_MAX_LEN];
-		frame_sanitize(anon ? anon : "[unknown]", clean, sizeof(clean));
-		out[0] = intern(s->names, clean);
-		return out[0] ? 1 : 0;
+		frame_sanitize(jit ? text : anon ? anon : "[unknown]", clean, sizeof(clean));
+		*one = intern(n->names, clean);
+		return *one ? 1 : 0;
 	}
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *raw = symbol_at(s, mod, addr, &off, &sym);
-	/* Never guess: a name is used only if the address lies inside the
-	 * symbol's extent.  Size-less symbols (hand-written assembly) only
-	 * name their own first instruction. */
-	if (!raw || !raw[0] || !(sym.st_size ? off < sym.st_size : off == 0)) {
-		out[0] = module_frame(s, mod, addr);
-		return out[0] ? 1 : 0;
+	if (img->file) {
+		size_t k = names_in_file(n, img->file, addr - img->bias, names);
+		if (k)
+			return k;
 	}
-	char name[NAME_MAX_LEN];
-	readable_name(raw, name, sizeof(name));
-	if (s->o.inline_frames || s->o.lines)
-		return with_inlined(s, mod, addr, name, out);
-	out[0] = frame_text(s, name, NULL, 0, false);
-	return out[0] ? 1 : 0;
+	*names = NULL;
+	*one = module_frame(n, img, addr);
+	return *one ? 1 : 0;
 }
 
-static struct name_slot *slot_for(struct name_slot *slots, size_t cap, uint64_t key)
+static bool same_key(const void *table, uint32_t id, const void *key)
 {
-	size_t i = hash_u64(key) & (cap - 1);
-	while (slots[i].key && slots[i].key != key)
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-static void grow(struct symbolizer *s)
-{
-	size_t cap = s->cap * 2;
-	struct name_slot *n = calloc(cap, sizeof(*n));
-	if (!n)
-		return;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slots[i].key)
-			*slot_for(n, cap, s->slots[i].key) = s->slots[i];
-	free(s->slots);
-	s->slots = n;
-	s->cap = cap;
-}
-
-/* The shared key of addr: its module's build-id and offset.  false when
- * the module has no build-id (or addr is in none). */
-static bool shared_key(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
-		       struct shared_slot *key)
-{
-	if (kind == FRAME_SIGNAL)
-		return false;
-	modules_find(s->modules, addr); /* re-reads the maps for a late library */
-	Dwfl_Module *mod = modules_dwfl_module(s->modules, addr);
-	Dwarf_Addr bias = 0;
-	if (!mod || !dwfl_module_getelf(mod, &bias))
-		return false;
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (len <= 0 || len > SHARED_ID_MAX)
-		return false;
-	memcpy(key->id, bits, (size_t)len);
-	key->id_len = len;
-	key->offset = addr - bias;
-	key->key_bits = (unsigned)kind | (unsigned)s->o.inline_frames << 2 |
-			(unsigned)s->o.lines << 3 | (unsigned)s->o.addresses << 4;
-	uint64_t h = hash_u64(key->offset ^ (uint64_t)key->key_bits << 56);
-	for (int i = 0; i < len; i++)
-		h = hash_u64(h ^ bits[i]);
-	key->hash = h | 1;
-	return true;
-}
-
-static struct shared_slot *shared_slot(struct shared_slot *slots, size_t cap,
-				       const struct shared_slot *key)
-{
-	size_t i = key->hash & (cap - 1);
-	for (; slots[i].hash; i = (i + 1) & (cap - 1))
-		if (slots[i].hash == key->hash && slots[i].offset == key->offset &&
-		    slots[i].key_bits == key->key_bits && slots[i].id_len == key->id_len &&
-		    memcmp(slots[i].id, key->id, (size_t)key->id_len) == 0)
-			break;
-	return &slots[i];
-}
-
-/* Keeps n names under key: the slot, or NULL when out of memory. */
-static const struct shared_slot *shared_keep(const struct shared_slot *key,
-					     const char *const *names, size_t n)
-{
-	if (!shared.slots) {
-		shared.cap = 256;
-		shared.slots = calloc(shared.cap, sizeof(*shared.slots));
-		shared.names = intern_new();
-		if (!shared.slots || !shared.names) {
-			free(shared.slots);
-			intern_free(shared.names);
-			shared.slots = NULL;
-			shared.names = NULL;
-			return NULL;
-		}
-	}
-	if ((shared.used + 1) * 4 > shared.cap * 3) {
-		size_t cap = shared.cap * 2;
-		struct shared_slot *bigger = calloc(cap, sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		for (size_t i = 0; i < shared.cap; i++)
-			if (shared.slots[i].hash)
-				*shared_slot(bigger, cap, &shared.slots[i]) = shared.slots[i];
-		free(shared.slots);
-		shared.slots = bigger;
-		shared.cap = cap;
-	}
-	const char **copy = malloc(n * sizeof(*copy));
-	if (!copy)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!(copy[i] = intern(shared.names, names[i]))) {
-			free(copy);
-			return NULL;
-		}
-	struct shared_slot *slot = shared_slot(shared.slots, shared.cap, key);
-	if (slot->hash) {
-		free(copy);
-		return slot;
-	}
-	*slot = *key;
-	slot->n = n;
-	slot->names = copy;
-	shared.used++;
-	return slot;
-}
-
-static struct reader *reader_of(const struct shared_slot *key)
-{
-	for (size_t i = 0; i < n_readers; i++)
-		if (readers[i].id_len == key->id_len &&
-		    memcmp(readers[i].id, key->id, (size_t)key->id_len) == 0)
-			return &readers[i];
-	return NULL;
-}
-
-/* Does owner still have that very file at that bias? */
-static bool reader_holds(const struct reader *r, uint64_t addr)
-{
-	Dwfl_Module *mod = modules_dwfl_module(r->owner->modules, addr);
-	Dwarf_Addr bias = 0;
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	return mod && dwfl_module_getelf(mod, &bias) && bias == r->bias &&
-	       dwfl_module_build_id(mod, &bits, &vaddr) == r->id_len &&
-	       memcmp(bits, r->id, (size_t)r->id_len) == 0;
-}
-
-/* Who reads the file behind key for s, and at which address of theirs. */
-static struct symbolizer *reader_for(struct symbolizer *s, const struct shared_slot *key,
-				     uint64_t addr, uint64_t *at)
-{
-	uint64_t bias = addr - key->offset;
-	struct reader *r = reader_of(key);
-	if (r && r->owner != s && memcmp(&r->owner->o, &s->o, sizeof(s->o)) == 0 &&
-	    reader_holds(r, key->offset + r->bias)) {
-		*at = key->offset + r->bias;
-		return r->owner;
-	}
-	if (!r && n_readers == cap_readers) {
-		size_t cap = cap_readers ? 2 * cap_readers : 32;
-		struct reader *bigger = realloc(readers, cap * sizeof(*bigger));
-		if (!bigger)
-			return s;
-		readers = bigger;
-		cap_readers = cap;
-	}
-	if (!r)
-		r = &readers[n_readers++];
-	*r = (struct reader){ .id_len = key->id_len, .owner = s, .bias = bias };
-	memcpy(r->id, key->id, (size_t)key->id_len);
-	*at = addr;
-	return s;
+	return ((const struct symbolizer *)table)->at[id].key == *(const uint64_t *)key;
 }
 
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
@@ -1079,47 +975,26 @@ size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 	if (addr == 0)
 		return 1;
 	if (modules_generation(s->modules) != s->generation) {
-		/* Modules came or went: addresses may mean something else. */
+		/* Modules came or went: addresses may mean something else.
+		 * (What a file's vaddrs mean never changes.) */
 		s->generation = modules_generation(s->modules);
-		forget_addresses(s);
+		s->n_at = 0;
+		hash_index_clear(&s->at_index);
 	}
-	uint64_t key = addr << 2 | (uint64_t)kind;
-	struct name_slot *slot = slot_for(s->slots, s->cap, key);
-	if (slot->key) {
-		*names = slot->names;
-		return slot->n;
+	uint64_t key = addr << 2 | (uint64_t)kind, h = hash_word(key);
+	uint32_t id = hash_index_find(&s->at_index, h, same_key, s, &key);
+	if (id == HASH_NONE) {
+		const char *const *found;
+		const char *one = NULL;
+		size_t n = lookup(s, addr, kind, &found, &one);
+		if (!n ||
+		    !room_for_one((void **)&s->at, s->n_at, &s->cap_at, sizeof(*s->at)) ||
+		    hash_index_add(&s->at_index, h, (uint32_t)s->n_at) != 0)
+			return 1;
+		id = (uint32_t)s->n_at++;
+		s->at[id] = (struct addr_names){ key, n, found, one };
 	}
-
-	const char *found[1 + SYMBOLIZE_MAX_INLINE];
-	size_t n = 0;
-	struct shared_slot file_key;
-	bool keyed = shared_key(s, addr, kind, &file_key);
-	struct shared_slot *known =
-		keyed && shared.slots ? shared_slot(shared.slots, shared.cap, &file_key) : NULL;
-	if (known && known->hash) {
-		n = known->n;
-		memcpy(found, known->names, n * sizeof(*found));
-		shared.hits++;
-	} else {
-		uint64_t at = addr;
-		struct symbolizer *via = keyed ? reader_for(s, &file_key, addr, &at) : s;
-		n = lookup(via, at, kind, found);
-		const struct shared_slot *kept = keyed && n ? shared_keep(&file_key, found, n) : NULL;
-		if (kept) /* the names then live as long as the shared ones */
-			memcpy(found, kept->names, n * sizeof(*found));
-		else if (via != s)
-			n = lookup(s, addr, kind, found); /* not the other's strings */
-	}
-	const char **copy = n ? malloc(n * sizeof(*copy)) : NULL;
-	if (!copy)
-		return 1;
-	memcpy(copy, found, n * sizeof(*copy));
-	if ((s->used + 1) * 4 > s->cap * 3) {
-		grow(s);
-		slot = slot_for(s->slots, s->cap, key);
-	}
-	*slot = (struct name_slot){ key, n, copy };
-	s->used++;
-	*names = copy;
-	return n;
+	const struct addr_names *a = &s->at[id];
+	*names = a->names ? a->names : &a->one;
+	return a->n;
 }

@@ -245,6 +245,36 @@ static void exec_start(void **state)
 	}
 }
 
+static void status_kb(void **state)
+{
+	(void)state;
+	const char *text = "Name:\tsleep\nVmPeak:\t    8432 kB\nVmHWM:\t   24072 kB\n"
+			   "VmRSS:\t     984 kB\nThreads:\t1\n";
+	size_t len;
+	char *b = exact(text, &len);
+	uint64_t kb = 0;
+	assert_int_equal(parse_status_kb(b, len, "VmHWM", &kb), 0);
+	assert_int_equal(kb, 24072);
+	assert_int_equal(parse_status_kb(b, len, "VmRSS", &kb), 0);
+	assert_int_equal(kb, 984);
+	assert_int_equal(parse_status_kb(b, len, "VmSwap", &kb), -1);
+	assert_int_equal(parse_status_kb(b, len, "Threads", &kb), -1); /* no kB */
+	assert_int_equal(parse_status_kb(b, len, "VmHW", &kb), -1);
+	free(b);
+	b = exact("VmHWM:\t7 kB", &len); /* last line, no newline */
+	assert_int_equal(parse_status_kb(b, len, "VmHWM", &kb), 0);
+	assert_int_equal(kb, 7);
+	free(b);
+	const char *bad[] = { "", "VmHWM:\n", "VmHWM:\t kB\n", "VmHWM:\t12 MB\n", "VmHWM:\t12 kB x\n",
+			      "VmHWM:\t-12 kB\n", "VmHWM \t12 kB\n", "VmHWM:\t9999999999999999 kB\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = exact(bad[i], &len);
+		if (parse_status_kb(b, len, "VmHWM", &kb) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+}
+
 static void syscall_blocked(void **state)
 {
 	(void)state;
@@ -727,6 +757,7 @@ int main(void)
 		cmocka_unit_test(kernel_filter_every_stop_artifact),
 		cmocka_unit_test(kernel_filter_every_interrupt_entry),
 		cmocka_unit_test(maps_special_paths),
+		cmocka_unit_test(status_kb),
 		cmocka_unit_test(maps_devices),
 		cmocka_unit_test(maps_rejects_more),
 		cmocka_unit_test(maps_every_prefix),

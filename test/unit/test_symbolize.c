@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "files.h"
 #include "modules.h"
 #include "symbolize.h"
 
@@ -30,6 +32,36 @@
 #define PR_SET_VMA 0x53564d41
 #define PR_SET_VMA_ANON_NAME 0
 #endif
+
+/* The run's files and namers, fresh for each test (setup, teardown). */
+static struct files *files;
+static struct namer *namers[64];
+static size_t n_namers;
+
+static struct namer *namer_with(const struct symbolize_options *o)
+{
+	assert_true(n_namers < sizeof(namers) / sizeof(namers[0]));
+	namers[n_namers] = namer_new(o);
+	assert_non_null(namers[n_namers]);
+	return namers[n_namers++];
+}
+
+static int new_run(void **state)
+{
+	(void)state;
+	files = files_new(NULL);
+	return files ? 0 : -1;
+}
+
+static int end_run(void **state)
+{
+	(void)state;
+	while (n_namers)
+		namer_free(namers[--n_namers]);
+	files_free(files);
+	files = NULL;
+	return 0;
+}
 
 static const struct symbolize_options plain_names = { false, false, false };
 
@@ -110,9 +142,9 @@ __attribute__((noinline, noclone)) uint64_t calls_lonely(void)
 static void own_functions_named(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	assert_non_null(m);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	uint64_t fn = (uint64_t)(uintptr_t)&outer_fn;
 	assert_string_equal(joined(s, fn + 1, FRAME_EXACT), "outer_fn");
 	/* A return address just past a call is looked up one byte back. */
@@ -130,16 +162,16 @@ static void inlined_frames_and_lines(void **state)
 	(void)state;
 	uint64_t pc = outer_fn();
 	char want[256];
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	assert_non_null(m);
 
 	struct symbolize_options inl = { .inline_frames = true };
-	struct symbolizer *s = symbolizer_new(m, &inl);
+	struct symbolizer *s = symbolizer_new(namer_with(&inl), m);
 	assert_string_equal(joined(s, pc, FRAME_EXACT), "outer_fn;inlined_helper_[i]");
 	symbolizer_free(s);
 
 	struct symbolize_options both = { .inline_frames = true, .lines = true };
-	s = symbolizer_new(m, &both);
+	s = symbolizer_new(namer_with(&both), m);
 	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:%d);inlined_helper (test_symbolize.c:%d)_[i]",
 		 call_line, helper_line);
 	assert_string_equal(joined(s, pc, FRAME_EXACT), want);
@@ -147,12 +179,12 @@ static void inlined_frames_and_lines(void **state)
 
 	/* Without inline frames the function's line is where it calls. */
 	struct symbolize_options lines = { .lines = true };
-	s = symbolizer_new(m, &lines);
+	s = symbolizer_new(namer_with(&lines), m);
 	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:%d)", call_line);
 	assert_string_equal(joined(s, pc, FRAME_EXACT), want);
 	symbolizer_free(s);
 
-	s = symbolizer_new(m, &plain_names);
+	s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, pc, FRAME_EXACT), "outer_fn");
 	symbolizer_free(s);
 	modules_close(m);
@@ -161,10 +193,10 @@ static void inlined_frames_and_lines(void **state)
 static void inlined_named_as_out_of_line(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	assert_non_null(m);
 	struct symbolize_options inl = { .inline_frames = true };
-	struct symbolizer *s = symbolizer_new(m, &inl);
+	struct symbolizer *s = symbolizer_new(namer_with(&inl), m);
 	/* The out-of-line copy is named by its global alias... */
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&public_helper, FRAME_EXACT), "public_helper");
 	/* ...and so is the inlined one, not by the internal asm name. */
@@ -177,58 +209,20 @@ static void inlined_named_as_out_of_line(void **state)
 	modules_close(m);
 }
 
-/* A second process mapping the same files (here: a second view of this
- * one) is named from what the first one read: same names, by build-id and
- * offset, the options part of the key; and after the first symbolizer is
- * gone the second reads for itself. */
-static void names_shared_across_processes(void **state)
-{
-	(void)state;
-	uint64_t pc = outer_fn();
-	char want[256];
-	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:%d);inlined_helper (test_symbolize.c:%d)_[i]",
-		 call_line, helper_line);
-	struct symbolize_options both = { .inline_frames = true, .lines = true };
-	struct modules *m1 = modules_open(getpid(), NULL), *m2 = modules_open(getpid(), NULL);
-	assert_non_null(m1);
-	assert_non_null(m2);
-	struct symbolizer *s1 = symbolizer_new(m1, &both), *s2 = symbolizer_new(m2, &both);
-	assert_string_equal(joined(s1, pc, FRAME_EXACT), want);
-	uint64_t hits = symbolize_shared_hits();
-	assert_string_equal(joined(s2, pc, FRAME_EXACT), want);
-	assert_int_equal(symbolize_shared_hits(), hits + 1);
-	/* an address s1 never named: s2 has it read by s1, same answer */
-	uint64_t fn = (uint64_t)(uintptr_t)&outer_fn;
-	snprintf(want, sizeof(want), "outer_fn (test_symbolize.c:");
-	assert_memory_equal(joined(s2, fn + 1, FRAME_EXACT), want, strlen(want));
-	/* other options, other names: not taken from the shared ones */
-	struct symbolizer *s3 = symbolizer_new(m2, &plain_names);
-	assert_string_equal(joined(s3, pc, FRAME_EXACT), "outer_fn");
-	symbolizer_free(s3);
-	/* s1 gone: s2 reads for itself */
-	symbolizer_free(s1);
-	modules_close(m1);
-	uint64_t own = (uint64_t)(uintptr_t)&own_functions_named;
-	assert_memory_equal(joined(s2, own + 1, FRAME_EXACT), "own_functions_named (test_symbolize.c:",
-			    strlen("own_functions_named (test_symbolize.c:"));
-	symbolizer_free(s2);
-	modules_close(m2);
-}
-
 extern const char __ehdr_start; /* the linker's: our own ELF header */
 
 static void unnamed_bytes_name_their_module(void **state)
 {
 	(void)state;
 	uint64_t header = (uint64_t)(uintptr_t)&__ehdr_start;
-	struct modules *m = modules_open(getpid(), NULL);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	/* No symbol covers the ELF header (a size-less one only names its own
 	 * first byte): the module, never the nearest name. */
 	assert_string_equal(joined(s, header + 0x10, FRAME_EXACT), "[test_symbolize]");
 	symbolizer_free(s);
 	struct symbolize_options addresses = { .addresses = true };
-	s = symbolizer_new(m, &addresses);
+	s = symbolizer_new(namer_with(&addresses), m);
 	assert_string_equal(joined(s, header + 0x10, FRAME_EXACT), "test_symbolize+0x10");
 	/* Named frames stay named. */
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
@@ -243,8 +237,8 @@ static void anonymous_code(void **state)
 	assert_true(jit != MAP_FAILED);
 	/* Name the second page (kernels without CONFIG_ANON_VMA_NAME refuse). */
 	bool named = prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, jit + 4096, 4096, "jit code") == 0;
-	struct modules *m = modules_open(getpid(), NULL);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 16, FRAME_EXACT), "[anon]");
 	if (named)
 		assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 4096 + 16, FRAME_EXACT),
@@ -275,8 +269,8 @@ static void jit_map_names(void **state)
 	/* an entry over an ELF function names nothing there */
 	fprintf(f, "%" PRIxPTR " 40 not_outer_fn\n", (uintptr_t)&outer_fn);
 	fclose(f);
-	struct modules *m = modules_open(getpid(), NULL);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 4, FRAME_EXACT),
 			    "LazyCompile:*hot /srv/app.js:3_[j]");
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)jit + 0x20, FRAME_EXACT), "[anon]");
@@ -302,8 +296,8 @@ static void *spare_function(const char *path, void **handle)
 static void unchanged_modules_are_kept(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid(), NULL);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
 	unsigned generation = modules_generation(m), opened = modules_images_opened(m);
 	assert_int_equal(modules_refresh(m), 0);
@@ -344,8 +338,8 @@ static void deleted_library_still_named(void **state)
 	assert_int_equal(unlink(copy), 0);
 	rmdir(dir);
 
-	struct modules *m = modules_open(getpid(), NULL);
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn, FRAME_EXACT), "spare_function");
 	/* Its unnamed bytes say which file, and that it is gone. */
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)gone.dli_fbase + 0x10, FRAME_EXACT),
@@ -411,7 +405,7 @@ static void file_mapped_twice_and_apart(void **state)
 
 	/* Code in anonymous memory right after the library's last mapping. */
 	uint64_t lib_end = 0, start, end;
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	for (uint64_t a = (uint64_t)(uintptr_t)info.dli_fbase;
 	     modules_mapping_of(m, a, &start, &end) == 0; a = end)
 		lib_end = end;
@@ -420,7 +414,7 @@ static void file_mapped_twice_and_apart(void **state)
 	bool adjacent = after == (void *)(uintptr_t)lib_end;
 	assert_int_equal(modules_refresh(m), 0);
 
-	struct symbolizer *s = symbolizer_new(m, &plain_names);
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn, FRAME_EXACT), "spare_function");
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn_copy, FRAME_EXACT), "spare_function");
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)header + 0x10, FRAME_EXACT), "[libspare.so]");
@@ -480,25 +474,27 @@ static void dead_main_thread(void **state)
 	}
 	/* Its own copy of this binary: the same addresses, the same names. */
 	assert_true(maps_empty_within(child, false));
-	struct modules *alive = modules_open(child, NULL);
+	struct modules *alive = modules_open(files, child);
 	assert_non_null(alive);
 	assert_int_equal(modules_task(alive), child);
 	assert_int_equal(write(go[1], "x", 1), 1);
 	assert_true(maps_empty_within(child, true));
 
-	/* Read before, named after the main thread went: the image is
-	 * opened through a live thread. */
-	struct symbolizer *s = symbolizer_new(alive, &plain_names);
+	/* Read before, named after the main thread went: the files were
+	 * read with the maps; a re-read goes through a live thread. */
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), alive);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	assert_int_equal(modules_refresh(alive), 0);
 	assert_int_not_equal(modules_task(alive), child);
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
 	symbolizer_free(s);
 	modules_close(alive);
 
 	/* Looked at only now: the maps come from the live thread. */
-	struct modules *m = modules_open(child, NULL);
+	struct modules *m = modules_open(files, child);
 	assert_non_null(m);
 	assert_int_not_equal(modules_task(m), child);
-	s = symbolizer_new(m, &plain_names);
+	s = symbolizer_new(namer_with(&plain_names), m);
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
 	symbolizer_free(s);
 	modules_close(m);
@@ -508,20 +504,163 @@ static void dead_main_thread(void **state)
 	close(go[1]);
 }
 
+/* A copy of this process, waiting until killed (or until we are gone);
+ * each test reaps its own. */
+static pid_t idle_copy(int go[2])
+{
+	assert_int_equal(pipe(go), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char c;
+		close(go[1]); /* ends with us if a failed assertion leaves it */
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	return child;
+}
+
+static void end_copy(pid_t child, int go[2])
+{
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* Two processes of one program: the second opens no file the first did
+ * not, and its addresses - the same ones, after fork - are named from the
+ * first one's lookups, in this binary, libc and the vDSO alike. */
+static void two_processes_share_names(void **state)
+{
+	(void)state;
+	int go[2];
+	pid_t child = idle_copy(go);
+	struct namer *n = namer_with(&plain_names);
+	struct modules *mine = modules_open(files, getpid());
+	assert_non_null(mine);
+	size_t read_once = files_count(files);
+	struct modules *theirs = modules_open(files, child);
+	assert_non_null(theirs);
+	assert_int_equal(files_count(files), read_once);
+	assert_int_equal(modules_images_opened(theirs), 0);
+
+	struct symbolizer *a = symbolizer_new(n, mine), *b = symbolizer_new(n, theirs);
+	uint64_t fn = (uint64_t)(uintptr_t)&outer_fn, libc = (uint64_t)(uintptr_t)&getpid;
+	uint64_t vdso = (uint64_t)getauxval(AT_SYSINFO_EHDR);
+	const struct module_image *v = modules_at(mine, vdso);
+	assert_non_null(v);
+	assert_non_null(v->file);
+	assert_ptr_equal(modules_at(theirs, vdso)->file, v->file);
+	const char *const *names;
+	assert_int_equal(symbolize(a, fn, FRAME_EXACT, &names), 1);
+	const char *own = names[0];
+	assert_string_equal(own, "outer_fn");
+	char libc_name[256];
+	snprintf(libc_name, sizeof(libc_name), "%s", joined(a, libc, FRAME_EXACT));
+	assert_string_not_equal(libc_name, "[unknown]");
+	uint64_t looked_up = namer_lookups(n);
+	assert_int_equal(symbolize(b, fn, FRAME_EXACT, &names), 1);
+	assert_ptr_equal(names[0], own); /* the very same name, not found again */
+	assert_string_equal(joined(b, libc, FRAME_EXACT), libc_name);
+	assert_int_equal(namer_lookups(n), looked_up);
+	symbolizer_free(a);
+	symbolizer_free(b);
+	modules_close(mine);
+	modules_close(theirs);
+	end_copy(child, go);
+}
+
+/* A child that loads path and says where its function is: name it, as
+ * dlsym found it. */
+static pid_t loads(const char *path, const char *name, uint64_t *where, int go[2])
+{
+	int said[2];
+	assert_int_equal(pipe(said), 0);
+	assert_int_equal(pipe(go), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(go[1]); /* ends with us if a failed assertion leaves it */
+		close(said[0]);
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		uint64_t fn = h ? (uint64_t)(uintptr_t)dlsym(h, name) : 0;
+		char c;
+		if (write(said[1], &fn, sizeof(fn)) != sizeof(fn) || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(said[0], where, sizeof(*where)), sizeof(*where));
+	assert_true(*where != 0);
+	close(said[0]);
+	close(said[1]);
+	return child;
+}
+
+/* A library replaced at its path between two forks (renamed into place,
+ * as a package upgrade does): the same size, the same modification time,
+ * the same code at the same address, another name.  Each process is named
+ * from its own file; with build-ids and without. */
+static void replaced_file_not_shared(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the first child's file is deleted: map_files needs CAP_SYS_ADMIN */
+	char dir[] = "/tmp/pp-replaced-XXXXXX", path[64], next[64], cmd[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libupgraded.so", dir);
+	snprintf(next, sizeof(next), "%s/next.so", dir);
+	for (int with_id = 1; with_id >= 0; with_id--) {
+		const char *versions[2] = { SPARE_LIB, SPARE_TWIN };
+		const char *names[2] = { "spare_function", "spare_twinfun" };
+		pid_t child[2];
+		int go[2][2];
+		uint64_t fn[2];
+		for (int v = 0; v < 2; v++) {
+			if (with_id)
+				snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", versions[v], next);
+			else
+				snprintf(cmd, sizeof(cmd), "objcopy --remove-section=.note.gnu.build-id '%s' '%s'",
+					 versions[v], next);
+			assert_int_equal(system(cmd), 0);
+			snprintf(cmd, sizeof(cmd), "touch -d '2024-01-01 00:00:00' '%s' && mv '%s' '%s'",
+				 next, next, path);
+			assert_int_equal(system(cmd), 0);
+			child[v] = loads(path, names[v], &fn[v], go[v]);
+		}
+		/* Forks of one parent load alike: one address, two files. */
+		assert_int_equal(fn[0], fn[1]);
+		struct namer *n = namer_with(&plain_names);
+		for (int v = 0; v < 2; v++) {
+			struct modules *m = modules_open(files, child[v]);
+			assert_non_null(m);
+			struct symbolizer *s = symbolizer_new(n, m);
+			assert_string_equal(joined(s, fn[v], FRAME_EXACT), names[v]);
+			symbolizer_free(s);
+			modules_close(m);
+		}
+		for (int v = 0; v < 2; v++)
+			end_copy(child[v], go[v]);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(own_functions_named),
-		cmocka_unit_test(inlined_frames_and_lines),
-		cmocka_unit_test(inlined_named_as_out_of_line),
-		cmocka_unit_test(unnamed_bytes_name_their_module),
-		cmocka_unit_test(anonymous_code),
-		cmocka_unit_test(jit_map_names),
-		cmocka_unit_test(file_mapped_twice_and_apart),
-		cmocka_unit_test(unchanged_modules_are_kept),
-		cmocka_unit_test(deleted_library_still_named),
-		cmocka_unit_test(dead_main_thread),
-		cmocka_unit_test(names_shared_across_processes),
+		cmocka_unit_test_setup_teardown(own_functions_named, new_run, end_run),
+		cmocka_unit_test_setup_teardown(inlined_frames_and_lines, new_run, end_run),
+		cmocka_unit_test_setup_teardown(inlined_named_as_out_of_line, new_run, end_run),
+		cmocka_unit_test_setup_teardown(unnamed_bytes_name_their_module, new_run, end_run),
+		cmocka_unit_test_setup_teardown(anonymous_code, new_run, end_run),
+		cmocka_unit_test_setup_teardown(jit_map_names, new_run, end_run),
+		cmocka_unit_test_setup_teardown(file_mapped_twice_and_apart, new_run, end_run),
+		cmocka_unit_test_setup_teardown(unchanged_modules_are_kept, new_run, end_run),
+		cmocka_unit_test_setup_teardown(deleted_library_still_named, new_run, end_run),
+		cmocka_unit_test_setup_teardown(dead_main_thread, new_run, end_run),
+		cmocka_unit_test_setup_teardown(two_processes_share_names, new_run, end_run),
+		cmocka_unit_test_setup_teardown(replaced_file_not_shared, new_run, end_run),
 	};
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
 }

@@ -17,10 +17,41 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "files.h"
 #include "modules.h"
 #include "snapshot.h"
 #include "symbolize.h"
 #include "unwind.h"
+
+/* The run's files and namers, fresh for each test (setup, teardown). */
+static struct files *files;
+static struct namer *namers[64];
+static size_t n_namers;
+
+static struct namer *namer_with(const struct symbolize_options *o)
+{
+	assert_true(n_namers < sizeof(namers) / sizeof(namers[0]));
+	namers[n_namers] = namer_new(o);
+	assert_non_null(namers[n_namers]);
+	return namers[n_namers++];
+}
+
+static int new_run(void **state)
+{
+	(void)state;
+	files = files_new(NULL);
+	return files ? 0 : -1;
+}
+
+static int end_run(void **state)
+{
+	(void)state;
+	while (n_namers)
+		namer_free(namers[--n_namers]);
+	files_free(files);
+	files = NULL;
+	return 0;
+}
 
 static struct snapshot snap; /* large: not on the stack */
 
@@ -39,7 +70,7 @@ static uint64_t rnd(void)
 static void garbage_stacks_end_quickly(void **state)
 {
 	(void)state;
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	assert_non_null(m);
 	struct unwinder *u = unwinder_new(m);
 	assert_non_null(u);
@@ -119,10 +150,10 @@ __attribute__((noinline, noclone)) static void capture(struct snapshot *sn)
 static const char *unwound(struct snapshot *sn, int *complete)
 {
 	static char text[8192];
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	struct unwinder *u = unwinder_new(m);
 	struct symbolize_options o = { .inline_frames = false };
-	struct symbolizer *s = symbolizer_new(m, &o);
+	struct symbolizer *s = symbolizer_new(namer_with(&o), m);
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	int n = unwind_snapshot(u, sn, frames, UNWIND_MAX_FRAMES, complete);
 	text[0] = '\0';
@@ -255,7 +286,7 @@ static void frame_pointer_chain_needs_rbp(void **state)
 
 	/* The return addresses into fp_level_two and fp_level_one, and their
 	 * stack slots. */
-	struct modules *m = modules_open(getpid(), NULL);
+	struct modules *m = modules_open(files, getpid());
 	struct unwinder *u = unwinder_new(m);
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	int complete;
@@ -327,12 +358,12 @@ static void jit_frame_keeps_its_callers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(garbage_stacks_end_quickly),
-		cmocka_unit_test(own_stack_reaches_main),
-		cmocka_unit_test(through_a_signal_handler),
-		cmocka_unit_test(partial_registers_never_mislead),
-		cmocka_unit_test(frame_pointer_chain_needs_rbp),
-		cmocka_unit_test(jit_frame_keeps_its_callers),
+		cmocka_unit_test_setup_teardown(garbage_stacks_end_quickly, new_run, end_run),
+		cmocka_unit_test_setup_teardown(own_stack_reaches_main, new_run, end_run),
+		cmocka_unit_test_setup_teardown(through_a_signal_handler, new_run, end_run),
+		cmocka_unit_test_setup_teardown(partial_registers_never_mislead, new_run, end_run),
+		cmocka_unit_test_setup_teardown(frame_pointer_chain_needs_rbp, new_run, end_run),
+		cmocka_unit_test_setup_teardown(jit_frame_keeps_its_callers, new_run, end_run),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }
