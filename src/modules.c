@@ -498,7 +498,8 @@ static void parse_maps(struct modules *m, char *maps, size_t len)
 		else
 			m->order[n_files++] = i;
 	}
-	qsort_r(m->order, n_files, sizeof(*m->order), by_file_then_address, m->rows);
+	if (n_files > 1) /* none at all: a process that is exiting */
+		qsort_r(m->order, n_files, sizeof(*m->order), by_file_then_address, m->rows);
 	for (size_t i = 0; i < n_files;) {
 		size_t j = i + 1;
 		while (j < n_files && same_file(&m->rows[m->order[j]].id, &m->rows[m->order[i]].id))

@@ -60,10 +60,20 @@ runqueue_tests() {
 	done
 	if [ $ok = 1 ]; then pass "running and runnable:$line"
 	else fail "running and runnable" "tolerance 10 points:$line" "$TMP/rq.1ms.folded"; fi
-	# The summary puts the same figures side by side.
-	if grep -Eq 'spin_a .* on CPU in [0-9.]+%; schedstat: on CPU [0-9.]+% of its time' "$TMP/rq.1ms.err"; then
-		pass "summary: per thread, samples on a CPU beside schedstat's figure"
-	else fail "summary: per thread, samples on a CPU beside schedstat's figure" "no such line" "$TMP/rq.1ms.err"; fi
+	# The summary puts the same figures side by side, for the threads
+	# alive at the end (here the launched runs' have ended: attach).
+	"$T/runqueue" 3 0 >/dev/null &
+	local tp=$!
+	PIDS+=("$tp")
+	sleep 0.3
+	"$PP" -p "$tp" -d 1ms -t 1s >/dev/null 2>"$TMP/rq.sum.err"
+	wait "$tp"
+	local own kernel
+	own=$(sed -n 's/.* spin_a .* on CPU in \([0-9.]*\)%; schedstat.*/\1/p' "$TMP/rq.sum.err")
+	kernel=$(sed -n 's/.* spin_a .*; schedstat: on CPU \([0-9.]*\)% of its time/\1/p' "$TMP/rq.sum.err")
+	if [ -n "$own" ] && [ -n "$kernel" ] && near "$own" "$kernel" 10; then
+		pass "summary: per thread, samples on a CPU (spin_a ${own}%) beside schedstat's figure (${kernel}%)"
+	else fail "summary: per thread, samples on a CPU beside schedstat's figure" "spin_a: ${own:-no} / ${kernel:-no}" "$TMP/rq.sum.err"; fi
 }
 
 # A sleeping thread keeps the kernel frames of its wait: after our first
