@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 		snprintf(final_tmp, sizeof(final_tmp), "%s.tmp.%d", o.output_path, (int)getpid());
 		fclose(out);
 		if (!(out = fopen(final_tmp, "we")))
-			snprintf(r.error, sizeof(r.error), "cannot write '%s': %s", final_tmp,
+			snprintf(r.error, sizeof(r.error), "cannot write '%.100s': %s", final_tmp,
 				 strerror(errno));
 	}
 	if (written && !o.output_path && !o.period_ns) {
