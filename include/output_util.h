@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hash_index.h"
 #include "profile.h"
 
 enum frame_kind {
@@ -63,11 +64,13 @@ size_t u64_to_dec(uint64_t v, char *out);
 int sample_pass(const struct profile *p,
 		int (*fn)(const struct profile_sample *s, void *arg), void *arg);
 
-/* Pointers to dense indices 0, 1, 2... in order of first sight. */
+/* Pointers to dense indices 0, 1, 2... in order of first sight: keys[i]
+ * is pointer number i, found through the one hash table (hash_index.h).
+ * All zero is empty. */
 struct ptr_index {
 	const void **keys;
-	uint32_t *vals;
-	size_t cap, n;
+	size_t n, cap;
+	struct hash_index ix; /* allocated by the first get */
 };
 
 /* The index of key, added if new (*added says so; may be NULL).

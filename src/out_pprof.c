@@ -153,8 +153,7 @@ struct pp {
 	uint32_t *string_no;      /* pointer number -> index - 1 */
 	const char **string_list; /* index - 1 -> string */
 	size_t string_cap, n_list;
-	uint32_t *by_text;        /* text hash slots: index (1-based), 0 empty */
-	size_t n_by_text;
+	struct hash_index by_text; /* text -> index - 1 (in string_list) */
 	struct ptr_index frames;  /* frame name -> location and function id - 1 */
 	const char **frame_buf;
 	size_t frame_max;
@@ -162,15 +161,10 @@ struct pp {
 	bool oom;
 };
 
-static size_t text_slot(const struct pp *pp, const char *s)
+static bool text_eq(const void *table, uint32_t id, const void *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		h = (h ^ *c) * 0x100000001b3ULL;
-	size_t j = (size_t)h & (pp->n_by_text - 1);
-	while (pp->by_text[j] && strcmp(pp->string_list[pp->by_text[j] - 1], s) != 0)
-		j = (j + 1) & (pp->n_by_text - 1);
-	return j;
+	const char *const *list = table;
+	return strcmp(list[id], key) == 0;
 }
 
 /* The string's index in string_table (0 is "").  Strings are looked up by
@@ -197,24 +191,16 @@ static uint64_t str_id(struct pp *pp, const char *s)
 		pp->string_no = no;
 		pp->string_cap = cap;
 	}
-	if ((pp->n_list + 1) * 2 > pp->n_by_text) {
-		size_t n = pp->n_by_text ? pp->n_by_text * 2 : 512;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-		if (!slots)
+	uint64_t h = hash_bytes(s, strlen(s));
+	uint32_t no = hash_index_find(&pp->by_text, h, text_eq, pp->string_list, s);
+	if (no == HASH_NONE) {
+		no = (uint32_t)pp->n_list;
+		if (hash_index_add(&pp->by_text, h, no) != 0)
 			goto oom;
-		free(pp->by_text);
-		pp->by_text = slots;
-		pp->n_by_text = n;
-		for (size_t i = 0; i < pp->n_list; i++)
-			pp->by_text[text_slot(pp, pp->string_list[i])] = (uint32_t)i + 1;
-	}
-	size_t j = text_slot(pp, s);
-	if (!pp->by_text[j]) {
 		pp->string_list[pp->n_list++] = s;
-		pp->by_text[j] = (uint32_t)pp->n_list;
 	}
-	pp->string_no[k] = pp->by_text[j] - 1;
-	return (uint64_t)pp->string_no[k] + 1;
+	pp->string_no[k] = no;
+	return (uint64_t)no + 1;
 oom:
 	pp->oom = true;
 	return 0;
@@ -310,7 +296,7 @@ static void write_sample(struct pp *pp, uint32_t stack, const struct profile_thr
 	emit(pp->g, &pp->top);
 }
 
-/* Samples by (stack, thread): an open-addressing table in first-seen order. */
+/* Samples by (stack, thread), in first-seen order. */
 struct pair {
 	uint64_t key; /* stack << 32 | thread */
 	uint64_t count, wall;
@@ -319,37 +305,25 @@ struct pair {
 struct pairs {
 	struct pair *v;
 	size_t n, cap;
-	uint32_t *slots; /* index + 1 */
-	size_t n_slots;
+	struct hash_index ix; /* key -> index in v */
 };
+
+static bool pair_eq(const void *table, uint32_t id, const void *key)
+{
+	const struct pair *v = table;
+	return v[id].key == *(const uint64_t *)key;
+}
 
 static int pair_add(const struct profile_sample *s, void *arg)
 {
 	struct pairs *ps = arg;
 	uint64_t key = (uint64_t)s->stack << 32 | s->thread;
-	if ((ps->n + 1) * 2 > ps->n_slots) {
-		size_t n_slots = ps->n_slots ? ps->n_slots * 2 : 1024;
-		uint32_t *slots = calloc(n_slots, sizeof(*slots));
-		if (!slots)
-			goto oom;
-		for (size_t i = 0; i < ps->n; i++) {
-			size_t j = (size_t)(ps->v[i].key * 0x9e3779b97f4a7c15ULL >> 20) & (n_slots - 1);
-			while (slots[j])
-				j = (j + 1) & (n_slots - 1);
-			slots[j] = (uint32_t)i + 1;
-		}
-		free(ps->slots);
-		ps->slots = slots;
-		ps->n_slots = n_slots;
-	}
-	size_t j = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (ps->n_slots - 1);
-	for (; ps->slots[j]; j = (j + 1) & (ps->n_slots - 1)) {
-		struct pair *e = &ps->v[ps->slots[j] - 1];
-		if (e->key == key) {
-			e->count++;
-			e->wall += s->weight_ns;
-			return 0;
-		}
+	uint64_t h = hash_word(key);
+	uint32_t i = hash_index_find(&ps->ix, h, pair_eq, ps->v, &key);
+	if (i != HASH_NONE) {
+		ps->v[i].count++;
+		ps->v[i].wall += s->weight_ns;
+		return 0;
 	}
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 256;
@@ -359,8 +333,9 @@ static int pair_add(const struct profile_sample *s, void *arg)
 		ps->v = v;
 		ps->cap = cap;
 	}
-	ps->v[ps->n] = (struct pair){ key, 1, s->weight_ns };
-	ps->slots[j] = (uint32_t)++ps->n;
+	if (hash_index_add(&ps->ix, h, (uint32_t)ps->n) != 0)
+		goto oom;
+	ps->v[ps->n++] = (struct pair){ key, 1, s->weight_ns };
 	return 0;
 oom:
 	errno = ENOMEM;
@@ -382,12 +357,16 @@ static int write_samples(struct pp *pp)
 		return 0;
 	}
 	struct pairs ps = { 0 };
+	if (hash_index_init(&ps.ix) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
 	int rc = sample_pass(p, pair_add, &ps);
 	for (size_t i = 0; rc == 0 && i < ps.n; i++)
 		write_sample(pp, (uint32_t)(ps.v[i].key >> 32), &p->threads[(uint32_t)ps.v[i].key],
 			     ps.v[i].count, ps.v[i].wall);
 	free(ps.v);
-	free(ps.slots);
+	hash_index_free(&ps.ix);
 	return rc;
 }
 
@@ -419,7 +398,7 @@ int output_pprof(FILE *f, const struct profile *p)
 	pp.frame_max = deepest(p->stacks);
 	pp.frame_buf = malloc(pp.frame_max * sizeof(*pp.frame_buf));
 	pp.ids = malloc(pp.frame_max * sizeof(*pp.ids));
-	int rc = pp.frame_buf && pp.ids ? 0 : -1;
+	int rc = pp.frame_buf && pp.ids && hash_index_init(&pp.by_text) == 0 ? 0 : -1;
 	if (rc != 0)
 		errno = ENOMEM;
 
@@ -475,7 +454,7 @@ int output_pprof(FILE *f, const struct profile *p)
 	free(pp.sub.d);
 	free(pp.string_list);
 	free(pp.string_no);
-	free(pp.by_text);
+	hash_index_free(&pp.by_text);
 	free(pp.frame_buf);
 	free(pp.ids);
 	ptr_index_free(&pp.strings);

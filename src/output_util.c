@@ -194,57 +194,42 @@ int sample_pass(const struct profile *p,
 	}
 }
 
-static size_t ptr_hash(const void *key, size_t cap)
+static bool ptr_eq(const void *table, uint32_t id, const void *key)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 17) & (cap - 1);
+	const struct ptr_index *m = table;
+	return m->keys[id] == key;
 }
 
 int ptr_index_get(struct ptr_index *m, const void *key, uint32_t *out, bool *added)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		const void **keys = calloc(cap, sizeof(*keys));
-		uint32_t *vals = malloc(cap * sizeof(*vals));
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
+	if (!m->ix.slots && hash_index_init(&m->ix) != 0)
+		return -1;
+	uint64_t h = hash_word((uint64_t)(uintptr_t)key);
+	uint32_t id = hash_index_find(&m->ix, h, ptr_eq, m, key);
+	bool is_new = id == HASH_NONE;
+	if (is_new) {
+		if (m->n == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 256;
+			const void **keys = realloc(m->keys, cap * sizeof(*keys));
+			if (!keys)
+				return -1;
+			m->keys = keys;
+			m->cap = cap;
+		}
+		id = (uint32_t)m->n;
+		if (hash_index_add(&m->ix, h, id) != 0)
 			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = ptr_hash(m->keys[i], cap);
-			while (keys[j])
-				j = (j + 1) & (cap - 1);
-			keys[j] = m->keys[i];
-			vals[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = keys;
-		m->vals = vals;
-		m->cap = cap;
+		m->keys[m->n++] = key;
 	}
-	size_t j = ptr_hash(key, m->cap);
-	for (; m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			*out = m->vals[j];
-			if (added)
-				*added = false;
-			return 0;
-		}
-	m->keys[j] = key;
-	m->vals[j] = (uint32_t)m->n++;
-	*out = m->vals[j];
+	*out = id;
 	if (added)
-		*added = true;
+		*added = is_new;
 	return 0;
 }
 
 void ptr_index_free(struct ptr_index *m)
 {
 	free(m->keys);
-	free(m->vals);
+	hash_index_free(&m->ix);
 	memset(m, 0, sizeof(*m));
 }
