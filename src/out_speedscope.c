@@ -187,8 +187,6 @@ static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 	const struct stack_table *t = ss->p->stacks;
 	size_t n_stacks = stack_table_distinct(t), len = 0, cap = 4096;
 	struct ptr_index idx = { 0 };
-	const char **names = NULL;
-	size_t names_cap = 0;
 	ss->text = malloc(cap);
 	ss->text_off = malloc((n_stacks + 1) * sizeof(*ss->text_off));
 	if (!ss->text || !ss->text_off)
@@ -200,19 +198,8 @@ static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 		for (size_t i = 0; i < n; i++) {
 			const char *name = (const char *)(uintptr_t)w[i];
 			uint32_t k;
-			bool added;
-			if (ptr_index_get(&idx, name, &k, &added) != 0)
+			if (ptr_index_get(&idx, name, &k, NULL) != 0)
 				goto oom;
-			if (added) {
-				if (idx.n > names_cap) {
-					names_cap = names_cap ? names_cap * 2 : 256;
-					const char **nn = realloc(names, names_cap * sizeof(*nn));
-					if (!nn)
-						goto oom;
-					names = nn;
-				}
-				names[k] = name;
-			}
 			if (len + 24 > cap) {
 				cap *= 2;
 				char *nt = realloc(ss->text, cap);
@@ -235,13 +222,14 @@ static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 		ss->text[len++] = ']';
 	}
 	ss->text_off[n_stacks] = len;
+	/* The index's keys are the names in index order: kept, the rest freed. */
 	*n_names = idx.n;
-	*names_out = names;
+	*names_out = (const char **)idx.keys;
+	idx.keys = NULL;
 	ptr_index_free(&idx);
 	return 0;
 oom:
 	ptr_index_free(&idx);
-	free(names);
 	errno = ENOMEM;
 	return -1;
 }

@@ -140,7 +140,7 @@ void format_ns(char *out, size_t outsz, uint64_t ns)
 			if (frac == 0)
 				snprintf(out, outsz, "%" PRIu64 "%s", whole, units[i].name);
 			else {
-				char digits[8];
+				char digits[24]; /* frac < 1000, but the compiler cannot know */
 				snprintf(digits, sizeof(digits), "%03" PRIu64, frac);
 				for (size_t k = strlen(digits); k > 0 && digits[k - 1] == '0'; k--)
 					digits[k - 1] = '\0';
