@@ -61,11 +61,13 @@ struct module_image {
 struct modules *modules_open(struct files *fs, pid_t pid);
 void modules_close(struct modules *m);
 
-/* Re-reads the maps.  Returns 0 or -1. */
+/* Re-reads the maps.  Returns 0 or -1.  Called from the removal hook
+ * (inside a re-read) it does nothing and returns 0. */
 int modules_refresh(struct modules *m);
 
 /* fn(arg) runs in a re-read before any module goes away (a library
- * unloaded): what is known of its addresses can still be used then. */
+ * unloaded): what is known of its addresses can still be used then
+ * (modules_at; the maps are not read again meanwhile). */
 void modules_on_removal(struct modules *m, void (*fn)(void *arg), void *arg);
 
 /* The program these modules describe is gone (execve): never re-read the
@@ -77,8 +79,10 @@ void modules_freeze(struct modules *m);
  * addresses and modules without a file. */
 const struct module_image *modules_find(struct modules *m, uint64_t addr);
 
-/* The module whose mapping holds addr, with a file or not; refreshes as
- * modules_find does.  NULL for anonymous memory and unknown addresses. */
+/* The module whose mapping holds addr, with a file or not, as of the last
+ * read of the maps: never re-reads them (naming: the unwinder did when the
+ * sample was taken, and the stacks still to be named were counted against
+ * these modules).  NULL for anonymous memory and unknown addresses. */
 const struct module_image *modules_at(struct modules *m, uint64_t addr);
 
 /* For an address in anonymous executable memory: "[anon]", or the

@@ -115,6 +115,7 @@ struct modules {
 	void (*on_removal)(void *arg);   /* runs before a module goes */
 	void *on_removal_arg;
 	bool frozen;                     /* never re-read: the program is gone */
+	bool refreshing;                 /* in a re-read (its removal hook) */
 };
 
 static uint64_t monotonic_ns(void)
@@ -608,13 +609,18 @@ static void build_owners(struct modules *m)
 
 int modules_refresh(struct modules *m)
 {
-	if (m->frozen)
+	/* A re-read from inside one (from its removal hook) would replace the
+	 * module list and the maps the outer one is still matching. */
+	if (m->frozen || m->refreshing)
 		return 0;
+	m->refreshing = true;
 	m->last_refresh_ns = monotonic_ns();
 	m->refreshes++;
 	ssize_t len = read_maps(m);
-	if (len < 0)
+	if (len < 0) {
+		m->refreshing = false;
 		return -1;
+	}
 	parse_maps(m, m->maps, (size_t)len);
 	m->last_entry = NULL; /* the hook's look-ups may have cached one that goes */
 	bool changed = match_modules(m);
@@ -622,6 +628,7 @@ int modules_refresh(struct modules *m)
 	m->last_entry = NULL;
 	if (changed)
 		m->generation++;
+	m->refreshing = false;
 	return 0;
 }
 
@@ -760,8 +767,8 @@ const struct module_image *modules_find(struct modules *m, uint64_t addr)
 
 const struct module_image *modules_at(struct modules *m, uint64_t addr)
 {
-	struct module *mod = module_at(m, addr);
-	return mod ? &mod->img : NULL;
+	const struct owner *o = owner_of(m, addr);
+	return o ? &o->mod->img : NULL;
 }
 
 int modules_read(struct modules *m, uint64_t addr, void *out, size_t len)

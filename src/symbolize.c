@@ -937,8 +937,11 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 		*one = intern(n->names, "[signal]");
 		return *one ? 1 : 0;
 	}
-	/* modules_at re-reads the maps (rate limited) for an address in no
-	 * mapping we know: a library loaded after we attached. */
+	/* The modules as last read, never read again here: the unwinder
+	 * re-read them for an address in no mapping it knew when the sample
+	 * was taken, and a re-read now (a library unloaded, another loaded
+	 * where it was) would name what ran then after what is there now.  An
+	 * address no module held then is unknown. */
 	const struct module_image *img = modules_at(s->modules, addr);
 	if (!img) {
 		const char *anon = modules_anon_name(s->modules, addr);

@@ -305,12 +305,14 @@ static void unchanged_modules_are_kept(void **state)
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
 	assert_int_equal(modules_images_opened(m), opened);
 
-	/* A library loaded after we looked: found on the first miss once the
-	 * re-read's rate limit (one per 20 ms) allows. */
+	/* A library loaded after we looked: found on the unwinder's first
+	 * miss (naming reads no maps) once the re-read's rate limit (one per
+	 * 20 ms) allows. */
 	usleep(25000);
 	void *h;
 	void *fn = spare_function(SPARE_LIB, &h);
 	assert_non_null(fn);
+	assert_non_null(modules_find(m, (uint64_t)(uintptr_t)fn));
 	assert_string_equal(joined(s, (uint64_t)(uintptr_t)fn, FRAME_EXACT), "spare_function");
 	assert_int_equal(modules_generation(m), generation + 1);
 	/* Only the new library was opened. */
@@ -318,6 +320,78 @@ static void unchanged_modules_are_kept(void **state)
 	symbolizer_free(s);
 	modules_close(m);
 	dlclose(h);
+}
+
+/* Naming uses the maps as they were last read, never reads them again:
+ * the unwinder did when the sample was taken, and a re-read in the middle
+ * of naming would name the stacks after it from other maps.  An address
+ * in no mapping we know is unknown, even once the re-read's rate limit
+ * would allow one. */
+static void naming_reads_no_maps(void **state)
+{
+	(void)state;
+	void *h;
+	uint64_t fn = (uint64_t)(uintptr_t)spare_function(SPARE_LIB, &h);
+	assert_true(fn != 0);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
+	assert_string_equal(joined(s, fn, FRAME_EXACT), "spare_function");
+	unsigned reads = modules_refresh_count(m);
+	dlclose(h);
+	usleep(25000);
+	assert_string_equal(joined(s, 8, FRAME_EXACT), "[unknown]");
+	assert_int_equal(modules_refresh_count(m), reads);
+	/* Counted while the library was there: still its name. */
+	assert_string_equal(joined(s, fn + 1, FRAME_EXACT), "spare_function");
+	symbolizer_free(s);
+	modules_close(m);
+}
+
+/* What the removal hook below saw. */
+struct in_hook {
+	struct modules *m;
+	struct symbolizer *s;
+	uint64_t fn;
+	int calls;
+	unsigned reads;
+	char name[256];
+};
+
+/* Names as a program's hook does (its pending stacks), past the re-read's
+ * rate limit, and asks for a re-read itself. */
+static void name_in_hook(void *arg)
+{
+	struct in_hook *h = arg;
+	unsigned reads = modules_refresh_count(h->m);
+	h->calls++;
+	usleep(25000);
+	joined(h->s, 8, FRAME_EXACT); /* in no mapping */
+	snprintf(h->name, sizeof(h->name), "%s", joined(h->s, h->fn, FRAME_EXACT));
+	modules_refresh(h->m);
+	h->reads = modules_refresh_count(h->m) - reads;
+}
+
+/* The removal hook runs inside a re-read: a second one started from it
+ * would replace the module list the first is still matching. */
+static void removal_hook_reads_no_maps(void **state)
+{
+	(void)state;
+	void *lib;
+	uint64_t fn = (uint64_t)(uintptr_t)spare_function(SPARE_LIB, &lib);
+	assert_true(fn != 0);
+	struct modules *m = modules_open(files, getpid());
+	struct in_hook h = { m, symbolizer_new(namer_with(&plain_names), m), fn, 0, 0, "" };
+	modules_on_removal(m, name_in_hook, &h);
+	dlclose(lib);
+	assert_int_equal(modules_refresh(m), 0);
+	assert_int_equal(h.calls, 1);
+	assert_int_equal(h.reads, 0);
+	/* The module going was still there for the hook. */
+	assert_string_equal(h.name, "spare_function");
+	assert_string_not_equal(joined(h.s, fn, FRAME_EXACT), "spare_function");
+	assert_string_equal(joined(h.s, (uint64_t)(uintptr_t)&outer_fn, FRAME_EXACT), "outer_fn");
+	symbolizer_free(h.s);
+	modules_close(m);
 }
 
 static void deleted_library_still_named(void **state)
@@ -657,6 +731,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(jit_map_names, new_run, end_run),
 		cmocka_unit_test_setup_teardown(file_mapped_twice_and_apart, new_run, end_run),
 		cmocka_unit_test_setup_teardown(unchanged_modules_are_kept, new_run, end_run),
+		cmocka_unit_test_setup_teardown(naming_reads_no_maps, new_run, end_run),
+		cmocka_unit_test_setup_teardown(removal_hook_reads_no_maps, new_run, end_run),
 		cmocka_unit_test_setup_teardown(deleted_library_still_named, new_run, end_run),
 		cmocka_unit_test_setup_teardown(dead_main_thread, new_run, end_run),
 		cmocka_unit_test_setup_teardown(two_processes_share_names, new_run, end_run),
