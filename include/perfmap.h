@@ -76,6 +76,11 @@ struct perfmap_file *perfmap_file_at(int root_fd, pid_t nstgid, uid_t euid, uint
  * again if it has grown or been replaced).  NULL if none. */
 const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr);
 
+/* A number that changes whenever the file, as it is now (read again as
+ * perfmap_file_lookup would), may name an address otherwise: a name
+ * looked up is good while it stays the same. */
+unsigned perfmap_file_changes(struct perfmap_file *f);
+
 void perfmap_file_close(struct perfmap_file *f);
 
 #endif

@@ -11,7 +11,10 @@
  * process's: an address is its module's vaddr + bias (modules.h), named
  * in the module's file; what is the process's own - the module's path in
  * "[libfoo.so]", anonymous code and its JIT map - is named there.  Each
- * keeps a cache, so that a second look at an address is a hash probe.
+ * keeps a cache, so that a second look at an address is a hash probe;
+ * a name of anonymous code holds only while the maps as last read and the
+ * JIT's map stay the same (naming runs again and again with --period and
+ * SIGUSR1, and a JIT names its code after running it, or reuses memory).
  * Every name is sanitized (frame.h), interned and lives as long as the
  * namer.
  *

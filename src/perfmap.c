@@ -279,6 +279,7 @@ struct perfmap_file {
 	ino_t ino;
 	uint64_t used; /* bytes parsed, up to the last complete line */
 	bool skipping; /* inside a line longer than CHUNK */
+	unsigned changes; /* reads that found the file changed */
 	struct perfmap *pm;
 	char *buf;
 	size_t buf_cap;
@@ -366,7 +367,10 @@ static void reread(struct perfmap_file *f)
 	int fd = open_map(f, &st);
 	if (fd < 0)
 		return;
+	uint64_t was = f->used;
+	bool cleared = false;
 	if (st.st_dev != f->dev || st.st_ino != f->ino || (uint64_t)st.st_size < f->used) {
+		cleared = true;
 		perfmap_clear(f->pm);
 		f->used = 0;
 		f->skipping = false;
@@ -406,9 +410,12 @@ static void reread(struct perfmap_file *f)
 		f->used += used;
 	}
 	close(fd);
+	if (cleared || f->used != was)
+		f->changes++;
 }
 
-const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr)
+/* The file as it is now: read again if it may have changed. */
+static void look_again(struct perfmap_file *f)
 {
 	uint64_t now = monotonic_ns();
 	if (!f->checked || now - f->checked_ns >= f->recheck_ns) {
@@ -416,5 +423,16 @@ const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr)
 		f->checked_ns = now;
 		reread(f);
 	}
+}
+
+const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr)
+{
+	look_again(f);
 	return perfmap_lookup(f->pm, addr);
+}
+
+unsigned perfmap_file_changes(struct perfmap_file *f)
+{
+	look_again(f);
+	return f->changes;
 }

@@ -77,6 +77,8 @@ struct addr_names {
 	size_t n;
 	const char *const *names;         /* NULL: &one */
 	const char *one;
+	bool in_no_module;                /* anonymous code or unknown: named */
+	uint64_t as_of;                   /* as of this own_version() */
 };
 
 struct symbolizer {
@@ -923,11 +925,20 @@ static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
 	return k;
 }
 
+/* What names an address in no module depends on: the anonymous mappings
+ * as the maps were last read, and the JIT's map as it is now.  Neither
+ * changes the module generation. */
+static uint64_t own_version(struct symbolizer *s)
+{
+	return (uint64_t)modules_refresh_count(s->modules) << 32 |
+	       (s->jit ? perfmap_file_changes(s->jit) : 0);
+}
+
 /* The uncached lookup in a process: the file's names at the module's
- * vaddr, else one name of the process's own in *one.  The number of
- * frames, 0 when out of memory. */
+ * vaddr, else one name of the process's own in *one (*in_no_module when
+ * no module holds addr).  The number of frames, 0 when out of memory. */
 static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
-		     const char *const **names, const char **one)
+		     const char *const **names, const char **one, bool *in_no_module)
 {
 	struct namer *n = s->namer;
 	*names = NULL;
@@ -944,6 +955,7 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 	 * address no module held then is unknown. */
 	const struct module_image *img = modules_at(s->modules, addr);
 	if (!img) {
+		*in_no_module = true;
 		const char *anon = modules_anon_name(s->modules, addr);
 		/* JIT code the JIT itself named (/tmp/perf-PID.map):
 		 * "NAME_[j]", FlameGraph's mark for it. */
@@ -986,16 +998,25 @@ size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 	}
 	uint64_t key = addr << 2 | (uint64_t)kind, h = hash_word(key);
 	uint32_t id = hash_index_find(&s->at_index, h, same_key, s, &key);
-	if (id == HASH_NONE) {
+	/* A name of the process's own memory holds while what it came from
+	 * does: JIT code is named after the JIT's map as it is when naming
+	 * (runs again and again with --period and SIGUSR1), not as it was
+	 * the first time. */
+	if (id == HASH_NONE || (s->at[id].in_no_module && s->at[id].as_of != own_version(s))) {
 		const char *const *found;
 		const char *one = NULL;
-		size_t n = lookup(s, addr, kind, &found, &one);
-		if (!n ||
-		    !room_for_one((void **)&s->at, s->n_at, &s->cap_at, sizeof(*s->at)) ||
-		    hash_index_add(&s->at_index, h, (uint32_t)s->n_at) != 0)
+		bool in_no_module = false;
+		size_t n = lookup(s, addr, kind, &found, &one, &in_no_module);
+		if (!n)
 			return 1;
-		id = (uint32_t)s->n_at++;
-		s->at[id] = (struct addr_names){ key, n, found, one };
+		if (id == HASH_NONE) {
+			if (!room_for_one((void **)&s->at, s->n_at, &s->cap_at, sizeof(*s->at)) ||
+			    hash_index_add(&s->at_index, h, (uint32_t)s->n_at) != 0)
+				return 1;
+			id = (uint32_t)s->n_at++;
+		}
+		s->at[id] = (struct addr_names){ key, n, found, one, in_no_module,
+						 in_no_module ? own_version(s) : 0 };
 	}
 	const struct addr_names *a = &s->at[id];
 	*names = a->names ? a->names : &a->one;

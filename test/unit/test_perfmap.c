@@ -310,6 +310,29 @@ static struct perfmap_file *file_for(pid_t pid)
 	return perfmap_file_at(fd, pid, geteuid(), 0);
 }
 
+/* perfmap_file_changes: the same while the file is, another number once
+ * it has grown or been rewritten. */
+static void file_changes_counted(void **state)
+{
+	(void)state;
+	struct perfmap_file *f = file_for(33);
+	unsigned none = perfmap_file_changes(f);
+	assert_int_equal(perfmap_file_changes(f), none);
+	write_map("perf-33.map", "1000 10 first\n", "w");
+	unsigned one = perfmap_file_changes(f);
+	assert_int_not_equal(one, none);
+	assert_int_equal(perfmap_file_changes(f), one);
+	write_map("perf-33.map", "half", "a"); /* no whole line yet */
+	assert_int_equal(perfmap_file_changes(f), one);
+	write_map("perf-33.map", "-written\n", "a");
+	unsigned two = perfmap_file_changes(f);
+	assert_int_not_equal(two, one);
+	write_map("perf-33.map", "1000 10 again\n", "w");
+	assert_int_not_equal(perfmap_file_changes(f), two);
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "again");
+	perfmap_file_close(f);
+}
+
 static void file_read_as_it_grows(void **state)
 {
 	(void)state;
@@ -439,6 +462,7 @@ int main(void)
 		cmocka_unit_test(cleared),
 		cmocka_unit_test(status_ids),
 		cmocka_unit_test_setup_teardown(file_read_as_it_grows, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(file_changes_counted, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_monster_line, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_refused, make_root, remove_root),
 		cmocka_unit_test(own_process),

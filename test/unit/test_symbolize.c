@@ -282,6 +282,48 @@ static void jit_map_names(void **state)
 	munmap(jit, 4096);
 }
 
+/* Writes /tmp/perf-PID.map anew (another file, as jcmd writes it): one
+ * entry, name at addr. */
+static void write_jit_map(uint64_t addr, const char *name)
+{
+	char path[64], next[80];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	snprintf(next, sizeof(next), "%s.next", path);
+	FILE *f = fopen(next, "w");
+	assert_non_null(f);
+	fprintf(f, "%" PRIx64 " 40 %s\n", addr, name);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(next, path), 0);
+}
+
+/* JIT code is named as the JIT's map says now, not as it said the first
+ * time the address was named (naming runs again and again with --period
+ * or SIGUSR1): code named after it was first seen, memory reused for
+ * other code. */
+static void jit_names_as_of_now(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	uint64_t code = (uint64_t)(uintptr_t)jit;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	struct modules *m = modules_open(files, getpid());
+	struct symbolizer *s = symbolizer_new(namer_with(&plain_names), m);
+	assert_string_equal(joined(s, code + 4, FRAME_EXACT), "[anon]");
+	write_jit_map(code, "first");
+	usleep(110000); /* the map is looked at again at most every 100 ms */
+	assert_string_equal(joined(s, code + 4, FRAME_EXACT), "first_[j]");
+	write_jit_map(code, "second");
+	usleep(110000);
+	assert_string_equal(joined(s, code + 4, FRAME_EXACT), "second_[j]");
+	symbolizer_free(s);
+	modules_close(m);
+	unlink(path);
+	munmap(jit, 4096);
+}
+
 /* SPARE_LIB (built by make, linked by no test) and its one function. */
 #ifndef SPARE_LIB
 #define SPARE_LIB "build/test/libspare.so"
@@ -729,6 +771,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unnamed_bytes_name_their_module, new_run, end_run),
 		cmocka_unit_test_setup_teardown(anonymous_code, new_run, end_run),
 		cmocka_unit_test_setup_teardown(jit_map_names, new_run, end_run),
+		cmocka_unit_test_setup_teardown(jit_names_as_of_now, new_run, end_run),
 		cmocka_unit_test_setup_teardown(file_mapped_twice_and_apart, new_run, end_run),
 		cmocka_unit_test_setup_teardown(unchanged_modules_are_kept, new_run, end_run),
 		cmocka_unit_test_setup_teardown(naming_reads_no_maps, new_run, end_run),
