@@ -81,6 +81,13 @@ const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr);
  * looked up is good while it stays the same. */
 unsigned perfmap_file_changes(struct perfmap_file *f);
 
+/* The process has exec'd: the file is the new program's from now on.
+ * What the old one wrote is read one last time - what was appended since
+ * the last look, or all of it if there was no file then; nothing if the
+ * file was rewritten or replaced since - and the file is never read again.
+ * NULL is ignored. */
+void perfmap_file_freeze(struct perfmap_file *f);
+
 void perfmap_file_close(struct perfmap_file *f);
 
 #endif

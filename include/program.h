@@ -7,7 +7,8 @@
  * (a tenth of a second for glibc's), so stacks are named after the run,
  * as perf report does; ticks missed meanwhile would be missing from the
  * profile.  An execve retires the program: it keeps its modules, frozen,
- * to name what ran in it, and a new one starts.
+ * and what its JIT wrote into /tmp/perf-PID.map (the file is the new
+ * program's from then on), to name what ran in it, and a new one starts.
  */
 #ifndef PTRACE_PROFILER_PROGRAM_H
 #define PTRACE_PROFILER_PROGRAM_H

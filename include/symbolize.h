@@ -65,6 +65,12 @@ uint64_t namer_lookups(const struct namer *n);
 struct symbolizer *symbolizer_new(struct namer *n, struct modules *m);
 void symbolizer_free(struct symbolizer *s);
 
+/* The process has exec'd (its modules are frozen, modules_freeze): its
+ * JIT map is the new program's from now on, and what s names of the old
+ * program's JIT code stays what the old program wrote into it
+ * (perfmap_file_freeze). */
+void symbolizer_freeze(struct symbolizer *s);
+
 /* The frames at ip, outermost first: the function, then each function
  * inlined into it down to the address, suffixed "_[i]" (FlameGraph's
  * convention).  A return address (FRAME_CALL) is looked up one byte back,

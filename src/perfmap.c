@@ -280,6 +280,7 @@ struct perfmap_file {
 	uint64_t used; /* bytes parsed, up to the last complete line */
 	bool skipping; /* inside a line longer than CHUNK */
 	unsigned changes; /* reads that found the file changed */
+	bool frozen;      /* never read again: the process exec'd */
 	struct perfmap *pm;
 	char *buf;
 	size_t buf_cap;
@@ -360,8 +361,9 @@ static int open_map(struct perfmap_file *f, struct stat *st)
 }
 
 /* Reads what was added to the file since the last look; from its start if
- * it is another file or shorter than what was read. */
-static void reread(struct perfmap_file *f)
+ * it is another file or shorter than what was read (unless only_grown:
+ * then nothing). */
+static void reread(struct perfmap_file *f, bool only_grown)
 {
 	struct stat st;
 	int fd = open_map(f, &st);
@@ -370,6 +372,10 @@ static void reread(struct perfmap_file *f)
 	uint64_t was = f->used;
 	bool cleared = false;
 	if (st.st_dev != f->dev || st.st_ino != f->ino || (uint64_t)st.st_size < f->used) {
+		if (only_grown) {
+			close(fd);
+			return;
+		}
 		cleared = true;
 		perfmap_clear(f->pm);
 		f->used = 0;
@@ -417,12 +423,25 @@ static void reread(struct perfmap_file *f)
 /* The file as it is now: read again if it may have changed. */
 static void look_again(struct perfmap_file *f)
 {
+	if (f->frozen)
+		return;
 	uint64_t now = monotonic_ns();
 	if (!f->checked || now - f->checked_ns >= f->recheck_ns) {
 		f->checked = true;
 		f->checked_ns = now;
-		reread(f);
+		reread(f, false);
 	}
+}
+
+void perfmap_file_freeze(struct perfmap_file *f)
+{
+	if (!f || f->frozen)
+		return;
+	/* What was appended to the file read before is still the old
+	 * program's; a file the new one has rewritten (or replaced) is not.
+	 * (An inode is never 0: no file was read yet.) */
+	reread(f, f->ino != 0);
+	f->frozen = true;
 }
 
 const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr)

@@ -236,6 +236,7 @@ struct program *program_exec(struct program *p, pid_t pid)
 	if (!next)
 		return NULL;
 	modules_freeze(p->modules);
+	symbolizer_freeze(p->symbolizer); /* /tmp/perf-PID.map is next's now */
 	unwinder_free(p->unwinder);
 	p->unwinder = NULL;
 	next->older = p;

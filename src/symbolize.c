@@ -213,6 +213,11 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
+void symbolizer_freeze(struct symbolizer *s)
+{
+	perfmap_file_freeze(s->jit);
+}
+
 /* A symbol or DWARF name as a reader wants it: "clock_gettime@@GLIBC_2.17"
  * without its version, C++ demangled. */
 static void readable_name(const char *raw, char *out, size_t outsz)

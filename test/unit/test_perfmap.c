@@ -333,6 +333,40 @@ static void file_changes_counted(void **state)
 	perfmap_file_close(f);
 }
 
+/* perfmap_file_freeze: what was appended since the last look is read,
+ * then nothing more; a file rewritten before the freeze is not read. */
+static void file_frozen(void **state)
+{
+	(void)state;
+	struct perfmap_file *f = file_for(34);
+	write_map("perf-34.map", "1000 10 first\n", "w");
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "first");
+	write_map("perf-34.map", "2000 10 appended\n", "a");
+	perfmap_file_freeze(f);
+	write_map("perf-34.map", "3000 10 after\n", "a");
+	assert_string_equal(perfmap_file_lookup(f, 0x2000), "appended");
+	assert_null(perfmap_file_lookup(f, 0x3000));
+	perfmap_file_close(f);
+
+	f = file_for(35); /* no file at the last look: all of it */
+	assert_null(perfmap_file_lookup(f, 0x1000));
+	write_map("perf-35.map", "1000 10 first\n", "w");
+	perfmap_file_freeze(f);
+	write_map("perf-35.map", "2000 10 after\n", "a");
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "first");
+	assert_null(perfmap_file_lookup(f, 0x2000));
+	perfmap_file_close(f);
+
+	f = file_for(36); /* rewritten since the last look: the new program's */
+	write_map("perf-36.map", "1000 10 old\n", "w");
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "old");
+	write_map("perf-36.map", "1000 4 new\n", "w");
+	perfmap_file_freeze(f);
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "old");
+	perfmap_file_close(f);
+	perfmap_file_freeze(NULL);
+}
+
 static void file_read_as_it_grows(void **state)
 {
 	(void)state;
@@ -463,6 +497,7 @@ int main(void)
 		cmocka_unit_test(status_ids),
 		cmocka_unit_test_setup_teardown(file_read_as_it_grows, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_changes_counted, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(file_frozen, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_monster_line, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_refused, make_root, remove_root),
 		cmocka_unit_test(own_process),
