@@ -50,7 +50,8 @@ struct modules;
 struct module_image {
 	const char *name;       /* path as the maps say it ("/x (deleted)"), or "[vdso]" */
 	uint64_t low, high;     /* target address range */
-	uint64_t bias;          /* target address = ELF vaddr + bias */
+	uint64_t bias;          /* target address = ELF vaddr + bias; with no
+	                         * file, = offset in the mapped file + bias */
 	struct file *file;      /* its image and names; NULL: nothing may be
 	                         * read or named from it */
 	uint64_t eh_frame_hdr;  /* target address of .eh_frame_hdr, 0 if none */

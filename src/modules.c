@@ -390,11 +390,13 @@ static int by_file_then_address(const void *a, const void *b, void *arg)
 }
 
 /* Code of the file that no copy of it explains: a module of its own with
- * no file, named after the file and nothing in it. */
+ * no file, named after the file and nothing in it.  Its bias makes an
+ * address's offset in the file (the mapping's offset kept): what
+ * addr2line -e takes for most files, where it is also the ELF address. */
 static void add_opaque(struct modules *m, struct file_row *row)
 {
-	struct want *w = add_want(m, row->vdso ? "[vdso]" : row->path, NULL, 0, row->start,
-				  row->end);
+	struct want *w = add_want(m, row->vdso ? "[vdso]" : row->path, NULL,
+				  row->start - row->offset, row->start, row->end);
 	if (!w)
 		return;
 	w->opaque = true;

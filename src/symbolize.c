@@ -246,15 +246,15 @@ static const char *frame_text(struct namer *n, const char *name, const char *fil
 }
 
 /* A frame with no symbol: "[libfoo.so]", or "libfoo.so+0x1a2b" (the
- * address in the ELF file, as addr2line -e takes it) with --addresses.
- * The path is this process's: the same file may be "/x" in one and
- * "/x (deleted)" in another. */
+ * address in the ELF file, as addr2line -e takes it; for a file not read,
+ * the offset in it) with --addresses.  The path is this process's: the
+ * same file may be "/x" in one and "/x (deleted)" in another. */
 static const char *module_frame(struct namer *n, const struct module_image *img, uint64_t addr)
 {
 	const char *path = img->name;
 	char text[NAME_MAX_LEN + 32], clean[NAME_MAX_LEN + 32];
 	if (n->o.addresses) {
-		uint64_t offset = img->file ? addr - img->bias : addr - img->low;
+		uint64_t offset = addr - img->bias;
 		const char *base = path[0] == '[' ? NULL : strrchr(path, '/');
 		snprintf(text, sizeof(text), "%.*s+0x%" PRIx64, NAME_MAX_LEN,
 			 base ? base + 1 : path, offset);

@@ -230,6 +230,41 @@ static void unnamed_bytes_name_their_module(void **state)
 	modules_close(m);
 }
 
+/* Code of a file that is no ELF file (or could not be read): with
+ * --addresses, its offset in the file, as addr2line -e takes it, not the
+ * offset in the mapping. */
+static void unreadable_file_offsets(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/pp-opaque-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 3 * 4096), 0);
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 2 * 4096);
+	close(fd);
+	if (code == MAP_FAILED) {
+		unlink(path);
+		skip(); /* /tmp mounted noexec */
+	}
+	struct modules *m = modules_open(files, getpid());
+	const struct module_image *img = modules_at(m, (uint64_t)(uintptr_t)code);
+	assert_non_null(img);
+	assert_null(img->file);
+	struct symbolize_options addresses = { .addresses = true };
+	struct symbolizer *s = symbolizer_new(namer_with(&addresses), m);
+	char want[64];
+	snprintf(want, sizeof(want), "%s+0x2010", path + strlen("/tmp/"));
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)code + 0x10, FRAME_EXACT), want);
+	symbolizer_free(s);
+	s = symbolizer_new(namer_with(&plain_names), m);
+	snprintf(want, sizeof(want), "[%s]", path + strlen("/tmp/"));
+	assert_string_equal(joined(s, (uint64_t)(uintptr_t)code + 0x10, FRAME_EXACT), want);
+	symbolizer_free(s);
+	modules_close(m);
+	munmap(code, 4096);
+	unlink(path);
+}
+
 static void anonymous_code(void **state)
 {
 	(void)state;
@@ -769,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(inlined_frames_and_lines, new_run, end_run),
 		cmocka_unit_test_setup_teardown(inlined_named_as_out_of_line, new_run, end_run),
 		cmocka_unit_test_setup_teardown(unnamed_bytes_name_their_module, new_run, end_run),
+		cmocka_unit_test_setup_teardown(unreadable_file_offsets, new_run, end_run),
 		cmocka_unit_test_setup_teardown(anonymous_code, new_run, end_run),
 		cmocka_unit_test_setup_teardown(jit_map_names, new_run, end_run),
 		cmocka_unit_test_setup_teardown(jit_names_as_of_now, new_run, end_run),
