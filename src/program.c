@@ -74,16 +74,17 @@ int program_count(struct program *p, const struct sample_view *v,
 			return -1;
 		words[n++] = (uintptr_t)k;
 	}
+	/* Room for a new stack's timeline id before the stack is added: once
+	 * it is in the table, naming reads its id. */
 	size_t before = stack_table_distinct(pending);
+	if (p->timeline && room_for_id(p, (long)before) != 0)
+		return -1;
 	long id = stack_table_add_words(pending, words, n, count);
 	if (id < 0)
 		return -1;
 	if (p->timeline) {
-		if (stack_table_distinct(pending) > before) { /* a new one */
-			if (room_for_id(p, id) != 0)
-				return -1;
+		if (stack_table_distinct(pending) > before) /* a new one */
 			p->ids[id] = timeline_new_stack(p->timeline);
-		}
 		*stack = p->ids[id];
 	}
 	if (stack_table_distinct(pending) >= PENDING_MAX) {
