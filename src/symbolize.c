@@ -535,7 +535,12 @@ static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth)
 	free(scopes);
 	if (!ok || nscopes < 0)
 		return false;
-	qualname_join(parts, n, leaf, out, outsz);
+	/* A name too long for out is kept cut, as demangle() and frame_text()
+	 * cut every name: its first outsz - 1 bytes (a type or a parameter
+	 * list that does not fit is left out whole above, never cut, so the
+	 * cut is only ever at the end).  The plain DW_AT_name instead would
+	 * drop the scopes that tell one operator() from another. */
+	(void)qualname_join(parts, n, leaf, out, outsz);
 	return true;
 }
 
