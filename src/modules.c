@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "layout.h"
 #include "procfs.h"
+#include "target.h"
 
 /* An address in no known mapping re-reads the maps, at most every 20 ms:
  * fast enough for a program still loading its libraries, bounded for one
@@ -117,13 +117,6 @@ struct modules {
 	bool frozen;                     /* never re-read: the program is gone */
 	bool refreshing;                 /* in a re-read (its removal hook) */
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* An image we may read: a regular file (never a device or a FIFO, which
  * could block), and when inode is nonzero, the very file that is mapped. */
@@ -616,7 +609,7 @@ int modules_refresh(struct modules *m)
 	if (m->frozen || m->refreshing)
 		return 0;
 	m->refreshing = true;
-	m->last_refresh_ns = monotonic_ns();
+	m->last_refresh_ns = now_ns();
 	m->refreshes++;
 	ssize_t len = read_maps(m);
 	if (len < 0) {
@@ -746,7 +739,7 @@ static struct module *module_at(struct modules *m, uint64_t addr)
 {
 	const struct owner *o = owner_of(m, addr);
 	if (!o && !m->frozen && !modules_anon_name(m, addr) &&
-	    monotonic_ns() - m->last_refresh_ns >= REFRESH_MIN_NS) {
+	    now_ns() - m->last_refresh_ns >= REFRESH_MIN_NS) {
 		modules_refresh(m);
 		o = owner_of(m, addr);
 	}

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "target.h"
 
 /* Entries that may cover one address, looked at before giving up: more
  * overlapping code than any JIT leaves is not named. */
@@ -286,13 +287,6 @@ struct perfmap_file {
 	size_t buf_cap;
 };
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct perfmap_file *perfmap_file_at(int root_fd, pid_t nstgid, uid_t euid, uint64_t recheck_ns)
 {
 	struct perfmap_file *f = calloc(1, sizeof(*f));
@@ -425,7 +419,7 @@ static void look_again(struct perfmap_file *f)
 {
 	if (f->frozen)
 		return;
-	uint64_t now = monotonic_ns();
+	uint64_t now = now_ns();
 	if (!f->checked || now - f->checked_ns >= f->recheck_ns) {
 		f->checked = true;
 		f->checked_ns = now;

@@ -4,7 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "target.h"
 
 /* Stacks not named yet past this many: name them, so that memory stays
  * bounded whatever the target does. */
@@ -153,13 +154,6 @@ static void name_pending(struct program *p)
 	p->naming = false;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void batch_free(struct program_batch *b)
 {
 	stack_table_free(b->pending);
@@ -176,7 +170,7 @@ static void name_batch_until(struct program *p, uint64_t deadline_ns)
 	p->naming = true;
 	struct naming ctx = { p, b->named, b->timeline, b->ids, b->next };
 	size_t total = stack_table_distinct(b->pending);
-	while (ctx.index < total && !(deadline_ns && monotonic_ns() >= deadline_ns)) {
+	while (ctx.index < total && !(deadline_ns && now_ns() >= deadline_ns)) {
 		size_t n;
 		uint64_t count;
 		const uint64_t *words = stack_table_words(b->pending, ctx.index, &n, &count);

@@ -11,15 +11,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
 
