@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash_index.h"
 #include "layout.h"
 #include "procfs.h"
 #include "target.h"
@@ -154,24 +155,10 @@ static int open_mapped(const struct modules *m, const char *path, bool deleted, 
 	return fd;
 }
 
-/* Room for one more element in *array (used of *cap, each size bytes). */
-static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
-{
-	if (used < *cap)
-		return true;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *grown = realloc(*array, n * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*cap = n;
-	return true;
-}
-
 static struct want *add_want(struct modules *m, const char *name, struct file *file,
 			     uint64_t bias, uint64_t low, uint64_t high)
 {
-	if (!room_for_one((void **)&m->wants, m->n_wants, &m->cap_wants, sizeof(*m->wants)))
+	if (!array_reserve((void **)&m->wants, m->n_wants + 1, &m->cap_wants, sizeof(*m->wants)))
 		return NULL;
 	struct want *w = &m->wants[m->n_wants++];
 	*w = (struct want){ name, file, bias, low, high, false, false, NULL };
@@ -180,21 +167,21 @@ static struct want *add_want(struct modules *m, const char *name, struct file *f
 
 static void add_anon(struct modules *m, uint64_t start, uint64_t end, const char *name)
 {
-	if (!room_for_one((void **)&m->anon, m->n_anon, &m->cap_anon, sizeof(*m->anon)))
+	if (!array_reserve((void **)&m->anon, m->n_anon + 1, &m->cap_anon, sizeof(*m->anon)))
 		return;
 	m->anon[m->n_anon++] = (struct anon_region){ start, end, name };
 }
 
 static void add_range(struct modules *m, uint64_t start, uint64_t end)
 {
-	if (!room_for_one((void **)&m->ranges, m->n_ranges, &m->cap_ranges, sizeof(*m->ranges)))
+	if (!array_reserve((void **)&m->ranges, m->n_ranges + 1, &m->cap_ranges, sizeof(*m->ranges)))
 		return;
 	m->ranges[m->n_ranges++] = (struct range){ start, end };
 }
 
 static void add_row(struct modules *m, const struct file_row *row)
 {
-	if (!room_for_one((void **)&m->rows, m->n_rows, &m->cap_rows, sizeof(*m->rows)))
+	if (!array_reserve((void **)&m->rows, m->n_rows + 1, &m->cap_rows, sizeof(*m->rows)))
 		return;
 	m->rows[m->n_rows++] = *row;
 }
@@ -306,7 +293,7 @@ static struct file *file_of(struct modules *m, const struct file_row *row)
 			return fs->file;
 		}
 	}
-	if (!room_for_one((void **)&m->seen, m->n_seen, &m->cap_seen, sizeof(*m->seen)))
+	if (!array_reserve((void **)&m->seen, m->n_seen + 1, &m->cap_seen, sizeof(*m->seen)))
 		return NULL;
 	struct file_seen *fs = &m->seen[m->n_seen++];
 	*fs = (struct file_seen){ row->id, true, NULL };
@@ -576,7 +563,7 @@ static bool match_modules(struct modules *m)
 	for (size_t i = 0; i < m->n_wants; i++) {
 		if (!m->wants[i].mod)
 			continue;
-		if (!room_for_one((void **)&m->mods, m->n_mods, &m->cap_mods, sizeof(*m->mods))) {
+		if (!array_reserve((void **)&m->mods, m->n_mods + 1, &m->cap_mods, sizeof(*m->mods))) {
 			free_module(m->wants[i].mod);
 			m->wants[i].mod = NULL;
 			continue;
@@ -596,7 +583,7 @@ static void build_owners(struct modules *m)
 		struct module *mod = row->want < 0 ? NULL : m->wants[row->want].mod;
 		if (!mod)
 			continue;
-		if (!room_for_one((void **)&m->owners, m->n_owners, &m->cap_owners, sizeof(*m->owners)))
+		if (!array_reserve((void **)&m->owners, m->n_owners + 1, &m->cap_owners, sizeof(*m->owners)))
 			return;
 		m->owners[m->n_owners++] = (struct owner){ row->start, row->end, mod };
 	}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash_index.h"
 #include "target.h"
 
 /* Entries that may cover one address, looked at before giving up: more
@@ -107,21 +108,6 @@ static bool blanks(const char **p, const char *end)
 	return true;
 }
 
-static bool grow(void **array, size_t need, size_t *cap, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	void *p = realloc(*array, n * size);
-	if (!p)
-		return false;
-	*array = p;
-	*cap = n;
-	return true;
-}
-
 /* One line, without its '\n'. */
 static void add_line(struct perfmap *pm, const char *p, const char *end)
 {
@@ -142,8 +128,8 @@ static void add_line(struct perfmap *pm, const char *p, const char *end)
 	}
 	if (len > PERFMAP_NAME_MAX)
 		len = PERFMAP_NAME_MAX;
-	if (!grow((void **)&pm->e, pm->n + 1, &pm->cap, sizeof(*pm->e)) ||
-	    !grow((void **)&pm->names, pm->names_len + len + 1, &pm->names_cap, 1)) {
+	if (!array_reserve((void **)&pm->e, pm->n + 1, &pm->cap, sizeof(*pm->e)) ||
+	    !array_reserve((void **)&pm->names, pm->names_len + len + 1, &pm->names_cap, 1)) {
 		pm->skipped++;
 		return;
 	}
@@ -183,7 +169,7 @@ static bool sort_entries(struct perfmap *pm)
 {
 	if (pm->sorted)
 		return true;
-	if (!grow((void **)&pm->max_end, pm->n, &pm->max_end_cap, sizeof(*pm->max_end)))
+	if (!array_reserve((void **)&pm->max_end, pm->n, &pm->max_end_cap, sizeof(*pm->max_end)))
 		return false;
 	qsort(pm->e, pm->n, sizeof(*pm->e), by_start);
 	for (size_t i = 0; i < pm->n; i++)
@@ -382,7 +368,7 @@ static void reread(struct perfmap_file *f, bool only_grown)
 		size_t want = size - f->used;
 		if (want > CHUNK)
 			want = CHUNK;
-		if (!grow((void **)&f->buf, want, &f->buf_cap, 1))
+		if (!array_reserve((void **)&f->buf, want, &f->buf_cap, 1))
 			break;
 		ssize_t got = pread(fd, f->buf, want, (off_t)f->used);
 		if (got < 0 && errno == EINTR)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_index.h"
 #include "target.h"
 
 /* Stacks not named yet past this many: name them, so that memory stays
@@ -34,22 +35,6 @@ static void name_pending(struct program *p);
  * every string interned in the pending table. */
 enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
 
-/* Room for the timeline id of pending stack id. */
-static int room_for_id(struct program *p, long id)
-{
-	if ((size_t)id < p->cap_ids)
-		return 0;
-	size_t cap = p->cap_ids ? p->cap_ids * 2 : 256;
-	while (cap <= (size_t)id)
-		cap *= 2;
-	uint32_t *n = realloc(p->ids, cap * sizeof(*n));
-	if (!n)
-		return -1;
-	p->ids = n;
-	p->cap_ids = cap;
-	return 0;
-}
-
 int program_count(struct program *p, const struct sample_view *v,
 		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
 		  uint32_t *stack)
@@ -78,7 +63,7 @@ int program_count(struct program *p, const struct sample_view *v,
 	/* Room for a new stack's timeline id before the stack is added: once
 	 * it is in the table, naming reads its id. */
 	size_t before = stack_table_distinct(pending);
-	if (p->timeline && room_for_id(p, (long)before) != 0)
+	if (p->timeline && !array_reserve((void **)&p->ids, before + 1, &p->cap_ids, sizeof(*p->ids)))
 		return -1;
 	long id = stack_table_add_words(pending, words, n, count);
 	if (id < 0)

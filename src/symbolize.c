@@ -93,20 +93,6 @@ struct symbolizer {
 
 static const char *const unknown_frame[1] = { "[unknown]" };
 
-/* Room for one more element in *array (used of *cap, each size bytes). */
-static bool room_for_one(void **array, size_t used, size_t *cap, size_t size)
-{
-	if (used < *cap)
-		return true;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *grown = realloc(*array, n * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*cap = n;
-	return true;
-}
-
 /* --- the run's names ------------------------------------------------------ */
 
 struct namer *namer_new(const struct symbolize_options *o)
@@ -570,14 +556,8 @@ static void collect_copies(Dwarf_Die *scope, struct copy **c, size_t *n, size_t 
 			continue;
 		if (dwarf_entrypc(&child, &pc) != 0 && dwarf_ranges(&child, 0, &base, &pc, &end) <= 0)
 			continue; /* no code of its own */
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 16;
-			struct copy *m = realloc(*c, ncap * sizeof(**c));
-			if (!m)
-				return;
-			*c = m;
-			*cap = ncap;
-		}
+		if (!array_reserve((void **)c, *n + 1, cap, sizeof(**c)))
+			return;
 		(*c)[(*n)++] = (struct copy){ origin.addr, pc };
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -608,14 +588,8 @@ static void read_publics(struct file_names *f)
 		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0 || !is_public(&sym))
 			continue;
-		if (f->npublics == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct public_sym *m = realloc(f->publics, ncap * sizeof(*m));
-			if (!m)
-				break;
-			f->publics = m;
-			cap = ncap;
-		}
+		if (!array_reserve((void **)&f->publics, f->npublics + 1, &cap, sizeof(*f->publics)))
+			break;
 		f->publics[f->npublics++] = (struct public_sym){ addr, sym.st_size, name };
 	}
 	if (f->npublics)
@@ -655,7 +629,7 @@ static struct unit_copies *unit_copies(struct file_names *f, Dwarf_Die *unit)
 	for (size_t i = 0; i < f->nunits; i++)
 		if (f->units[i].unit == unit->addr)
 			return &f->units[i];
-	if (!room_for_one((void **)&f->units, f->nunits, &f->units_cap, sizeof(*f->units)))
+	if (!array_reserve((void **)&f->units, f->nunits + 1, &f->units_cap, sizeof(*f->units)))
 		return NULL;
 	struct unit_copies *u = &f->units[f->nunits++];
 	size_t cap = 0;
@@ -742,7 +716,7 @@ static const char *inlined_name(struct namer *n, struct file_names *f, Dwarf_Add
 	}
 	const char *kept = named ? intern(n->names, name) : NULL;
 	if ((kept || !named) &&
-	    room_for_one((void **)&f->origins, f->n_origins, &f->cap_origins, sizeof(*f->origins)) &&
+	    array_reserve((void **)&f->origins, f->n_origins + 1, &f->cap_origins, sizeof(*f->origins)) &&
 	    hash_index_add(&f->origin_index, h, (uint32_t)f->n_origins) == 0)
 		f->origins[f->n_origins++] = (struct origin_name){ origin.addr, kept ? kept : "" };
 	return kept;
@@ -925,7 +899,7 @@ static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
 		return 0;
 	if (k)
 		memcpy(copy, found, k * sizeof(*copy));
-	if (!room_for_one((void **)&f->at, f->n_at, &f->cap_at, sizeof(*f->at)) ||
+	if (!array_reserve((void **)&f->at, f->n_at + 1, &f->cap_at, sizeof(*f->at)) ||
 	    hash_index_add(&f->at_index, h, (uint32_t)f->n_at) != 0) {
 		free(copy);
 		return 0;
@@ -1020,7 +994,7 @@ size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		if (!n)
 			return 1;
 		if (id == HASH_NONE) {
-			if (!room_for_one((void **)&s->at, s->n_at, &s->cap_at, sizeof(*s->at)) ||
+			if (!array_reserve((void **)&s->at, s->n_at + 1, &s->cap_at, sizeof(*s->at)) ||
 			    hash_index_add(&s->at_index, h, (uint32_t)s->n_at) != 0)
 				return 1;
 			id = (uint32_t)s->n_at++;
