@@ -97,6 +97,14 @@ int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
  * peak resident set).  Returns 0, or -1 when it is missing or malformed. */
 int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb);
 
+/* /proc/PID/status: one of the numbers of a field that lists some
+ * ("Uid:\t1000\t1001\t1001\t1001", "NStgid:\t4242\t17\t1"): the which-th
+ * (1, 2...), or the last for which -1.  Returns 0, or -1 when the field is
+ * missing, has fewer numbers, or holds anything but numbers of at most 15
+ * digits. */
+int parse_status_number(const char *buf, size_t len, const char *field, int which,
+			uint64_t *out);
+
 /* One line of /proc/PID/maps. */
 struct map_entry {
 	uint64_t start, end, offset;

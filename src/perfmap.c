@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "hash_index.h"
+#include "procfs.h"
 #include "target.h"
 
 /* Entries that may cover one address, looked at before giving up: more
@@ -206,48 +208,13 @@ const char *perfmap_lookup(struct perfmap *pm, uint64_t addr)
 	return found;
 }
 
-/* "Key:\tv1\tv2...": the last field of the line starting with key. */
-static bool status_field(const char *buf, size_t len, const char *key, int which, long *out)
-{
-	size_t klen = strlen(key);
-	const char *p = buf, *end = buf + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end;
-		if ((size_t)(line_end - p) > klen && memcmp(p, key, klen) == 0) {
-			const char *q = p + klen;
-			long v = -1;
-			int field = 0;
-			while (q < line_end) {
-				while (q < line_end && is_blank(*q))
-					q++;
-				if (q == line_end)
-					break;
-				long n = 0;
-				int digits = 0;
-				for (; q < line_end && *q >= '0' && *q <= '9' && digits < 10; q++, digits++)
-					n = n * 10 + (*q - '0');
-				if (!digits || (q < line_end && !is_blank(*q)))
-					return false;
-				field++;
-				if (which < 0 || field == which)
-					v = n;
-			}
-			if (v < 0)
-				return false;
-			*out = v;
-			return true;
-		}
-		p = line_end + 1;
-	}
-	return false;
-}
-
 int perfmap_status_ids(const char *buf, size_t len, pid_t *nstgid, uid_t *euid)
 {
-	long pid, uid;
-	if ((!status_field(buf, len, "NStgid:", -1, &pid) && !status_field(buf, len, "Tgid:", -1, &pid)) ||
-	    !status_field(buf, len, "Uid:", 2, &uid) || pid <= 0)
+	uint64_t pid, uid;
+	if ((parse_status_number(buf, len, "NStgid", -1, &pid) != 0 &&
+	     parse_status_number(buf, len, "Tgid", -1, &pid) != 0) ||
+	    parse_status_number(buf, len, "Uid", 2, &uid) != 0 || pid == 0 || pid > INT_MAX ||
+	    uid > (uid_t)-1)
 		return -1;
 	*nstgid = (pid_t)pid;
 	*euid = (uid_t)uid;

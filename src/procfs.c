@@ -173,32 +173,82 @@ bool kernel_stack_on_cpu(const struct kernel_stack *raw)
 	return raw->depth == 0;
 }
 
-int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb)
+/* The line "FIELD:..." of /proc/PID/status: where its value starts (the
+ * blanks after the ':' skipped) and where the line ends.  false if there
+ * is no such line. */
+static bool status_value(const char *buf, size_t len, const char *field, const char **value,
+			 const char **line_end)
 {
 	size_t flen = strlen(field);
 	const char *p = buf, *end = buf + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end;
-		if ((size_t)(line_end - p) > flen && memcmp(p, field, flen) == 0 && p[flen] == ':') {
+		const char *le = nl ? nl : end;
+		if ((size_t)(le - p) > flen && memcmp(p, field, flen) == 0 && p[flen] == ':') {
 			const char *q = p + flen + 1;
-			while (q < line_end && is_space(*q))
+			while (q < le && is_space(*q))
 				q++;
-			uint64_t v = 0;
-			int digits = 0;
-			for (; q < line_end && *q >= '0' && *q <= '9'; q++, digits++) {
-				if (digits >= 15)
-					return -1;
-				v = v * 10 + (uint64_t)(*q - '0');
-			}
-			if (!digits || line_end - q != 3 || memcmp(q, " kB", 3) != 0)
-				return -1;
-			*kb = v;
-			return 0;
+			*value = q;
+			*line_end = le;
+			return true;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	return -1;
+	return false;
+}
+
+/* A decimal number of 1 to 15 digits at *p (before end); advances *p. */
+static bool decimal(const char **p, const char *end, uint64_t *out)
+{
+	const char *q = *p;
+	uint64_t v = 0;
+	int digits = 0;
+	for (; q < end && *q >= '0' && *q <= '9'; q++, digits++) {
+		if (digits >= 15)
+			return false;
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (!digits)
+		return false;
+	*out = v;
+	*p = q;
+	return true;
+}
+
+int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb)
+{
+	const char *q, *line_end;
+	uint64_t v;
+	if (!status_value(buf, len, field, &q, &line_end) || !decimal(&q, line_end, &v) ||
+	    line_end - q != 3 || memcmp(q, " kB", 3) != 0)
+		return -1;
+	*kb = v;
+	return 0;
+}
+
+int parse_status_number(const char *buf, size_t len, const char *field, int which,
+			uint64_t *out)
+{
+	const char *q, *line_end;
+	if ((which < 1 && which != -1) || !status_value(buf, len, field, &q, &line_end))
+		return -1;
+	uint64_t v = 0;
+	bool found = false;
+	for (int n = 1; q < line_end; n++) {
+		uint64_t x;
+		if (!decimal(&q, line_end, &x) || (q < line_end && !is_space(*q)))
+			return -1;
+		if (which == -1 || n == which) {
+			v = x;
+			found = true;
+		}
+		while (q < line_end && is_space(*q))
+			q++;
+	}
+	if (!found)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns)

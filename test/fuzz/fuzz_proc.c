@@ -1,5 +1,6 @@
 /* fuzz_proc.c - the /proc parsers (stat, stack and its filter, syscall,
- * schedstat, maps lines) on arbitrary bytes, not NUL-terminated. */
+ * schedstat, sched, status, maps lines) on arbitrary bytes, not
+ * NUL-terminated. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kernel_stack_on_cpu(&ks);
 	uint64_t ns;
 	parse_sched_exec_start(buf, size, &ns);
+	uint64_t v;
+	parse_status_kb(buf, size, "VmHWM", &v);
+	parse_status_number(buf, size, "Uid", 2, &v);
+	parse_status_number(buf, size, "NStgid", -1, &v);
 	struct map_entry m;
 	if (parse_maps_line(buf, size, &m) == 0 &&
 	    (m.end < m.start || m.path < buf || m.path + m.path_len > buf + size))

@@ -275,6 +275,46 @@ static void status_kb(void **state)
 	}
 }
 
+static void status_numbers(void **state)
+{
+	(void)state;
+	const char *text = "Name:\tnode\nTgid:\t4242\nUid:\t1000\t1001\t1002\t1003\n"
+			   "NStgid:\t4242\t17\t1\nThreads:\t1 \nVmHWM:\t   24072 kB\n";
+	size_t len;
+	char *b = exact(text, &len);
+	uint64_t v = 0;
+	assert_int_equal(parse_status_number(b, len, "Uid", 1, &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(parse_status_number(b, len, "Uid", 2, &v), 0);
+	assert_int_equal(v, 1001);
+	assert_int_equal(parse_status_number(b, len, "Uid", -1, &v), 0);
+	assert_int_equal(v, 1003);
+	assert_int_equal(parse_status_number(b, len, "NStgid", -1, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(parse_status_number(b, len, "Tgid", -1, &v), 0); /* not NStgid */
+	assert_int_equal(v, 4242);
+	assert_int_equal(parse_status_number(b, len, "Threads", 1, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(parse_status_number(b, len, "Uid", 5, &v), -1);
+	assert_int_equal(parse_status_number(b, len, "Uid", 0, &v), -1);
+	assert_int_equal(parse_status_number(b, len, "Gid", 1, &v), -1);
+	assert_int_equal(parse_status_number(b, len, "Name", 1, &v), -1);
+	assert_int_equal(parse_status_number(b, len, "VmHWM", 1, &v), -1); /* "kB" */
+	free(b);
+	const char *bad[] = { "", "Uid:\n", "Uid:\t\n", "Uid:\t-1\n", "Uid:\t1x\n",
+			      "Uid \t1\n", "Uid:\t9999999999999999\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = exact(bad[i], &len);
+		if (parse_status_number(b, len, "Uid", -1, &v) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+	b = exact("Uid:\t7", &len); /* last line, no newline */
+	assert_int_equal(parse_status_number(b, len, "Uid", 1, &v), 0);
+	assert_int_equal(v, 7);
+	free(b);
+}
+
 static void syscall_blocked(void **state)
 {
 	(void)state;
@@ -758,6 +798,7 @@ int main(void)
 		cmocka_unit_test(kernel_filter_every_interrupt_entry),
 		cmocka_unit_test(maps_special_paths),
 		cmocka_unit_test(status_kb),
+		cmocka_unit_test(status_numbers),
 		cmocka_unit_test(maps_devices),
 		cmocka_unit_test(maps_rejects_more),
 		cmocka_unit_test(maps_every_prefix),
