@@ -109,8 +109,9 @@ pid_t modules_task(const struct modules *m);
  * address (its unwind, its name) holds while it stays the same. */
 unsigned modules_generation(const struct modules *m);
 
-/* For the summary: reads of the maps; files this process was the first
- * to map (read into the registry for it). */
+/* Reads of the maps (for the summary); files this process was the first
+ * to map, read into the registry for it (for tests: a re-read, or a
+ * second process of one program, opens nothing again). */
 unsigned modules_refresh_count(const struct modules *m);
 unsigned modules_images_opened(const struct modules *m);
 

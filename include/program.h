@@ -30,7 +30,6 @@
 struct program_batch {
 	struct stack_table *pending;   /* by address; NULL: no batch */
 	uint32_t *ids;                 /* their timeline ids, by pending id */
-	size_t cap_ids;
 	struct stack_table *named;     /* the window's table */
 	struct timeline *timeline;     /* the window's timeline, or NULL */
 	size_t next;                   /* the next pending id to name */

@@ -56,9 +56,9 @@ struct symbolizer;
 struct namer *namer_new(const struct symbolize_options *o);
 void namer_free(struct namer *n);
 
-/* Addresses of files looked up (not found in a file's cache): for tests
- * and the summary.  Naming an address a second time, in any process that
- * maps the same file, adds none. */
+/* Addresses of files looked up (not found in a file's cache): for tests.
+ * Naming an address a second time, in any process that maps the same
+ * file, adds none. */
 uint64_t namer_lookups(const struct namer *n);
 
 /* A process's symbolizer over its modules, naming into n. */

@@ -187,7 +187,6 @@ struct program *program_open(pid_t pid, const struct program_shared *shared,
 	p->symbolizer = p->modules ? symbolizer_new(shared->namer, p->modules) : NULL;
 	p->pending = stack_table_new();
 	if (!p->unwinder || !p->symbolizer || !p->pending) {
-		p->older = NULL;
 		program_free(p);
 		return NULL;
 	}
@@ -255,8 +254,7 @@ int program_cut(struct program *p, struct stack_table *named, struct timeline *t
 		struct stack_table *fresh = stack_table_new();
 		if (!fresh)
 			return -1;
-		p->batch = (struct program_batch){ p->pending, p->ids, p->cap_ids, p->named,
-						   p->timeline, 0 };
+		p->batch = (struct program_batch){ p->pending, p->ids, p->named, p->timeline, 0 };
 		p->pending = fresh;
 		p->ids = NULL;
 		p->cap_ids = 0;
