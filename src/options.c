@@ -230,7 +230,8 @@ void options_print_help(void)
 "                         URL/ingest, from a queue a sender thread empties;\n"
 "                         failed pushes are retried, and when the queue is\n"
 "                         full the oldest window is dropped (default --period\n"
-"                         10s; nothing on stdout unless -o)\n"
+"                         10s; nothing on stdout unless -o, and a --format\n"
+"                         other than folded only with -o)\n"
 "      --app-name NAME    the application in Pyroscope (default: the target's\n"
 "                         command name); NAME.wall is the profile's name\n"
 "      --label KEY=VALUE  a label on every window pushed (repeatable, up to 16)\n"
@@ -351,9 +352,13 @@ static enum parse_result continuous_rules(struct options *o, bool push_queue_giv
 		return fail(err, errlen, "--period is shorter than the interval (-d): a window would hold no round");
 	if (o->format == FORMAT_STAP)
 		return fail(err, errlen, "--format stap is written sample by sample: it has no windows (--period, --push)");
+	/* Without -o a push run writes nothing: what it sends is folded. */
+	if (o->push_url && !o->output_path && o->format != FORMAT_FOLDED)
+		return fail(err, errlen, "--push sends folded stacks and writes nothing without -o: --format %s needs -o FILE",
+			    format_name(o->format));
 	bool one_per_file = o->format == FORMAT_SVG || o->format == FORMAT_SPEEDSCOPE ||
 			    o->format == FORMAT_PPROF;
-	if (!o->output_path && !o->push_url && one_per_file)
+	if (!o->output_path && one_per_file)
 		return fail(err, errlen, "--period with --format %s to stdout: one document per file, give -o FILE",
 			    format_name(o->format));
 	return PARSE_OK;

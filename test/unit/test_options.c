@@ -677,6 +677,14 @@ static void continuous_options(void **state)
 	assert_int_equal(parse(&o, err, svg), PARSE_OK);
 	assert_int_equal(o.period_ns, 1000000000ULL);
 	assert_int_equal(o.format, FORMAT_SVG);
+	/* --push without -o: folded is what it sends, and may be asked for */
+	const char *push_folded[] = { "-p", "1", "--push", "http://h", "--format", "folded", NULL };
+	assert_int_equal(parse(&o, err, push_folded), PARSE_OK);
+	/* with -o any format is written there, pushed or not */
+	const char *push_file[] = { "-p", "1", "--push", "http://h", "--format", "speedscope", "-o",
+				    "x.json", NULL };
+	assert_int_equal(parse(&o, err, push_file), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_SPEEDSCOPE);
 	/* folded and perf-script to stdout can follow one another */
 	const char *stream[] = { "-p", "1", "--period", "2s", "--format", "perf-script", NULL };
 	assert_int_equal(parse(&o, err, stream), PARSE_OK);
@@ -694,6 +702,17 @@ static void continuous_options(void **state)
 		  "--period with --format svg to stdout: one document per file, give -o FILE" },
 		{ { "-p", "1", "--period", "1s", "--format", "pprof" },
 		  "--period with --format pprof to stdout: one document per file, give -o FILE" },
+		/* --push without -o writes nothing: another format would be kept for no one */
+		{ { "-p", "1", "--push", "http://h", "--format", "speedscope" },
+		  "--push sends folded stacks and writes nothing without -o: --format speedscope needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "pprof" },
+		  "--push sends folded stacks and writes nothing without -o: --format pprof needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "perf-script" },
+		  "--push sends folded stacks and writes nothing without -o: --format perf-script needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "svg" },
+		  "--push sends folded stacks and writes nothing without -o: --format svg needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "stap" },
+		  "--format stap is written sample by sample: it has no windows (--period, --push)" },
 		{ { "-p", "1", "--push", "127.0.0.1:4040" },
 		  "invalid URL '127.0.0.1:4040' for --push: expected http://HOST[:PORT][/PATH] or https://..." },
 		{ { "-p", "1", "--push", "http://h/x?a=1" },
