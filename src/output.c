@@ -126,19 +126,9 @@ static int stap_one(const struct profile_sample *s, void *arg)
 	return output_stap_sample(sp->f, &v);
 }
 
-/* The deepest stack of the table. */
-static size_t deepest(const struct stack_table *t)
-{
-	size_t max = 1;
-	for (size_t id = 0, n; stack_table_words(t, id, &n, NULL); id++)
-		if (n > max)
-			max = n;
-	return max;
-}
-
 int output_stap(FILE *f, const struct profile *p)
 {
-	struct stap_pass sp = { f, p->stacks, NULL, deepest(p->stacks) };
+	struct stap_pass sp = { f, p->stacks, NULL, stack_table_max_depth(p->stacks) };
 	sp.frames = malloc(sp.max * sizeof(*sp.frames));
 	if (!sp.frames)
 		return -1;
