@@ -15,6 +15,7 @@
 #include "bqueue.h"
 #include "output.h"
 #include "push.h"
+#include "pyroscope.h"
 #include "window.h"
 
 #define WRITER_QUEUE 64 /* windows waiting for the writer */
@@ -192,9 +193,8 @@ static void handle(struct continuous *c, struct window *w)
 		}
 		if (rc == 0 && (o->output_path || !o->push_url))
 			c->writes++;
-		uint64_t from = w->start_unix_ns / 1000000000ULL, until = w->end_unix_ns / 1000000000ULL;
-		if (until <= from)
-			until = from + 1;
+		uint64_t from, until; /* as the push names the window */
+		pyroscope_window_seconds(w->start_unix_ns, w->end_unix_ns, &from, &until);
 		if (rc == 0)
 			fprintf(stderr, "ptrace_profiler: window %s from %" PRIu64 " until %" PRIu64 ": %" PRIu64
 				" samples in %" PRIu64 " rounds, named in %.1f ms between ticks (%" PRIu64

@@ -17,6 +17,7 @@
 
 #include "bqueue.h"
 #include "pyroscope.h"
+#include "target.h" /* now_ns */
 #include "window.h"
 
 #define BACKOFF_FIRST_NS 250000000ULL
@@ -49,16 +50,9 @@ struct pusher {
 	char url[URL_MAX];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool past_grace(struct pusher *p)
 {
-	return atomic_load(&p->stopping) && mono_ns() >= atomic_load(&p->give_up_at);
+	return atomic_load(&p->stopping) && now_ns() >= atomic_load(&p->give_up_at);
 }
 
 static void item_free(void *arg)
@@ -88,8 +82,8 @@ static int progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl
 /* Sleeps ns, or less when the grace period ends. */
 static void backoff(struct pusher *p, uint64_t ns)
 {
-	uint64_t until = mono_ns() + ns;
-	while (mono_ns() < until && !past_grace(p)) {
+	uint64_t until = now_ns() + ns;
+	while (now_ns() < until && !past_grace(p)) {
 		struct timespec step = { 0, 10000000L };
 		nanosleep(&step, NULL);
 	}
@@ -110,9 +104,9 @@ static enum attempt attempt(struct pusher *p, struct push_item *it, char *why, s
 	curl_easy_setopt(c, CURLOPT_URL, p->url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, it->body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = now_ns();
 	CURLcode rc = curl_easy_perform(c);
-	uint64_t took = mono_ns() - t0;
+	uint64_t took = now_ns() - t0;
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
@@ -258,7 +252,7 @@ void push_stop(struct pusher *p)
 {
 	if (!p || !p->started)
 		return;
-	atomic_store(&p->give_up_at, mono_ns() + PUSH_GRACE_NS);
+	atomic_store(&p->give_up_at, now_ns() + PUSH_GRACE_NS);
 	atomic_store(&p->stopping, true);
 	bqueue_close(p->queue);
 	pthread_join(p->thread, NULL);
