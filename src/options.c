@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "options.h"
 #include "oracle.h"
+#include "output_util.h" /* ends_with */
 
 #include <ctype.h>
 #include <errno.h>
@@ -115,13 +116,19 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad)
 	}
 }
 
-static const struct { const char *name; enum output_format format; } formats[] = {
-	{ "folded", FORMAT_FOLDED },
-	{ "stap", FORMAT_STAP },
-	{ "svg", FORMAT_SVG },
-	{ "speedscope", FORMAT_SPEEDSCOPE },
-	{ "pprof", FORMAT_PPROF },
-	{ "perf-script", FORMAT_PERF_SCRIPT },
+/* The formats, by --format's name and by the extension of -o's name that
+ * picks one (window.c keeps those whole in a window's file name). */
+static const struct {
+	const char *name;
+	enum output_format format;
+	const char *extension;
+} formats[] = {
+	{ "folded", FORMAT_FOLDED, NULL },
+	{ "stap", FORMAT_STAP, NULL },
+	{ "svg", FORMAT_SVG, ".svg" },
+	{ "speedscope", FORMAT_SPEEDSCOPE, ".speedscope.json" },
+	{ "pprof", FORMAT_PPROF, ".pb.gz" },
+	{ "perf-script", FORMAT_PERF_SCRIPT, NULL },
 };
 
 int parse_format(const char *text, enum output_format *out)
@@ -142,21 +149,24 @@ static const char *format_name(enum output_format f)
 	return "?";
 }
 
-static bool has_suffix(const char *s, const char *suffix)
+size_t format_extension(const char *name, enum output_format *format)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const char *ext = formats[i].extension;
+		if (ext && n > strlen(ext) && ends_with(name, ext)) {
+			if (format)
+				*format = formats[i].format;
+			return strlen(ext);
+		}
+	}
+	return 0;
 }
 
 enum output_format format_for_path(const char *path)
 {
-	if (has_suffix(path, ".svg"))
-		return FORMAT_SVG;
-	if (has_suffix(path, ".speedscope.json"))
-		return FORMAT_SPEEDSCOPE;
-	if (has_suffix(path, ".pb.gz"))
-		return FORMAT_PPROF;
-	return FORMAT_FOLDED;
+	enum output_format f;
+	return format_extension(path, &f) ? f : FORMAT_FOLDED;
 }
 
 /* The bad item of a list, for the message: "12" of "5,12x,7". */

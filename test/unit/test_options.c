@@ -619,6 +619,17 @@ static void output_name_picks_the_format(void **state)
 			fail_msg("-o %s gave format %s", cases[i].path, output_format_name(o.format));
 		assert_int_equal(format_for_path(cases[i].path), cases[i].format);
 	}
+	/* the extension's length, which a window's file name keeps whole */
+	enum output_format f = FORMAT_STAP;
+	assert_int_equal(format_extension("db.speedscope.json", &f), 16);
+	assert_int_equal(f, FORMAT_SPEEDSCOPE);
+	assert_int_equal(format_extension("db.pb.gz", &f), 6);
+	assert_int_equal(f, FORMAT_PPROF);
+	assert_int_equal(format_extension("x.svg", NULL), 4);
+	f = FORMAT_STAP;
+	assert_int_equal(format_extension(".pb.gz", &f), 0); /* nothing before it */
+	assert_int_equal(format_extension("db.folded", &f), 0);
+	assert_int_equal(f, FORMAT_STAP);                    /* untouched */
 }
 
 static void explicit_format_wins_over_the_name(void **state)
