@@ -29,7 +29,7 @@ struct continuous {
 	struct pusher *pusher;
 	/* counts, read after the writer is joined */
 	unsigned writes;          /* profiles written to the output */
-	uint64_t windows, dumps, write_errors, bytes_written;
+	uint64_t windows, dumps, write_errors;
 	uint64_t naming_ns_total, naming_ns_max, naming_skipped;
 	char last_error[160];
 };
@@ -111,7 +111,6 @@ static int write_file(struct continuous *c, struct window *w, const char *path)
 	if (!f)
 		return -1;
 	int rc = write_profile(c, w, f);
-	long size = ftell(f);
 	if (fclose(f) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -122,7 +121,6 @@ static int write_file(struct continuous *c, struct window *w, const char *path)
 		errno = e;
 		return -1;
 	}
-	c->bytes_written += size > 0 ? (uint64_t)size : 0;
 	return 0;
 }
 

@@ -387,11 +387,8 @@ int output_svg(FILE *f, const struct profile *p, const struct svg_options *o)
 		rc = layout(&l, p->stacks);
 	}
 	if (rc == 0 && l.total) {
-		/* "all", at the root */
-		char info[64];
-		snprintf(info, sizeof(info), "all");
 		l.f = f;
-		write_box(&l, info, FRAME_THREAD, 0, 0, l.total);
+		write_box(&l, "all", FRAME_THREAD, 0, 0, l.total); /* the root */
 	}
 	free(l.open);
 	free(l.kinds);

@@ -126,11 +126,6 @@ const struct sample_source *timeline_source(struct timeline *tl)
 	return rewind_records(tl) == 0 ? &tl->source : NULL;
 }
 
-uint64_t timeline_samples(const struct timeline *tl)
-{
-	return tl->n_samples;
-}
-
 struct timeline_view {
 	int fd;
 	uint64_t n_samples, next_sample;
