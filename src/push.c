@@ -201,8 +201,17 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 		push_free(p);
 		return NULL;
 	}
-	p->headers = curl_slist_append(NULL, "Content-Type: text/plain");
-	p->headers = curl_slist_append(p->headers, "Expect:"); /* no 100-continue round trip */
+	/* curl_slist_append returns NULL when out of memory, the list as it
+	 * was left to us: without these headers every push would go out as
+	 * a form (Content-Type: application/x-www-form-urlencoded). */
+	struct curl_slist *first = curl_slist_append(NULL, "Content-Type: text/plain");
+	p->headers = first ? curl_slist_append(first, "Expect:") : NULL; /* no 100-continue round trip */
+	if (!p->headers) {
+		curl_slist_free_all(first);
+		snprintf(err, errlen, "cannot set the HTTP headers for --push: out of memory");
+		push_free(p);
+		return NULL;
+	}
 	CURL *c = p->curl;
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
