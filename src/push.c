@@ -239,13 +239,14 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 	return p;
 }
 
-void push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
-		 uint64_t end_unix_ns, uint64_t samples, const char *stamp)
+int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
+		uint64_t end_unix_ns, uint64_t samples, const char *stamp)
 {
 	struct push_item *it = calloc(1, sizeof(*it));
 	if (!it) {
 		free(body);
-		return;
+		errno = ENOMEM;
+		return -1;
 	}
 	*it = (struct push_item){ body, len, start_unix_ns, end_unix_ns, samples, "" };
 	snprintf(it->stamp, sizeof(it->stamp), "%s", stamp);
@@ -255,6 +256,7 @@ void push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_n
 			old->stamp, p->o->push_queue);
 		item_free(old);
 	}
+	return 0;
 }
 
 void push_stop(struct pusher *p)
