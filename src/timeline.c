@@ -141,8 +141,11 @@ static int view_next(void *arg, struct profile_sample *out)
 	if (v->next_sample >= v->n_samples)
 		return 0;
 	ssize_t got = pread(v->fd, &r, sizeof(r), (off_t)(v->next_sample * sizeof(r)));
-	if (got != (ssize_t)sizeof(r))
+	if (got != (ssize_t)sizeof(r)) {
+		if (got >= 0)
+			errno = EIO; /* short: a record counted is not in the file */
 		return -1;
+	}
 	if (r.stack >= v->n_named || v->named[r.stack] == UNNAMED) {
 		errno = EINVAL;
 		return -1;
