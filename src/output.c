@@ -156,6 +156,7 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p)
 		errno = EINVAL;
 		return -1;
 	}
+	errno = 0; /* what a failure below reports is its own errno, or EIO */
 	int rc;
 	switch (fmt) {
 	case FORMAT_FOLDED: rc = output_folded(f, p->stacks); break;
@@ -166,12 +167,10 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p)
 	case FORMAT_PERF_SCRIPT: rc = output_perf_script(f, p); break;
 	default: errno = EINVAL; return -1;
 	}
-	if (rc != 0)
-		return -1;
 	/* A full disk or a closed pipe shows only once the buffer goes out. */
-	if (fflush(f) != 0 || ferror(f)) {
+	if (rc != 0 || fflush(f) != 0 || ferror(f)) {
 		if (!errno)
-			errno = EIO;
+			errno = EIO; /* the stream's error flag, no errno of its own */
 		return -1;
 	}
 	return 0;
