@@ -6,14 +6,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bqueue.h"
 #include "output.h"
+#include "priority.h"
 #include "push.h"
 #include "pyroscope.h"
 #include "window.h"
@@ -233,7 +232,6 @@ static void handle(struct continuous *c, struct window *w)
 static void *writer(void *arg)
 {
 	struct continuous *c = arg;
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	struct window *w;
 	while ((w = bqueue_pop(c->queue, 0))) {
 		handle(c, w);
@@ -263,11 +261,7 @@ struct continuous *continuous_start(const struct options *o, const char *command
 		continuous_free(c);
 		return NULL;
 	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&c->thread, NULL, writer, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = priority_start_background(&c->thread, writer, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
 		continuous_free(c);

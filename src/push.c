@@ -6,16 +6,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bqueue.h"
+#include "priority.h"
 #include "pyroscope.h"
 #include "target.h" /* now_ns */
 #include "window.h"
@@ -172,7 +170,6 @@ static void send_window(struct pusher *p, struct push_item *it)
 static void *sender(void *arg)
 {
 	struct pusher *p = arg;
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	struct push_item *it;
 	while ((it = bqueue_pop(p->queue, 0))) {
 		send_window(p, it);
@@ -224,12 +221,7 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
-	/* The thread takes no signal: they are the sampler's (SIGCHLD above all). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&p->thread, NULL, sender, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = priority_start_background(&p->thread, sender, p);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the sender thread: %s", strerror(rc));
 		push_free(p);
