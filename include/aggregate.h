@@ -49,6 +49,10 @@ struct stack_table *stack_table_copy(const struct stack_table *t);
 /* Forgets every stack and count; interned strings stay. */
 void stack_table_clear(struct stack_table *t);
 
+/* The number of words (frames) of the deepest stack, at least 1: a buffer
+ * of that many holds any stack of the table. */
+size_t stack_table_max_depth(const struct stack_table *t);
+
 size_t stack_table_distinct(const struct stack_table *t);
 uint64_t stack_table_total(const struct stack_table *t);
 

@@ -78,8 +78,13 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad);
  * anything else. */
 int parse_format(const char *text, enum output_format *out);
 
-/* The format a file name asks for when --format is not given: .svg,
- * .speedscope.json, .pb.gz; anything else (.folded...) is folded. */
+/* The extension that name ends with and that picks a format (.svg,
+ * .speedscope.json, .pb.gz), with something before it: its length, and
+ * the format in *format (may be NULL); 0 if there is none. */
+size_t format_extension(const char *name, enum output_format *format);
+
+/* The format a file name asks for when --format is not given: the one of
+ * its format_extension; anything else (.folded...) is folded. */
 enum output_format format_for_path(const char *path);
 
 /* Fills *o (defaults first).  PARSE_EXIT_OK means --help or --version was

@@ -45,7 +45,8 @@ const char *output_format_name(enum output_format fmt);
  * exact wall time and thread ids); stap, speedscope and perf-script need
  * p->samples.  Returns 0, or -1 with errno set: EINVAL when p lacks what
  * the format needs or a sample names a stack or thread that does not
- * exist, ENOMEM, or the write error. */
+ * exist, ENOMEM, or the write error (EIO when the stream failed without
+ * an errno of its own). */
 int output_write(FILE *f, enum output_format fmt, const struct profile *p);
 
 /* One sample, every string already sanitized. */

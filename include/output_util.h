@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hash_index.h"
 #include "profile.h"
@@ -26,7 +27,13 @@ enum frame_kind {
 	FRAME_UNNAMED,   /* "[libfoo.so.1]", "[unknown]", "[anon]"... */
 };
 
-bool ends_with(const char *s, const char *suffix);
+/* Does s end with suffix (or equal it)?  Inline: options.c uses it too,
+ * and the fuzz targets build options.c without this file's code. */
+static inline bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
 
 /* The index of the first code frame (user or kernel) of a root-first
  * stack: after the thread, the application state if any, the OS state. */

@@ -15,11 +15,13 @@
  * said 26 %; with the slice alone 18-19 % against 14-19 %.
  *
  * Naming, after detaching: nice 19, so that reading debug info takes a CPU
- * from the database only when it leaves one idle.
+ * from the database only when it leaves one idle.  The threads that write
+ * and push windows (continuous.h, push.h) run there from their start.
  */
 #ifndef PTRACE_PROFILER_PRIORITY_H
 #define PTRACE_PROFILER_PRIORITY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 struct priority_report {
@@ -33,5 +35,10 @@ void priority_for_sampling(struct priority_report *r);
 
 /* After detaching: nice 19, with the kernel's own slice again. */
 void priority_for_naming(void);
+
+/* Starts fn(arg) on a thread of its own at nice 19 that takes no signal
+ * (they are the sampler's: SIGCHLD above all); the caller's signal mask
+ * is as it was.  0, or an errno value (ENOMEM, pthread_create's). */
+int priority_start_background(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 #endif

@@ -29,9 +29,9 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 
 /* body (malloc'd folded text, owned by the pusher from now on) for the
  * window [start, end] (UNIX ns) of samples thread samples; stamp names it
- * in notes.  Never waits. */
-void push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
-		 uint64_t end_unix_ns, uint64_t samples, const char *stamp);
+ * in notes.  Never waits.  0, or -1 (ENOMEM: body freed, not queued). */
+int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
+		uint64_t end_unix_ns, uint64_t samples, const char *stamp);
 
 /* Sends what is queued until the grace period ends, then stops and joins
  * the thread. */

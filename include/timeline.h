@@ -37,8 +37,6 @@ int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named);
  * was never named is an error (-1 from next). */
 const struct sample_source *timeline_source(struct timeline *tl);
 
-uint64_t timeline_samples(const struct timeline *tl);
-
 /* SIGUSR1: the samples recorded so far, every stack of them named, read
  * by another thread while more are added (pread on a duplicate of the
  * file; the named ids copied).  NULL when out of memory or the records

@@ -7,10 +7,10 @@
  *   db.speedscope.json  -> db.20261123T140000Z.speedscope.json
  *   db.pb.gz            -> db.20261123T140000Z.pb.gz
  *   profile             -> profile.20261123T140000Z
- * The extensions of two parts are the ones that pick a format
- * (.speedscope.json, .pb.gz); otherwise the extension is what follows the
- * last dot of the file's own name (not of a directory; a leading dot, as
- * in ".folded", is part of the name).
+ * An extension that picks a format (format_extension: .svg,
+ * .speedscope.json, .pb.gz) is kept whole; otherwise the extension is
+ * what follows the last dot of the file's own name (not of a directory; a
+ * leading dot, as in ".folded", is part of the name).
  */
 #ifndef PTRACE_PROFILER_WINDOW_H
 #define PTRACE_PROFILER_WINDOW_H

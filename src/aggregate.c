@@ -26,6 +26,7 @@ struct stack_table {
 	size_t n_stacks, cap_stacks;
 	struct hash_index index;
 	uint64_t total;
+	size_t deepest;         /* the most words of a stack */
 };
 
 struct stack_table *stack_table_new(void)
@@ -49,6 +50,7 @@ void stack_table_clear(struct stack_table *t)
 	t->n_stacks = 0;
 	hash_index_clear(&t->index);
 	t->total = 0;
+	t->deepest = 0;
 }
 
 void stack_table_free(struct stack_table *t)
@@ -108,6 +110,8 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t 
 			return -1;
 		}
 		t->stacks[t->n_stacks++] = (struct stack_entry){ copy, n, 0 };
+		if (n > t->deepest)
+			t->deepest = n;
 	}
 	t->stacks[id].count += count;
 	t->total += count;
@@ -172,6 +176,11 @@ long stack_table_add(struct stack_table *t, const char *const *frames, size_t n,
 	long rc = add_with_key(t, key, frames, n, count);
 	free(key);
 	return rc;
+}
+
+size_t stack_table_max_depth(const struct stack_table *t)
+{
+	return t->deepest ? t->deepest : 1;
 }
 
 size_t stack_table_distinct(const struct stack_table *t)
@@ -243,11 +252,7 @@ void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, vo
 {
 	if (!t->n_stacks)
 		return;
-	size_t deepest = 0;
-	for (size_t i = 0; i < t->n_stacks; i++)
-		if (t->stacks[i].n > deepest)
-			deepest = t->stacks[i].n;
-	const char **buf = malloc(deepest * sizeof(*buf));
+	const char **buf = malloc(stack_table_max_depth(t) * sizeof(*buf));
 	if (!buf)
 		return;
 	const struct stack_entry **order = malloc(t->n_stacks * sizeof(*order));
@@ -271,11 +276,7 @@ void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, vo
 struct stack_table *stack_table_copy(const struct stack_table *t)
 {
 	struct stack_table *c = stack_table_new();
-	size_t deepest = 1;
-	for (size_t i = 0; i < t->n_stacks; i++)
-		if (t->stacks[i].n > deepest)
-			deepest = t->stacks[i].n;
-	const char **frames = malloc(deepest * sizeof(*frames));
+	const char **frames = malloc(stack_table_max_depth(t) * sizeof(*frames));
 	for (size_t i = 0; c && frames && i < t->n_stacks; i++) {
 		for (size_t k = 0; k < t->stacks[i].n; k++)
 			frames[k] = frame_at(&t->stacks[i], k);

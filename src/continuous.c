@@ -6,15 +6,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bqueue.h"
 #include "output.h"
+#include "priority.h"
 #include "push.h"
+#include "pyroscope.h"
 #include "window.h"
 
 #define WRITER_QUEUE 64 /* windows waiting for the writer */
@@ -28,7 +28,8 @@ struct continuous {
 	struct pusher *pusher;
 	/* counts, read after the writer is joined */
 	unsigned writes;          /* profiles written to the output */
-	uint64_t windows, dumps, write_errors, bytes_written;
+	uint64_t windows, dumps, write_errors;
+	uint64_t not_queued;      /* windows with no folded text for the push */
 	uint64_t naming_ns_total, naming_ns_max, naming_skipped;
 	char last_error[160];
 };
@@ -110,7 +111,6 @@ static int write_file(struct continuous *c, struct window *w, const char *path)
 	if (!f)
 		return -1;
 	int rc = write_profile(c, w, f);
-	long size = ftell(f);
 	if (fclose(f) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -121,7 +121,6 @@ static int write_file(struct continuous *c, struct window *w, const char *path)
 		errno = e;
 		return -1;
 	}
-	c->bytes_written += size > 0 ? (uint64_t)size : 0;
 	return 0;
 }
 
@@ -134,16 +133,20 @@ static int write_stdout(struct continuous *c, struct window *w, const char *what
 	return rc == 0 && fflush(stdout) == 0 ? 0 : -1;
 }
 
-/* The window's folded text for the push queue: malloc'd, or NULL. */
+/* The window's folded text for the push queue: malloc'd, or NULL
+ * (errno). */
 static char *folded_text(const struct window *w, size_t *len)
 {
 	char *buf = NULL;
+	errno = 0;
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
 	int rc = output_folded(f, w->stacks);
 	if (fclose(f) != 0 || rc != 0) {
+		int e = errno ? errno : ENOMEM; /* memory is all it writes to */
 		free(buf);
+		errno = e;
 		return NULL;
 	}
 	return buf;
@@ -152,9 +155,9 @@ static char *folded_text(const struct window *w, size_t *len)
 static void handle(struct continuous *c, struct window *w)
 {
 	const struct options *o = c->o;
-	char stamp[WINDOW_STAMP_LEN + 1], what[64], where[4200] = "";
+	char stamp[WINDOW_STAMP_LEN + 1], what[64], where[4200] = "", ebuf[128];
 	window_stamp(w->start_unix_ns, stamp);
-	int rc = 0;
+	int rc = 0, write_errno = 0;
 	if (w->kind == WINDOW_DUMP) {
 		c->dumps++;
 		snprintf(what, sizeof(what), "profile so far, written on SIGUSR1 (%u)", w->number);
@@ -165,6 +168,7 @@ static void handle(struct continuous *c, struct window *w)
 			rc = write_stdout(c, w, what);
 			snprintf(where, sizeof(where), "stdout");
 		}
+		write_errno = errno;
 		if (rc == 0)
 			c->writes++;
 		if (rc == 0)
@@ -192,35 +196,42 @@ static void handle(struct continuous *c, struct window *w)
 		}
 		if (rc == 0 && (o->output_path || !o->push_url))
 			c->writes++;
-		uint64_t from = w->start_unix_ns / 1000000000ULL, until = w->end_unix_ns / 1000000000ULL;
-		if (until <= from)
-			until = from + 1;
+		write_errno = errno; /* before the push's text is made */
+		bool queued = false;
+		if (c->pusher) {
+			size_t len = 0;
+			char *body = folded_text(w, &len);
+			queued = body && push_submit(c->pusher, body, len, w->start_unix_ns, w->end_unix_ns,
+						     w->samples, stamp) == 0;
+			if (!queued) {
+				c->not_queued++;
+				fprintf(stderr, "ptrace_profiler: window %s not queued for push: %s\n", stamp,
+					strerror_r(errno, ebuf, sizeof(ebuf)));
+			}
+		}
+		uint64_t from, until; /* as the push names the window */
+		pyroscope_window_seconds(w->start_unix_ns, w->end_unix_ns, &from, &until);
 		if (rc == 0)
 			fprintf(stderr, "ptrace_profiler: window %s from %" PRIu64 " until %" PRIu64 ": %" PRIu64
 				" samples in %" PRIu64 " rounds, named in %.1f ms between ticks (%" PRIu64
 				" ticks skipped)%s%s%s\n",
 				stamp, from, until, w->samples, w->rounds, (double)w->naming_ns / 1e6,
 				w->skipped_ticks,
-				where[0] ? "; " : "", where, c->pusher ? "; queued for push" : "");
-		if (c->pusher) {
-			size_t len = 0;
-			char *body = folded_text(w, &len);
-			if (body)
-				push_submit(c->pusher, body, len, w->start_unix_ns, w->end_unix_ns, w->samples,
-					    stamp);
-		}
+				where[0] ? "; " : "", where, queued ? "; queued for push" : "");
 	}
 	if (rc != 0) {
+		/* strerror_r: this is the writer thread, the sampler's may be in
+		 * strerror */
+		const char *why = strerror_r(write_errno, ebuf, sizeof(ebuf));
 		c->write_errors++;
-		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", what, strerror(errno));
-		fprintf(stderr, "ptrace_profiler: cannot write the %s: %s\n", what, strerror(errno));
+		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", what, why);
+		fprintf(stderr, "ptrace_profiler: cannot write the %s: %s\n", what, why);
 	}
 }
 
 static void *writer(void *arg)
 {
 	struct continuous *c = arg;
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	struct window *w;
 	while ((w = bqueue_pop(c->queue, 0))) {
 		handle(c, w);
@@ -250,11 +261,7 @@ struct continuous *continuous_start(const struct options *o, const char *command
 		continuous_free(c);
 		return NULL;
 	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&c->thread, NULL, writer, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = priority_start_background(&c->thread, writer, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
 		continuous_free(c);
@@ -314,6 +321,9 @@ void continuous_summary(FILE *f, const struct continuous *c)
 		fprintf(f, "  not written            %" PRIu64 " write errors (last: %s), %" PRIu64
 			" windows dropped (the writer behind)\n", c->write_errors,
 			c->last_error[0] ? c->last_error : "none", q.dropped);
+	if (c->not_queued)
+		fprintf(f, "  not queued for push    %" PRIu64 " windows: no memory for their folded text\n",
+			c->not_queued);
 	if (c->pusher)
 		push_summary(f, c->pusher);
 }

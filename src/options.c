@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "options.h"
 #include "oracle.h"
+#include "output_util.h" /* ends_with */
 
 #include <ctype.h>
 #include <errno.h>
@@ -115,13 +116,19 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad)
 	}
 }
 
-static const struct { const char *name; enum output_format format; } formats[] = {
-	{ "folded", FORMAT_FOLDED },
-	{ "stap", FORMAT_STAP },
-	{ "svg", FORMAT_SVG },
-	{ "speedscope", FORMAT_SPEEDSCOPE },
-	{ "pprof", FORMAT_PPROF },
-	{ "perf-script", FORMAT_PERF_SCRIPT },
+/* The formats, by --format's name and by the extension of -o's name that
+ * picks one (window.c keeps those whole in a window's file name). */
+static const struct {
+	const char *name;
+	enum output_format format;
+	const char *extension;
+} formats[] = {
+	{ "folded", FORMAT_FOLDED, NULL },
+	{ "stap", FORMAT_STAP, NULL },
+	{ "svg", FORMAT_SVG, ".svg" },
+	{ "speedscope", FORMAT_SPEEDSCOPE, ".speedscope.json" },
+	{ "pprof", FORMAT_PPROF, ".pb.gz" },
+	{ "perf-script", FORMAT_PERF_SCRIPT, NULL },
 };
 
 int parse_format(const char *text, enum output_format *out)
@@ -142,21 +149,24 @@ static const char *format_name(enum output_format f)
 	return "?";
 }
 
-static bool has_suffix(const char *s, const char *suffix)
+size_t format_extension(const char *name, enum output_format *format)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const char *ext = formats[i].extension;
+		if (ext && n > strlen(ext) && ends_with(name, ext)) {
+			if (format)
+				*format = formats[i].format;
+			return strlen(ext);
+		}
+	}
+	return 0;
 }
 
 enum output_format format_for_path(const char *path)
 {
-	if (has_suffix(path, ".svg"))
-		return FORMAT_SVG;
-	if (has_suffix(path, ".speedscope.json"))
-		return FORMAT_SPEEDSCOPE;
-	if (has_suffix(path, ".pb.gz"))
-		return FORMAT_PPROF;
-	return FORMAT_FOLDED;
+	enum output_format f;
+	return format_extension(path, &f) ? f : FORMAT_FOLDED;
 }
 
 /* The bad item of a list, for the message: "12" of "5,12x,7". */
@@ -230,7 +240,8 @@ void options_print_help(void)
 "                         URL/ingest, from a queue a sender thread empties;\n"
 "                         failed pushes are retried, and when the queue is\n"
 "                         full the oldest window is dropped (default --period\n"
-"                         10s; nothing on stdout unless -o)\n"
+"                         10s; nothing on stdout unless -o, and a --format\n"
+"                         other than folded only with -o)\n"
 "      --app-name NAME    the application in Pyroscope (default: the target's\n"
 "                         command name); NAME.wall is the profile's name\n"
 "      --label KEY=VALUE  a label on every window pushed (repeatable, up to 16)\n"
@@ -351,9 +362,13 @@ static enum parse_result continuous_rules(struct options *o, bool push_queue_giv
 		return fail(err, errlen, "--period is shorter than the interval (-d): a window would hold no round");
 	if (o->format == FORMAT_STAP)
 		return fail(err, errlen, "--format stap is written sample by sample: it has no windows (--period, --push)");
+	/* Without -o a push run writes nothing: what it sends is folded. */
+	if (o->push_url && !o->output_path && o->format != FORMAT_FOLDED)
+		return fail(err, errlen, "--push sends folded stacks and writes nothing without -o: --format %s needs -o FILE",
+			    format_name(o->format));
 	bool one_per_file = o->format == FORMAT_SVG || o->format == FORMAT_SPEEDSCOPE ||
 			    o->format == FORMAT_PPROF;
-	if (!o->output_path && !o->push_url && one_per_file)
+	if (!o->output_path && one_per_file)
 		return fail(err, errlen, "--period with --format %s to stdout: one document per file, give -o FILE",
 			    format_name(o->format));
 	return PARSE_OK;

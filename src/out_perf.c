@@ -68,10 +68,7 @@ static int perf_one(const struct profile_sample *s, void *arg)
 
 int output_perf_script(FILE *f, const struct profile *p)
 {
-	struct perf_pass pp = { .f = f, .p = p, .max = 1 };
-	for (size_t id = 0, n; stack_table_words(p->stacks, id, &n, NULL); id++)
-		if (n > pp.max)
-			pp.max = n;
+	struct perf_pass pp = { .f = f, .p = p, .max = stack_table_max_depth(p->stacks) };
 	pp.frames = malloc(pp.max * sizeof(*pp.frames));
 	if (!pp.frames) {
 		errno = ENOMEM;

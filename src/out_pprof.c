@@ -370,15 +370,6 @@ static int write_samples(struct pp *pp)
 	return rc;
 }
 
-static size_t deepest(const struct stack_table *t)
-{
-	size_t max = 1;
-	for (size_t id = 0, n; stack_table_words(t, id, &n, NULL); id++)
-		if (n > max)
-			max = n;
-	return max;
-}
-
 int output_pprof(FILE *f, const struct profile *p)
 {
 	struct gz *gp = calloc(1, sizeof(*gp)); /* 64 KiB of output buffer */
@@ -395,7 +386,7 @@ int output_pprof(FILE *f, const struct profile *p)
 		return -1;
 	}
 	struct pp pp = { .p = p, .g = g };
-	pp.frame_max = deepest(p->stacks);
+	pp.frame_max = stack_table_max_depth(p->stacks);
 	pp.frame_buf = malloc(pp.frame_max * sizeof(*pp.frame_buf));
 	pp.ids = malloc(pp.frame_max * sizeof(*pp.ids));
 	int rc = pp.frame_buf && pp.ids && hash_index_init(&pp.by_text) == 0 ? 0 : -1;

@@ -19,6 +19,7 @@
  */
 #include "output.h"
 #include "output_util.h"
+#include "hash_index.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -59,9 +60,7 @@ struct svg_layout {
 static void frame_colour(const char *name, enum frame_kind kind, int level, char *out,
 			 size_t outsz)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
+	uint64_t h = hash_bytes(name, strlen(name));
 	double v1 = (h & 0xff) / 255.0, v2 = (h >> 8 & 0xff) / 255.0,
 	       v3 = (h >> 16 & 0xff) / 255.0;
 	double hue, sat, light;
@@ -388,11 +387,8 @@ int output_svg(FILE *f, const struct profile *p, const struct svg_options *o)
 		rc = layout(&l, p->stacks);
 	}
 	if (rc == 0 && l.total) {
-		/* "all", at the root */
-		char info[64];
-		snprintf(info, sizeof(info), "all");
 		l.f = f;
-		write_box(&l, info, FRAME_THREAD, 0, 0, l.total);
+		write_box(&l, "all", FRAME_THREAD, 0, 0, l.total); /* the root */
 	}
 	free(l.open);
 	free(l.kinds);

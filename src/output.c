@@ -126,19 +126,9 @@ static int stap_one(const struct profile_sample *s, void *arg)
 	return output_stap_sample(sp->f, &v);
 }
 
-/* The deepest stack of the table. */
-static size_t deepest(const struct stack_table *t)
-{
-	size_t max = 1;
-	for (size_t id = 0, n; stack_table_words(t, id, &n, NULL); id++)
-		if (n > max)
-			max = n;
-	return max;
-}
-
 int output_stap(FILE *f, const struct profile *p)
 {
-	struct stap_pass sp = { f, p->stacks, NULL, deepest(p->stacks) };
+	struct stap_pass sp = { f, p->stacks, NULL, stack_table_max_depth(p->stacks) };
 	sp.frames = malloc(sp.max * sizeof(*sp.frames));
 	if (!sp.frames)
 		return -1;
@@ -166,6 +156,7 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p)
 		errno = EINVAL;
 		return -1;
 	}
+	errno = 0; /* what a failure below reports is its own errno, or EIO */
 	int rc;
 	switch (fmt) {
 	case FORMAT_FOLDED: rc = output_folded(f, p->stacks); break;
@@ -176,12 +167,10 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p)
 	case FORMAT_PERF_SCRIPT: rc = output_perf_script(f, p); break;
 	default: errno = EINVAL; return -1;
 	}
-	if (rc != 0)
-		return -1;
 	/* A full disk or a closed pipe shows only once the buffer goes out. */
-	if (fflush(f) != 0 || ferror(f)) {
+	if (rc != 0 || fflush(f) != 0 || ferror(f)) {
 		if (!errno)
-			errno = EIO;
+			errno = EIO; /* the stream's error flag, no errno of its own */
 		return -1;
 	}
 	return 0;

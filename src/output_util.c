@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && memcmp(s + n - m, suffix, m) == 0;
-}
-
 size_t frame_code_start(const char *const *frames, size_t n)
 {
 	size_t i = 1; /* the thread */

@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -46,4 +48,34 @@ void priority_for_naming(void)
 	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = 19 };
 	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
 		setpriority(PRIO_PROCESS, 0, 19);
+}
+
+struct background {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *background_main(void *arg)
+{
+	struct background b = *(struct background *)arg;
+	free(arg);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 19); /* this thread only */
+	return b.fn(b.arg);
+}
+
+int priority_start_background(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	struct background *b = malloc(sizeof(*b));
+	if (!b)
+		return ENOMEM;
+	*b = (struct background){ fn, arg };
+	/* The mask is inherited: all blocked from the first instruction. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(thread, NULL, background_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		free(b);
+	return rc;
 }

@@ -6,17 +6,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bqueue.h"
+#include "priority.h"
 #include "pyroscope.h"
+#include "target.h" /* now_ns */
 #include "window.h"
 
 #define BACKOFF_FIRST_NS 250000000ULL
@@ -49,16 +48,9 @@ struct pusher {
 	char url[URL_MAX];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool past_grace(struct pusher *p)
 {
-	return atomic_load(&p->stopping) && mono_ns() >= atomic_load(&p->give_up_at);
+	return atomic_load(&p->stopping) && now_ns() >= atomic_load(&p->give_up_at);
 }
 
 static void item_free(void *arg)
@@ -88,8 +80,8 @@ static int progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl
 /* Sleeps ns, or less when the grace period ends. */
 static void backoff(struct pusher *p, uint64_t ns)
 {
-	uint64_t until = mono_ns() + ns;
-	while (mono_ns() < until && !past_grace(p)) {
+	uint64_t until = now_ns() + ns;
+	while (now_ns() < until && !past_grace(p)) {
 		struct timespec step = { 0, 10000000L };
 		nanosleep(&step, NULL);
 	}
@@ -110,9 +102,9 @@ static enum attempt attempt(struct pusher *p, struct push_item *it, char *why, s
 	curl_easy_setopt(c, CURLOPT_URL, p->url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, it->body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = now_ns();
 	CURLcode rc = curl_easy_perform(c);
-	uint64_t took = mono_ns() - t0;
+	uint64_t took = now_ns() - t0;
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
@@ -178,7 +170,6 @@ static void send_window(struct pusher *p, struct push_item *it)
 static void *sender(void *arg)
 {
 	struct pusher *p = arg;
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	struct push_item *it;
 	while ((it = bqueue_pop(p->queue, 0))) {
 		send_window(p, it);
@@ -207,8 +198,17 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 		push_free(p);
 		return NULL;
 	}
-	p->headers = curl_slist_append(NULL, "Content-Type: text/plain");
-	p->headers = curl_slist_append(p->headers, "Expect:"); /* no 100-continue round trip */
+	/* curl_slist_append returns NULL when out of memory, the list as it
+	 * was left to us: without these headers every push would go out as
+	 * a form (Content-Type: application/x-www-form-urlencoded). */
+	struct curl_slist *first = curl_slist_append(NULL, "Content-Type: text/plain");
+	p->headers = first ? curl_slist_append(first, "Expect:") : NULL; /* no 100-continue round trip */
+	if (!p->headers) {
+		curl_slist_free_all(first);
+		snprintf(err, errlen, "cannot set the HTTP headers for --push: out of memory");
+		push_free(p);
+		return NULL;
+	}
 	CURL *c = p->curl;
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
@@ -221,12 +221,7 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
-	/* The thread takes no signal: they are the sampler's (SIGCHLD above all). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&p->thread, NULL, sender, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = priority_start_background(&p->thread, sender, p);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the sender thread: %s", strerror(rc));
 		push_free(p);
@@ -236,13 +231,14 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 	return p;
 }
 
-void push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
-		 uint64_t end_unix_ns, uint64_t samples, const char *stamp)
+int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
+		uint64_t end_unix_ns, uint64_t samples, const char *stamp)
 {
 	struct push_item *it = calloc(1, sizeof(*it));
 	if (!it) {
 		free(body);
-		return;
+		errno = ENOMEM;
+		return -1;
 	}
 	*it = (struct push_item){ body, len, start_unix_ns, end_unix_ns, samples, "" };
 	snprintf(it->stamp, sizeof(it->stamp), "%s", stamp);
@@ -252,13 +248,14 @@ void push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_n
 			old->stamp, p->o->push_queue);
 		item_free(old);
 	}
+	return 0;
 }
 
 void push_stop(struct pusher *p)
 {
 	if (!p || !p->started)
 		return;
-	atomic_store(&p->give_up_at, mono_ns() + PUSH_GRACE_NS);
+	atomic_store(&p->give_up_at, now_ns() + PUSH_GRACE_NS);
 	atomic_store(&p->stopping, true);
 	bqueue_close(p->queue);
 	pthread_join(p->thread, NULL);

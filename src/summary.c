@@ -12,15 +12,12 @@ const char *format_duration(uint64_t ns, char *out, size_t outsz)
 		const char *unit;
 	} units[] = { { 86400000000000ULL, "days" }, { 1000000000ULL, "s" },
 		      { 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1, "ns" } };
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ns < units[i].ns && units[i].ns > 1)
-			continue;
-		double v = (double)ns / (double)units[i].ns;
-		snprintf(out, outsz, v < 10 && ns % units[i].ns ? "%.3g %s" : "%.0f %s", v,
-			 units[i].unit);
-		return out;
-	}
-	snprintf(out, outsz, "0 ns");
+	/* the largest unit ns reaches; ns for 0 */
+	size_t i = 0;
+	while (i + 1 < sizeof(units) / sizeof(units[0]) && ns < units[i].ns)
+		i++;
+	double v = (double)ns / (double)units[i].ns;
+	snprintf(out, outsz, v < 10 && ns % units[i].ns ? "%.3g %s" : "%.0f %s", v, units[i].unit);
 	return out;
 }
 

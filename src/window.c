@@ -1,10 +1,11 @@
 /* window.c - window file names and separators (window.h). */
 #include "window.h"
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "options.h" /* format_extension */
 
 char *window_stamp(uint64_t unix_ns, char *out)
 {
@@ -15,12 +16,6 @@ char *window_stamp(uint64_t unix_ns, char *out)
 	return out;
 }
 
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t m = strlen(suffix);
-	return n > m && memcmp(s + n - m, suffix, m) == 0;
-}
-
 int window_file_name(const char *path, uint64_t unix_ns, char *out, size_t outsz)
 {
 	char stamp[WINDOW_STAMP_LEN + 1];
@@ -28,11 +23,7 @@ int window_file_name(const char *path, uint64_t unix_ns, char *out, size_t outsz
 	size_t n = strlen(path);
 	const char *slash = strrchr(path, '/');
 	size_t base = slash ? (size_t)(slash - path) + 1 : 0; /* the file's own name */
-	size_t ext = n;                                         /* where the extension starts */
-	static const char *const two_part[] = { ".speedscope.json", ".pb.gz" };
-	for (size_t i = 0; i < sizeof(two_part) / sizeof(two_part[0]) && ext == n; i++)
-		if (ends_with(path + base, n - base, two_part[i]))
-			ext = n - strlen(two_part[i]);
+	size_t ext = n - format_extension(path + base, NULL); /* where the extension starts */
 	if (ext == n) {
 		const char *dot = strrchr(path + base, '.');
 		if (dot && dot > path + base && dot[1])

@@ -38,6 +38,7 @@ continuous_input_tests() {
 	bad_input "--period under a second" "invalid period '500ms' for --period" -p 1 --period 500ms
 	bad_input "--period with stap" "--format stap is written sample by sample" -p 1 --period 2s --format stap
 	bad_input "--period svg to stdout" "give -o FILE" -p 1 --period 2s --format svg
+	bad_input "--push speedscope without -o" "--format speedscope needs -o FILE" -p 1 --push http://127.0.0.1:9 --format speedscope
 	bad_input "--label without --push" "--label needs --push URL" -p 1 --label a=b
 	bad_input "--push-queue 0" "invalid queue length '0' for --push-queue" -p 1 --push http://h --push-queue 0
 }

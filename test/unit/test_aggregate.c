@@ -421,6 +421,34 @@ static void cleared_table_names_again(void **state)
 	stack_table_free(t);
 }
 
+static void max_depth_sizes_a_buffer(void **state)
+{
+	(void)state;
+	/* What the writers size their frame buffers by: the deepest stack,
+	 * at least 1, through clears and copies. */
+	struct stack_table *t = stack_table_new();
+	assert_int_equal(stack_table_max_depth(t), 1); /* empty: still a buffer */
+	stack_table_add(t, STACK("a", "b", "c"), 1);
+	assert_int_equal(stack_table_max_depth(t), 3);
+	stack_table_add(t, STACK("a"), 1);
+	stack_table_add(t, STACK("a", "b", "c"), 5); /* seen before */
+	assert_int_equal(stack_table_max_depth(t), 3);
+	stack_table_add(t, STACK("a", "b", "c", "d", "e"), 1);
+	assert_int_equal(stack_table_max_depth(t), 5);
+	struct stack_table *c = stack_table_copy(t);
+	assert_non_null(c);
+	assert_int_equal(stack_table_max_depth(c), 5);
+	stack_table_free(c);
+	stack_table_clear(t);
+	assert_int_equal(stack_table_max_depth(t), 1);
+	stack_table_add(t, STACK("x", "y"), 1);
+	assert_int_equal(stack_table_max_depth(t), 2);
+	const uint64_t words[7] = { 1, 2, 3, 4, 5, 6, 7 };
+	stack_table_add_words(t, words, 7, 1);
+	assert_int_equal(stack_table_max_depth(t), 7);
+	stack_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +465,7 @@ int main(void)
 		cmocka_unit_test(counts_add_up),
 		cmocka_unit_test(empty_table_and_bad_input),
 		cmocka_unit_test(deep_stacks),
+		cmocka_unit_test(max_depth_sizes_a_buffer),
 		cmocka_unit_test(random_order_property),
 	};
 	return cmocka_run_group_tests_name("aggregate", tests, NULL, NULL);

@@ -619,6 +619,17 @@ static void output_name_picks_the_format(void **state)
 			fail_msg("-o %s gave format %s", cases[i].path, output_format_name(o.format));
 		assert_int_equal(format_for_path(cases[i].path), cases[i].format);
 	}
+	/* the extension's length, which a window's file name keeps whole */
+	enum output_format f = FORMAT_STAP;
+	assert_int_equal(format_extension("db.speedscope.json", &f), 16);
+	assert_int_equal(f, FORMAT_SPEEDSCOPE);
+	assert_int_equal(format_extension("db.pb.gz", &f), 6);
+	assert_int_equal(f, FORMAT_PPROF);
+	assert_int_equal(format_extension("x.svg", NULL), 4);
+	f = FORMAT_STAP;
+	assert_int_equal(format_extension(".pb.gz", &f), 0); /* nothing before it */
+	assert_int_equal(format_extension("db.folded", &f), 0);
+	assert_int_equal(f, FORMAT_STAP);                    /* untouched */
 }
 
 static void explicit_format_wins_over_the_name(void **state)
@@ -677,6 +688,14 @@ static void continuous_options(void **state)
 	assert_int_equal(parse(&o, err, svg), PARSE_OK);
 	assert_int_equal(o.period_ns, 1000000000ULL);
 	assert_int_equal(o.format, FORMAT_SVG);
+	/* --push without -o: folded is what it sends, and may be asked for */
+	const char *push_folded[] = { "-p", "1", "--push", "http://h", "--format", "folded", NULL };
+	assert_int_equal(parse(&o, err, push_folded), PARSE_OK);
+	/* with -o any format is written there, pushed or not */
+	const char *push_file[] = { "-p", "1", "--push", "http://h", "--format", "speedscope", "-o",
+				    "x.json", NULL };
+	assert_int_equal(parse(&o, err, push_file), PARSE_OK);
+	assert_int_equal(o.format, FORMAT_SPEEDSCOPE);
 	/* folded and perf-script to stdout can follow one another */
 	const char *stream[] = { "-p", "1", "--period", "2s", "--format", "perf-script", NULL };
 	assert_int_equal(parse(&o, err, stream), PARSE_OK);
@@ -694,6 +713,17 @@ static void continuous_options(void **state)
 		  "--period with --format svg to stdout: one document per file, give -o FILE" },
 		{ { "-p", "1", "--period", "1s", "--format", "pprof" },
 		  "--period with --format pprof to stdout: one document per file, give -o FILE" },
+		/* --push without -o writes nothing: another format would be kept for no one */
+		{ { "-p", "1", "--push", "http://h", "--format", "speedscope" },
+		  "--push sends folded stacks and writes nothing without -o: --format speedscope needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "pprof" },
+		  "--push sends folded stacks and writes nothing without -o: --format pprof needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "perf-script" },
+		  "--push sends folded stacks and writes nothing without -o: --format perf-script needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "svg" },
+		  "--push sends folded stacks and writes nothing without -o: --format svg needs -o FILE" },
+		{ { "-p", "1", "--push", "http://h", "--format", "stap" },
+		  "--format stap is written sample by sample: it has no windows (--period, --push)" },
 		{ { "-p", "1", "--push", "127.0.0.1:4040" },
 		  "invalid URL '127.0.0.1:4040' for --push: expected http://HOST[:PORT][/PATH] or https://..." },
 		{ { "-p", "1", "--push", "http://h/x?a=1" },

@@ -1,5 +1,6 @@
 /* Unit tests: folded and stap output text. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "output.h"
+#include "profile_fixture.h"
 
 static const char *const user[] = { "_start", "main", "work" };
 static const uint64_t user_ip[] = { 0x401000, 0x401100, 0x401234 };
@@ -337,6 +339,37 @@ static void folded_write_error(void **state)
 	stack_table_free(t);
 }
 
+/* A stream whose writes fail and set no errno (a cookie, a library's
+ * stream): a failure then is EIO, never an errno left from before. */
+static ssize_t refuse(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie, (void)buf, (void)n;
+	return -1;
+}
+
+static void write_error_without_errno_is_eio(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "ptrace_profiler -p 42", "db (PID 42)", 1000000);
+	size_t w = fixture_thread(&fx, 42, 43, "db", "db_writer");
+	fixture_sample(&fx, w, 1000000, 1000000,
+		       (const char *[]){ "db_writer", "S (sleeping)", "main", "work", NULL });
+	const enum output_format all[] = { FORMAT_FOLDED, FORMAT_STAP, FORMAT_SVG,
+					   FORMAT_SPEEDSCOPE, FORMAT_PPROF, FORMAT_PERF_SCRIPT };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = refuse });
+		assert_non_null(f);
+		errno = ENOENT; /* stale, from some call before */
+		assert_int_equal(output_write(f, all[i], fixture_profile(&fx)), -1);
+		if (errno != EIO)
+			fail_msg("%s: errno %d (%s), expected EIO", output_format_name(all[i]), errno,
+				 strerror(errno));
+		fclose(f);
+	}
+	fixture_free(&fx);
+}
+
 static void frames_bounded_everywhere(void **state)
 {
 	(void)state;
@@ -371,6 +404,7 @@ int main(void)
 		cmocka_unit_test(folded_empty_and_single),
 		cmocka_unit_test(folded_write_error),
 		cmocka_unit_test(frames_bounded_everywhere),
+		cmocka_unit_test(write_error_without_errno_is_eio),
 	};
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
 }
