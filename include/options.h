@@ -77,6 +77,8 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad);
 /* "folded", "stap", "svg", "speedscope", "pprof", "perf-script"; -1 for
  * anything else. */
 int parse_format(const char *text, enum output_format *out);
+/* --format's word for a format ("?" for none). */
+const char *format_name(enum output_format f);
 
 /* The extension that name ends with and that picks a format (.svg,
  * .speedscope.json, .pb.gz), with something before it: its length, and

@@ -37,8 +37,6 @@ enum output_format {
 	FORMAT_PERF_SCRIPT,
 };
 
-/* "folded", "stap", "svg", "speedscope", "pprof", "perf-script". */
-const char *output_format_name(enum output_format fmt);
 
 /* THE entry point: writes p to f in fmt, and flushes f.  folded, svg and
  * pprof need p->stacks only (pprof also reads p->samples, when given, for

@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 		sampler_profile(sampler, &profile);
 		if (output_write(out, o.format, &profile) != 0 && !r.error[0])
 			snprintf(r.error, sizeof(r.error), "cannot write the %s output: %s",
-				 output_format_name(o.format), strerror(errno));
+				 format_name(o.format), strerror(errno));
 	}
 	if (out && (fflush(out) != 0 || ferror(out)) && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "cannot write the output: %s", strerror(errno));

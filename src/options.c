@@ -141,7 +141,7 @@ int parse_format(const char *text, enum output_format *out)
 	return -1;
 }
 
-static const char *format_name(enum output_format f)
+const char *format_name(enum output_format f)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (formats[i].format == f)

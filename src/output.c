@@ -137,19 +137,6 @@ int output_stap(FILE *f, const struct profile *p)
 	return rc;
 }
 
-const char *output_format_name(enum output_format fmt)
-{
-	switch (fmt) {
-	case FORMAT_FOLDED: return "folded";
-	case FORMAT_STAP: return "stap";
-	case FORMAT_SVG: return "svg";
-	case FORMAT_SPEEDSCOPE: return "speedscope";
-	case FORMAT_PPROF: return "pprof";
-	case FORMAT_PERF_SCRIPT: return "perf-script";
-	}
-	return "?";
-}
-
 int output_write(FILE *f, enum output_format fmt, const struct profile *p)
 {
 	if (!p || !p->stacks) {

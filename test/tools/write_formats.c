@@ -119,14 +119,14 @@ static int bench(const char *dir, size_t samples, size_t stacks, size_t depth)
 				return perror(path), 1;
 			double t0 = now_ms();
 			if (output_write(f, all[i].fmt, p) != 0)
-				return perror(output_format_name(all[i].fmt)), 1;
+				return perror(format_name(all[i].fmt)), 1;
 			double t = now_ms() - t0;
 			size = ftell(f);
 			fclose(f);
 			if (t < best)
 				best = t;
 		}
-		printf("%-12s %10ld %10.1f %8.2f %8.2f\n", output_format_name(all[i].fmt), size,
+		printf("%-12s %10ld %10.1f %8.2f %8.2f\n", format_name(all[i].fmt), size,
 		       (double)size / (double)samples, best, best * 1000 / (double)samples);
 	}
 	fixture_free(&fx);

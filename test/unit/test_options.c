@@ -583,7 +583,7 @@ static void every_format_by_name(void **state)
 		assert_int_equal(parse(&o, err, w), PARSE_OK);
 		assert_int_equal(o.format, cases[i].format);
 		/* and the name it is printed with is the one it is asked by */
-		assert_string_equal(output_format_name(cases[i].format), cases[i].name);
+		assert_string_equal(format_name(cases[i].format), cases[i].name);
 	}
 	enum output_format f = FORMAT_SVG;
 	const char *bad[] = { "Folded", "svg ", "perf_script", "perf", "json", "pb", "" };
@@ -616,7 +616,7 @@ static void output_name_picks_the_format(void **state)
 		const char *w[] = { "-p", "1", "-o", cases[i].path, NULL };
 		assert_int_equal(parse(&o, err, w), PARSE_OK);
 		if (o.format != cases[i].format)
-			fail_msg("-o %s gave format %s", cases[i].path, output_format_name(o.format));
+			fail_msg("-o %s gave format %s", cases[i].path, format_name(o.format));
 		assert_int_equal(format_for_path(cases[i].path), cases[i].format);
 	}
 	/* the extension's length, which a window's file name keeps whole */

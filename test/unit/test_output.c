@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "options.h"
 #include "output.h"
 #include "profile_fixture.h"
 
@@ -363,7 +364,7 @@ static void write_error_without_errno_is_eio(void **state)
 		errno = ENOENT; /* stale, from some call before */
 		assert_int_equal(output_write(f, all[i], fixture_profile(&fx)), -1);
 		if (errno != EIO)
-			fail_msg("%s: errno %d (%s), expected EIO", output_format_name(all[i]), errno,
+			fail_msg("%s: errno %d (%s), expected EIO", format_name(all[i]), errno,
 				 strerror(errno));
 		fclose(f);
 	}
