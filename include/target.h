@@ -112,6 +112,10 @@ enum stop_result thread_wait_stop(struct target *t, struct thread *th, uint64_t 
  * execve swallows a pending interrupt. */
 void thread_nudge(struct thread *th, uint64_t now);
 
+/* A thread whose stop was pending has exited (a main thread that exits
+ * while others run stays a zombie and never traps): stop waiting. */
+void thread_forget_stop(struct thread *th);
+
 /* Lets a stopped thread run again (or stay in its group stop). */
 void thread_resume(struct target *t, struct thread *th);
 

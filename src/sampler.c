@@ -310,6 +310,32 @@ static void count_from_memory(struct sampler *s, struct process *p, struct threa
 
 /* --- capture --------------------------------------------------------- */
 
+/* The ticks of a thread whose trap never came: its state and kernel
+ * frames as read at each, without a user stack. */
+static void count_unstopped_thread(struct sampler *s, struct process *p, struct thread *th)
+{
+	struct pending_stop *ps = th->pending;
+	if (!ps)
+		return;
+	th->pending = NULL;
+	if (s->stops_pending)
+		s->stops_pending--;
+	s->snap->n_words = 0; /* no capture: no words either */
+	s->snap->words_ok = 0;
+	for (int j = 0; j < ps->n_ticks; j++) {
+		struct pending_tick *pt = &ps->ticks[j];
+		const char *kernel[KSTACK_MAX];
+		int n_kernel = 0;
+		const char *kp = pt->kernel;
+		for (; n_kernel < pt->n_kernel; n_kernel++, kp += strlen(kp) + 1)
+			kernel[n_kernel] = kp;
+		count_sample(s, p, th, reported_state(pt->state, false, pt->on_cpu), kernel,
+			     n_kernel, NULL, 0, 1, pt->count, pt->first_ns, pt->last_ns);
+		s->r->no_user_stack += pt->count;
+	}
+	free(ps);
+}
+
 /* The stack mapping holding sp, so the next copies take exactly the live
  * part: from the maps already read, else from the thread's own maps (a
  * stack mapped since), read while it runs. */
@@ -755,6 +781,14 @@ static void sample_thread(struct sampler *s, struct process *p, struct thread *t
 	if (runs_known)
 		note_sched(th, &sc, t0);
 
+	if (th->stop_pending && (st.state == 'Z' || st.state == 'X')) {
+		/* It exited with our stop pending and will never trap: the
+		 * ticks it had are counted as they were read; a zombie is
+		 * no sample (decide.h). */
+		thread_forget_stop(th);
+		count_unstopped_thread(s, p, th);
+		return;
+	}
 	if (th->stop_pending) {
 		/* Asked at an earlier tick and not stopped yet: it has run no
 		 * user code since, so this tick gets the stack its trap will
@@ -1114,28 +1148,8 @@ static void count_unstopped(struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
-		for (size_t k = 0; k < p->t->n_threads; k++) {
-			struct thread *th = &p->t->threads[k];
-			struct pending_stop *ps = th->pending;
-			if (!ps)
-				continue;
-			th->pending = NULL;
-			s->snap->n_words = 0; /* no capture: no words either */
-			s->snap->words_ok = 0;
-			for (int j = 0; j < ps->n_ticks; j++) {
-				struct pending_tick *pt = &ps->ticks[j];
-				const char *kernel[KSTACK_MAX];
-				int n_kernel = 0;
-				const char *kp = pt->kernel;
-				for (; n_kernel < pt->n_kernel; n_kernel++, kp += strlen(kp) + 1)
-					kernel[n_kernel] = kp;
-				count_sample(s, p, th, reported_state(pt->state, false, pt->on_cpu),
-					     kernel, n_kernel, NULL, 0, 1, pt->count, pt->first_ns,
-					     pt->last_ns);
-				s->r->no_user_stack += pt->count;
-			}
-			free(ps);
-		}
+		for (size_t k = 0; k < p->t->n_threads; k++)
+			count_unstopped_thread(s, p, &p->t->threads[k]);
 	}
 }
 

@@ -504,6 +504,11 @@ void thread_nudge(struct thread *th, uint64_t now)
 	}
 }
 
+void thread_forget_stop(struct thread *th)
+{
+	th->stop_pending = false;
+}
+
 void thread_resume(struct target *t, struct thread *th)
 {
 	(void)t;

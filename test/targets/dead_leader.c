@@ -5,11 +5,14 @@
  *   70 % spin_work (plain arithmetic, on CPU)
  *   30 % rest_work (off CPU, in nanosleep)
  * With argv[1] = MS, main waits MS milliseconds before it exits (a
- * profiler attached by then sees the main thread go).  Runs until killed. */
+ * profiler attached by then sees the main thread go); with argv[2] =
+ * "spin" it spends them on CPU, so that it is often interrupted by the
+ * profiler just as it exits.  Runs until killed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CYCLE_NS 100000000ULL
@@ -56,7 +59,10 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, worker_main, NULL) != 0)
 		return 1;
 	pthread_setname_np(t, "worker");
-	if (argc > 1)
-		rest_work(now() + (uint64_t)atoi(argv[1]) * 1000000ULL);
+	uint64_t until = argc > 1 ? now() + (uint64_t)atoi(argv[1]) * 1000000ULL : 0;
+	if (argc > 2 && strcmp(argv[2], "spin") == 0)
+		spin_work(until);
+	else if (argc > 1)
+		rest_work(until);
 	pthread_exit(NULL); /* the process lives on in its worker */
 }
