@@ -153,6 +153,19 @@ static bool same_build_id_and_bytes(const void *table, uint32_t id, const void *
 	       same_bytes(f, c);
 }
 
+/* The file we hold with this build-id and these very bytes (read from fd,
+ * or at memory), or NULL: one without a build-id is never shared. */
+static struct file *held_copy(struct files *fs, const uint8_t *build_id, size_t len, size_t size,
+			      int fd, const uint8_t *memory)
+{
+	if (!len)
+		return NULL;
+	struct candidate c = { build_id, len, size, fd, memory };
+	uint32_t id = hash_index_find(&fs->by_build_id, build_id_hash(build_id, len, size),
+				      same_build_id_and_bytes, fs, &c);
+	return id == HASH_NONE ? NULL : fs->files[id];
+}
+
 /* --- the registry ----------------------------------------------------- */
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -307,14 +320,8 @@ struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *adde
 	}
 	uint8_t build_id[FILES_BUILD_ID_MAX];
 	size_t len = file_build_id(elf, build_id, sizeof(build_id));
-	struct file *f = NULL;
-	if (len) {
-		struct candidate c = { build_id, len, (size_t)st.st_size, fd, NULL };
-		id = hash_index_find(&fs->by_build_id, build_id_hash(build_id, len, c.size),
-				     same_build_id_and_bytes, fs, &c);
-		if (id != HASH_NONE)
-			f = fs->files[id]; /* another inode of a file we hold */
-	}
+	/* another inode of a file we hold? */
+	struct file *f = held_copy(fs, build_id, len, (size_t)st.st_size, fd, NULL);
 	if (!f && (f = new_file(fs, elf, fd, NULL, (size_t)st.st_size, path, build_id, len)))
 		*added = true;
 	elf_end(elf);
@@ -349,14 +356,7 @@ struct file *files_add_memory(struct files *fs, const void *image, size_t size, 
 	}
 	uint8_t build_id[FILES_BUILD_ID_MAX];
 	size_t len = file_build_id(elf, build_id, sizeof(build_id));
-	struct file *f = NULL;
-	if (len) {
-		struct candidate c = { build_id, len, size, -1, copy };
-		uint32_t id = hash_index_find(&fs->by_build_id, build_id_hash(build_id, len, size),
-					      same_build_id_and_bytes, fs, &c);
-		if (id != HASH_NONE)
-			f = fs->files[id];
-	}
+	struct file *f = held_copy(fs, build_id, len, size, -1, copy);
 	if (f)
 		free(copy);
 	else if ((f = new_file(fs, elf, -1, copy, size, name, build_id, len)))
