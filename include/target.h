@@ -43,6 +43,7 @@ struct thread {
 	uint32_t profile_index;     /* in the profile's thread list, + 1; 0 none */
 	uint64_t last_sample_ns;    /* its last tick, for a sample's weight */
 	uint64_t stop_timeouts;     /* stops still pending 200 ms after the ask */
+	int last_cpu;               /* stat's processor at its last tick, -1 */
 	/* Its schedstat at the first and the last tick that read it: what
 	 * the kernel says it spent on a CPU, beside what the samples say. */
 	bool sched_seen;

@@ -82,6 +82,7 @@ static int add_thread(struct target *t, pid_t tid)
 	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
 	th->sched_fd = -1; /* opened at first use */
 	th->exec_fd = -1;
+	th->last_cpu = -1;
 	return 0;
 }
 
