@@ -23,26 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_THREADS 64
+#include "own_truth.h"
 
-static uint64_t now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+#define MAX_THREADS 64
 
 static uint64_t oncpu_ns(void)
 {
-	char buf[128];
-	unsigned long long run = 0;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY);
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		sscanf(buf, "%llu", &run);
-		close(fd);
-	}
+	unsigned long long run, wait;
+	thread_schedstat(&run, &wait);
 	return run;
 }
 

@@ -19,25 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void schedstat(unsigned long long *run, unsigned long long *wait)
-{
-	char buf[128];
-	*run = *wait = 0;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	sscanf(buf, "%llu %llu", run, wait);
-	close(fd);
-}
+#include "own_truth.h"
 
 static uint64_t end;
 volatile uint64_t sink;
@@ -54,11 +36,11 @@ static void *run(void *arg)
 	const char *name = arg;
 	unsigned long long run0, wait0, run1, wait1;
 	pthread_setname_np(pthread_self(), name);
-	schedstat(&run0, &wait0);
+	thread_schedstat(&run0, &wait0);
 	uint64_t t0 = now();
 	spin();
 	uint64_t wall = now() - t0;
-	schedstat(&run1, &wait1);
+	thread_schedstat(&run1, &wait1);
 	printf("thread=%s run_ns=%llu wait_ns=%llu wall_ns=%llu\n", name, run1 - run0,
 	       wait1 - wait0, (unsigned long long)wall);
 	return NULL;
