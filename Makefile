@@ -66,7 +66,7 @@ $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
 $(SPARE_TWIN): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_twinfun -o $@ $<
-$(B)/test/%: test/unit/%.c $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB) $(SPARE_TWIN)
+$(B)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIB_OBJS) $(HDRS) | test-deps $(B)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
@@ -115,7 +115,7 @@ $(S)/%.o: src/%.c $(HDRS) | build-deps $(S)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 $(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
-$(S)/test/%: test/unit/%.c $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB) $(SPARE_TWIN)
+$(S)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 $(S) $(S)/test:
 	@mkdir -p $@

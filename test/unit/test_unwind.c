@@ -24,34 +24,7 @@
 #include "unwind.h"
 
 /* The run's files and namers, fresh for each test (setup, teardown). */
-static struct files *files;
-static struct namer *namers[64];
-static size_t n_namers;
-
-static struct namer *namer_with(const struct symbolize_options *o)
-{
-	assert_true(n_namers < sizeof(namers) / sizeof(namers[0]));
-	namers[n_namers] = namer_new(o);
-	assert_non_null(namers[n_namers]);
-	return namers[n_namers++];
-}
-
-static int new_run(void **state)
-{
-	(void)state;
-	files = files_new(NULL);
-	return files ? 0 : -1;
-}
-
-static int end_run(void **state)
-{
-	(void)state;
-	while (n_namers)
-		namer_free(namers[--n_namers]);
-	files_free(files);
-	files = NULL;
-	return 0;
-}
+#include "naming_fixture.h"
 
 static struct snapshot snap; /* large: not on the stack */
 
