@@ -310,6 +310,17 @@ static void count_from_memory(struct sampler *s, struct process *p, struct threa
 
 /* --- capture --------------------------------------------------------- */
 
+/* A pending tick's kernel frames (NUL-separated in pt->kernel), into
+ * out[].  Returns their number. */
+static int tick_kernel(const struct pending_tick *pt, const char *out[KSTACK_MAX])
+{
+	const char *k = pt->kernel;
+	int n = 0;
+	for (; n < pt->n_kernel && n < KSTACK_MAX; n++, k += strlen(k) + 1)
+		out[n] = k;
+	return n;
+}
+
 /* The ticks of a thread whose trap never came: its state and kernel
  * frames as read at each, without a user stack. */
 static void count_unstopped_thread(struct sampler *s, struct process *p, struct thread *th)
@@ -325,10 +336,7 @@ static void count_unstopped_thread(struct sampler *s, struct process *p, struct 
 	for (int j = 0; j < ps->n_ticks; j++) {
 		struct pending_tick *pt = &ps->ticks[j];
 		const char *kernel[KSTACK_MAX];
-		int n_kernel = 0;
-		const char *kp = pt->kernel;
-		for (; n_kernel < pt->n_kernel; n_kernel++, kp += strlen(kp) + 1)
-			kernel[n_kernel] = kp;
+		int n_kernel = tick_kernel(pt, kernel);
 		count_sample(s, p, th, reported_state(pt->state, false, pt->on_cpu), kernel,
 			     n_kernel, NULL, 0, 1, pt->count, pt->first_ns, pt->last_ns);
 		s->r->no_user_stack += pt->count;
@@ -531,10 +539,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	for (int i = 0; i < ps->n_ticks; i++) {
 		struct pending_tick *pt = &ps->ticks[i];
 		const char *kernel[KSTACK_MAX];
-		int n_kernel = 0;
-		const char *k = pt->kernel;
-		for (; n_kernel < pt->n_kernel; n_kernel++, k += strlen(k) + 1)
-			kernel[n_kernel] = k;
+		int n_kernel = tick_kernel(pt, kernel);
 		if (i == 0) /* the wait's own, if our stop aborts it */
 			memory_keep_kernel(m, kernel, n_kernel);
 		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
