@@ -58,18 +58,7 @@ static const char *named_at(struct program *p, uint64_t ip)
 	return text;
 }
 
-/* /tmp/perf-PID.map written anew (another file), one entry at addr. */
-static void write_jit_map(uint64_t addr, const char *name)
-{
-	char path[64], next[80];
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	snprintf(next, sizeof(next), "%s.next", path);
-	FILE *f = fopen(next, "w");
-	assert_non_null(f);
-	fprintf(f, "%" PRIx64 " 40 %s\n", addr, name);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(rename(next, path), 0);
-}
+#include "jit_map.h"
 
 /* After an execve the JIT map of the process is the new program's: the
  * old program's JIT code is named by what the old one wrote (read once

@@ -290,19 +290,7 @@ static void jit_map_names(void **state)
 	munmap(jit, 4096);
 }
 
-/* Writes /tmp/perf-PID.map anew (another file, as jcmd writes it): one
- * entry, name at addr. */
-static void write_jit_map(uint64_t addr, const char *name)
-{
-	char path[64], next[80];
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	snprintf(next, sizeof(next), "%s.next", path);
-	FILE *f = fopen(next, "w");
-	assert_non_null(f);
-	fprintf(f, "%" PRIx64 " 40 %s\n", addr, name);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(rename(next, path), 0);
-}
+#include "jit_map.h"
 
 /* JIT code is named as the JIT's map says now, not as it said the first
  * time the address was named (naming runs again and again with --period
