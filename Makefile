@@ -18,9 +18,11 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 B := build
-SRCS     := $(wildcard src/*.c)
-LIB_OBJS := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/main.c,$(SRCS)))
-HDRS     := $(wildcard include/*.h)
+# src/ holds a folder per stage of the pipeline (docs/how-it-works.md),
+# include/ the same folders; an object keeps its source's folder.
+SRCS     := $(wildcard src/*.c src/*/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/cli/main.c,$(SRCS)))
+HDRS     := $(wildcard include/*.h include/*/*.h)
 
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(B)/test/%,$(UNIT_SRCS))
@@ -46,10 +48,11 @@ build-deps:
 test-deps:
 	@$(if $(shell sh scripts/install-deps.sh --missing test),$(error $(shell sh scripts/install-deps.sh --missing test)))
 
-ptrace_profiler: $(LIB_OBJS) $(B)/main.o
+ptrace_profiler: $(LIB_OBJS) $(B)/cli/main.o
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/%.o: src/%.c $(HDRS) | build-deps $(B)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
@@ -70,7 +73,7 @@ $(B)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIB_OBJS) $(HDRS) | test-
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
-# size/time table in the README.
+# size/time table in docs/formats.md.
 FORMATS_TOOL := $(B)/test/write_formats
 $(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OBJS) $(HDRS) | $(B)/test
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
@@ -112,8 +115,9 @@ SAN_LIB_OBJS := $(patsubst $(B)/%,$(S)/%,$(LIB_OBJS))
 SAN_UNIT_BINS := $(patsubst $(B)/test/%,$(S)/test/%,$(UNIT_BINS))
 
 $(S)/%.o: src/%.c $(HDRS) | build-deps $(S)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-$(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/main.o
+$(S)/ptrace_profiler: $(SAN_LIB_OBJS) $(S)/cli/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
 $(S)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(SAN_LIB_OBJS) $(HDRS) | test-deps $(S)/test $(SPARE_LIB) $(SPARE_TWIN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
@@ -125,12 +129,15 @@ $(S) $(S)/test:
 # test/fuzz/corpus/TARGET/; an input that crashes is left in build/fuzz/ and
 # belongs in that corpus directory, where make check replays it for ever.
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_SRCS := src/options.c src/oracle.c src/frame.c src/procfs.c src/perfmap.c src/pyroscope.c
+# Every library source: the parsers under test reach the format table,
+# which names its writers.
+FUZZ_SRCS := $(filter-out src/cli/main.c,$(SRCS))
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz
 $(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) | $(F)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS) $(LDLIBS)
 $(F):
 	mkdir -p $@
 

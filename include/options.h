@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "output.h"
-#include "pyroscope.h"
+#include "output/output.h"
+#include "output/pyroscope.h"
 
-#define PROFILER_VERSION "0.1.0"
+#include "base/version.h"
 
 #define MAX_PIDS 64
 #define MAX_TARGETS 4096 /* processes in one run, with --subprocesses */
@@ -41,7 +41,7 @@ struct options {
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
 	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
-	/* Continuous profiling (README "Continuous profiling") */
+	/* Continuous profiling (docs/continuous.md) */
 	uint64_t period_ns;        /* --period: a profile per window; 0 = one for the run */
 	const char *push_url;      /* --push URL: each window POSTed to URL/ingest */
 	const char *app_name;      /* --app-name; NULL = the target's comm */
@@ -50,7 +50,7 @@ struct options {
 	size_t push_queue;         /* --push-queue: windows waiting to be sent, at most */
 };
 
-#define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see README "Defaults" */
+#define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see docs/usage.md "Defaults" */
 #define DEFAULT_PUSH_PERIOD_NS 10000000000ULL /* --push without --period: 10 s */
 #define MIN_PERIOD_NS 1000000000ULL /* windows are named and pushed to the second */
 #define DEFAULT_PUSH_QUEUE 16
@@ -73,21 +73,6 @@ int parse_pid(const char *text, pid_t *out);
  * Returns the count, or -1 (then *bad points at the offending item, or is
  * NULL when the list is too long). */
 int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad);
-
-/* "folded", "stap", "svg", "speedscope", "pprof", "perf-script"; -1 for
- * anything else. */
-int parse_format(const char *text, enum output_format *out);
-/* --format's word for a format ("?" for none). */
-const char *format_name(enum output_format f);
-
-/* The extension that name ends with and that picks a format (.svg,
- * .speedscope.json, .pb.gz), with something before it: its length, and
- * the format in *format (may be NULL); 0 if there is none. */
-size_t format_extension(const char *name, enum output_format *format);
-
-/* The format a file name asks for when --format is not given: the one of
- * its format_extension; anything else (.folded...) is folded. */
-enum output_format format_for_path(const char *path);
 
 /* Fills *o (defaults first).  PARSE_EXIT_OK means --help or --version was
  * printed to stdout; PARSE_ERROR leaves a one-line message in err. */

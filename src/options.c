@@ -1,8 +1,7 @@
 /* options.c - command line parsing; see options.h for the rules. */
 #define _GNU_SOURCE
 #include "options.h"
-#include "oracle.h"
-#include "output_util.h" /* ends_with */
+#include "db/oracle.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -114,59 +113,6 @@ int parse_pid_list(const char *text, pid_t *out, size_t max, const char **bad)
 			return (int)n;
 		item += len + 1;
 	}
-}
-
-/* The formats, by --format's name and by the extension of -o's name that
- * picks one (window.c keeps those whole in a window's file name). */
-static const struct {
-	const char *name;
-	enum output_format format;
-	const char *extension;
-} formats[] = {
-	{ "folded", FORMAT_FOLDED, NULL },
-	{ "stap", FORMAT_STAP, NULL },
-	{ "svg", FORMAT_SVG, ".svg" },
-	{ "speedscope", FORMAT_SPEEDSCOPE, ".speedscope.json" },
-	{ "pprof", FORMAT_PPROF, ".pb.gz" },
-	{ "perf-script", FORMAT_PERF_SCRIPT, NULL },
-};
-
-int parse_format(const char *text, enum output_format *out)
-{
-	for (size_t i = 0; text && i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (strcmp(text, formats[i].name) == 0) {
-			*out = formats[i].format;
-			return 0;
-		}
-	return -1;
-}
-
-const char *format_name(enum output_format f)
-{
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].format == f)
-			return formats[i].name;
-	return "?";
-}
-
-size_t format_extension(const char *name, enum output_format *format)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		const char *ext = formats[i].extension;
-		if (ext && n > strlen(ext) && ends_with(name, ext)) {
-			if (format)
-				*format = formats[i].format;
-			return strlen(ext);
-		}
-	}
-	return 0;
-}
-
-enum output_format format_for_path(const char *path)
-{
-	enum output_format f;
-	return format_extension(path, &f) ? f : FORMAT_FOLDED;
 }
 
 /* The bad item of a list, for the message: "12" of "5,12x,7". */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oracle.h"
+#include "db/oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

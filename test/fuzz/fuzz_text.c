@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "oracle.h"
+#include "db/oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "options.h"
-#include "output.h"
+#include "output/output.h"
 #include "../unit/profile_fixture.h"
 
 #define HOSTILE "<script>alert(\"x\")</script> & ]]> 'q' \xff\xfe"

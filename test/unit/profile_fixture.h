@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "profile.h"
+#include "profile/aggregate.h"
+#include "profile/profile.h"
 
 #define FIXTURE_MAX_THREADS 64
 

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <malloc.h>
 
-#include "aggregate.h"
+#include "profile/aggregate.h"
 
 struct seen {
 	char text[64][256];

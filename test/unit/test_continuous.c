@@ -14,9 +14,9 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "bqueue.h"
-#include "pyroscope.h"
-#include "window.h"
+#include "base/bqueue.h"
+#include "output/pyroscope.h"
+#include "continuous/window.h"
 
 /* 2026-11-23 14:00:00 UTC */
 #define T0 1795442400ULL

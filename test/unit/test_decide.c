@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "decide.h"
+#include "sample/decide.h"
 
 #define GEN 7
 

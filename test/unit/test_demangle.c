@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "demangle.h"
+#include "name/demangle.h"
 
 static void as_cxxfilt_prints_them(void **state)
 {

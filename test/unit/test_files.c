@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "files.h"
+#include "unwind/files.h"
 
 #ifndef SPARE_LIB
 #define SPARE_LIB "build/test/libspare.so"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "frame.h"
+#include "base/frame.h"
 
 static void keeps_ordinary_names(void **state)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hash_index.h"
+#include "base/hash_index.h"
 
 #define N 20000
 

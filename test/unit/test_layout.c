@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "layout.h"
-#include "procfs.h"
+#include "unwind/layout.h"
+#include "tracee/procfs.h"
 
 #define R 4
 #define W 2

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "oracle.h"
+#include "db/oracle.h"
 
 static void addresses(void **state)
 {

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "options.h"
-#include "output.h"
+#include "output/output.h"
 #include "profile_fixture.h"
 
 static const char *const user[] = { "_start", "main", "work" };

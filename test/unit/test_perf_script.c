@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "output.h"
+#include "output/output.h"
 #include "profile_fixture.h"
 
 static char *write_as(const struct profile *p, enum output_format fmt)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "perfmap.h"
+#include "name/perfmap.h"
 
 /* An exact-size heap copy without a terminating NUL: a parser that reads
  * past len trips AddressSanitizer. */

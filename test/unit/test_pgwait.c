@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pgwait.h"
+#include "db/pgwait.h"
 
 static const char *frame(int major, uint32_t word)
 {

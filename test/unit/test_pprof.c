@@ -15,7 +15,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "output.h"
+#include "output/output.h"
 #include "profile_fixture.h"
 
 /* --- reading it back --------------------------------------------------- */

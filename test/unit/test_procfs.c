@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "procfs.h"
+#include "tracee/procfs.h"
 
 /* An exact-size heap copy without a terminating NUL: a parser that reads
  * past len trips AddressSanitizer. */

@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "aggregate.h"
-#include "files.h"
-#include "program.h"
-#include "symbolize.h"
+#include "profile/aggregate.h"
+#include "unwind/files.h"
+#include "profile/program.h"
+#include "name/symbolize.h"
 
 /* The run's files, names and output table, fresh for each test. */
 static struct program_shared shared;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qualname.h"
+#include "name/qualname.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

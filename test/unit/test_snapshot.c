@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 
-#include "snapshot.h"
+#include "tracee/snapshot.h"
 
 /* A thread stopped by PTRACE_INTERRUPT while blocked in read(3, buf, 1):
  * the kernel aborted the call with -ERESTARTSYS, pc is after `syscall`. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "output.h"
+#include "output/output.h"
 #include "json_mini.h"
 #include "profile_fixture.h"
 

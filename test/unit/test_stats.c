@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "base/stats.h"
 
 static struct duration_hist h; /* large: not on the stack */
 

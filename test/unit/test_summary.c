@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "summary.h"
+#include "cli/summary.h"
 
 static void durations(void **state)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "output.h"
-#include "output_util.h"
+#include "output/output.h"
+#include "output/output_util.h"
 #include "profile_fixture.h"
 
 /* --- a small XML well-formedness checker ------------------------------ */

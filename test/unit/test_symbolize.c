@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "modules.h"
-#include "symbolize.h"
+#include "unwind/files.h"
+#include "unwind/modules.h"
+#include "name/symbolize.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41

@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "modules.h"
-#include "snapshot.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "unwind/files.h"
+#include "unwind/modules.h"
+#include "tracee/snapshot.h"
+#include "name/symbolize.h"
+#include "unwind/unwind.h"
 
 /* The run's files and namers, fresh for each test (setup, teardown). */
 #include "naming_fixture.h"

@@ -1,0 +1,22 @@
+/* summary.h - the end-of-run summary on stderr: the rate achieved, each
+ * thread's samples beside what its schedstat says it spent on a CPU, what
+ * the stops cost the target, and what the profiler itself spent. */
+#ifndef PTRACE_PROFILER_SUMMARY_H
+#define PTRACE_PROFILER_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "sample/sampler.h"
+#include "tracee/target.h"
+
+void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
+		   const struct sampler_result *r);
+
+/* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
+ * it, into out.  Returns out. */
+const char *format_duration(uint64_t ns, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,60 @@
+/* pgstate.h - where a PostgreSQL process keeps its wait event, and reading it.
+ *
+ * From 14 on, every server process writes its current wait event through
+ * my_wait_event_info, a pointer exported in the postgres binary's .dynsym
+ * (for extensions): to a variable of its own until the backend has its
+ * PGPROC, then to MyProc->wait_event_info in shared memory (and back to
+ * its own variable on the way out).  The symbol is looked up once per
+ * process in the binary's .dynsym (the module's image as modules.h opened
+ * it, plus its load bias), never in debug info: nothing slow in the
+ * sampling loop.  Each sample then reads, in the same process_vm_readv as
+ * the stack, the pointer and the word it pointed to at the last sample:
+ * when the pointer has moved, the word is read again at its new place, so
+ * a backend that got its PGPROC after we first looked is followed, and
+ * one on its way out is never read in a slot another backend took over.
+ */
+#ifndef PTRACE_PROFILER_PGSTATE_H
+#define PTRACE_PROFILER_PGSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unwind/modules.h"
+#include "db/pgwait.h"
+#include "tracee/snapshot.h"
+
+struct pg_process {
+	bool server;                       /* my_wait_event_info was found */
+	bool version_known;
+	struct pg_version version;
+	const struct pg_wait_table *table; /* NULL: every event by number */
+	uint64_t pointer_addr;             /* &my_wait_event_info */
+	uint64_t word_addr;                /* what it pointed to; 0 not known */
+};
+
+enum pg_probe {
+	PG_PROBE_SERVER,       /* a PostgreSQL 14+ process */
+	PG_PROBE_NOT_POSTGRES, /* no my_wait_event_info: not a server process */
+	PG_PROBE_TOO_OLD,      /* PostgreSQL 13 or older: no my_wait_event_info */
+};
+
+/* Looks at process pid through its modules m.  msg gets a line for the
+ * user: the reason for PG_PROBE_TOO_OLD and PG_PROBE_NOT_POSTGRES, and for
+ * a server whose events can only be numbers (a version with no table)
+ * why; otherwise "". */
+enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, char *msg,
+		       size_t msglen);
+
+/* The words a capture of one of its threads reads (snapshot.h): the
+ * pointer, as two 4-byte words, then the word it points to, if known. */
+void pg_words(const struct pg_process *p, struct snapshot *s);
+
+/* After the capture: the wait event word of the sample.  If the pointer
+ * has moved, the word is read at its new place now, and the snapshot's
+ * words updated so that every later look at this capture agrees.
+ * 0, or -1 when it cannot be read. */
+int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word);
+
+#endif

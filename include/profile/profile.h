@@ -1,0 +1,89 @@
+/* profile.h - a finished run, as the output writers read it.
+ *
+ * Every format is written from this after the run: the distinct stacks and
+ * their counts (folded, SVG, pprof) and, for the formats that keep time,
+ * every sample in time order (speedscope, perf-script).  Frames are named
+ * and sanitized already; a stack's frames are root first:
+ *
+ *   [0]   the thread: "comm", or "comm[PID]/thread" with several processes
+ *   [1]   the application's state, when asked for: "... (Oracle state)",
+ *         "... (PostgreSQL state)" - every such frame ends in " state)"
+ *   next  the OS state: "R (running)", "S (sleeping)" ... (procfs.h)
+ *   then  user frames outermost first; inlined ones end in "_[i]"
+ *   last  kernel frames outermost first, each ending in "_[k]"
+ */
+#ifndef PTRACE_PROFILER_PROFILE_H
+#define PTRACE_PROFILER_PROFILE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "profile/aggregate.h"
+
+/* A thread that was sampled. */
+struct profile_thread {
+	pid_t pid, tid;
+	const char *process; /* the process's comm */
+	const char *name;    /* the thread's comm, as its root frame shows it */
+};
+
+/* One sample. */
+struct profile_sample {
+	uint64_t time_ns;   /* since the first tick */
+	uint64_t weight_ns; /* the wall time it stands for: the interval to
+			       the thread's previous sample (the first: -d) */
+	uint32_t stack;     /* id in profile.stacks */
+	uint32_t thread;    /* index in profile.threads */
+};
+
+/* The samples in time order, read one at a time: they may be more than
+ * memory should hold.  next() gives 1 and fills *out, 0 at the end, -1 on
+ * an error; rewind() starts over (0 or -1). */
+struct sample_source {
+	int (*next)(void *arg, struct profile_sample *out);
+	int (*rewind)(void *arg);
+	void *arg;
+};
+
+/* A file the target had mapped, for formats that name them (pprof). */
+struct profile_module {
+	const char *path;
+	uint64_t start, end, offset; /* as mapped */
+	const char *build_id;        /* hex, or NULL */
+};
+
+struct profile {
+	const struct stack_table *stacks; /* distinct named stacks, ids 0..n-1 */
+	const struct sample_source *samples; /* NULL: the format keeps no time */
+	const struct profile_thread *threads;
+	size_t n_threads;
+	const struct profile_module *modules;
+	size_t n_modules;
+	/* what the run was */
+	const char *command;      /* the profiler's command line, as typed */
+	const char *target;       /* "postgres (PID 1234)", "3 processes" */
+	uint64_t interval_ns;     /* -d: the mean interval */
+	uint64_t start_unix_ns;   /* wall clock at the first tick */
+	uint64_t duration_ns;     /* first tick to the end */
+	uint64_t total_samples;
+};
+
+/* One sample, every string already sanitized. */
+struct sample_view {
+	const char *thread;        /* root frame: the thread's comm */
+	const char *app_state;     /* e.g. the Oracle wait event; may be NULL */
+	const char *state;         /* "S (sleeping)" */
+	const char *const *user;   /* outermost first */
+	const uint64_t *user_ip;   /* same order; may be NULL */
+	size_t n_user;
+	const char *const *kernel; /* outermost first, "_[k]" appended */
+	size_t n_kernel;
+};
+
+/* Root-first frame list of a sample: thread, app state (if any), state,
+ * user, kernel.
+ * Returns the number written (at most max). */
+size_t sample_frames(const struct sample_view *s, const char **out, size_t max);
+
+#endif

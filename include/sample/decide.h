@@ -1,0 +1,123 @@
+/* decide.h - for each thread and tick: reuse what we know, look at it
+ * without stopping it, or stop it.
+ *
+ * The rule that keeps the profile true: a sample describes the thread as
+ * it is at the tick.  What an earlier sample learnt is reused only when it
+ * provably still holds:
+ *   - the thread has not been put on a CPU since we last proved that stack
+ *     current (its schedstat run count is the same): it has not executed
+ *     one instruction, so its stacks, user and kernel, are the same; or
+ *   - the inputs of the unwind are byte for byte those of the earlier one:
+ *     the same sp and pc, the same stack bytes, read while the thread's
+ *     run count did not move.  (The other registers are the earlier ones;
+ *     with the same sp, pc and stack they can differ only in a value no
+ *     frame saved, which does not change where the frames are.)
+ * A blocked thread (S, D) is looked at without stopping it ("peek"):
+ * /proc/.../syscall gives its sp and pc, the stack is copied, and the copy
+ * is consistent when its run count is the same before and after.  It is
+ * stopped only if the unwind needs a register that sp and pc do not give
+ * (a frame-pointer chain needs rbp).  A thread that runs is stopped: at
+ * once if it is on a CPU, and without waiting for it if it is queued for
+ * one - its trap comes when it gets the CPU, and until then it has not
+ * run, so the stack it traps with is the one it had at the tick.
+ *
+ * Everything here is pure: no system calls, unit-tested case by case.
+ */
+#ifndef PTRACE_PROFILER_DECIDE_H
+#define PTRACE_PROFILER_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracee/procfs.h"
+#include "unwind/unwind.h"
+
+/* What a tick reads of a thread before deciding (no stop). */
+struct tick_view {
+	char state;          /* from stat */
+	bool runs_known;     /* schedstat readable */
+	uint64_t runs;       /* its run count: times put on a CPU */
+	bool group_stop;     /* in a group stop we left in place */
+	unsigned group_stops;
+	unsigned generation; /* modules_generation now */
+};
+
+#define MEMORY_KERNEL_BYTES 1024
+
+/* What the samples so far proved about a thread. */
+struct thread_memory {
+	bool valid;             /* frames hold a user stack */
+	unsigned generation;    /* modules_generation they were unwound with */
+	int n_frames, complete;
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	/* what they were unwound from */
+	uint64_t sp, pc;
+	uint64_t stack_start;
+	size_t stack_len;
+	uint64_t stack_hash;
+	/* Blocked and proven current at run count runs_verified: while the
+	 * count stays there, frames and kernel frames are still the truth. */
+	bool verified;
+	uint64_t runs_verified;
+	/* Taken in group stop number group_stops (SIGSTOP, Ctrl-Z): valid
+	 * while that stop lasts. */
+	bool in_group_stop;
+	unsigned group_stops;
+	/* Its run count in our last stop of it: while it stays there, the
+	 * thread has not run since we let it go, and its stack is the one we
+	 * copied - a thread queued for a CPU is not stopped again for it. */
+	bool capture_runs_known;
+	uint64_t runs_at_capture;
+	/* That stop took the thread out of a blocking call (state_before),
+	 * which it restarts once it runs again: until then it shows R only
+	 * because of us. */
+	bool aborted;
+	char state_before;
+	struct blocked_syscall abort_where; /* the call, from its registers */
+	/* The kernel frames of its last blocked sample (n_kernel names, each
+	 * NUL-terminated, outermost first, "_[k]" appended).  After our stop
+	 * a wait goes on as restart_syscall, whose kernel stack shows only
+	 * the system call entry: the wait keeps the frames it had. */
+	int n_kernel;
+	char kernel[MEMORY_KERNEL_BYTES];
+};
+
+enum thread_action {
+	ACT_SKIP,    /* a zombie or dead thread: no sample */
+	ACT_REUSE,   /* the memory is the truth: user and kernel frames */
+	ACT_PARKED,  /* R only because we aborted its wait: the memory, as
+			it was before our stop (state_before, its kernel frames) */
+	ACT_QUEUED,  /* R, and not run since our last stop of it: queued for a
+			CPU, with the stack we copied then */
+	ACT_PEEK,    /* blocked: read it without stopping it */
+	ACT_STOP,    /* stop it and copy */
+};
+
+enum thread_action decide(const struct tick_view *v, const struct thread_memory *m);
+
+/* The state a sample shows.  state is from stat; on_cpu tells R apart:
+ * "R (running)" on a CPU, "R (runnable)" queued for one.  A ptrace stop
+ * that is not a group stop is our own doing, or a signal on its way (the
+ * thread was running to take it): "R (running)".  In a group stop the
+ * thread shows 't' because it is also traced; to its user it is
+ * "T (stopped)". */
+const char *reported_state(char state, bool group_stop, bool on_cpu);
+
+/* The same sp, pc and stack bytes as the memory's unwind (and the same
+ * modules)? */
+bool memory_matches(const struct thread_memory *m, uint64_t sp, uint64_t pc,
+		    uint64_t stack_start, size_t stack_len, uint64_t stack_hash,
+		    unsigned generation);
+
+/* A 64-bit fingerprint of a stack copy. */
+uint64_t stack_hash(const uint8_t *p, size_t n);
+
+/* Keeps kernel frames (outermost first) in the memory; returns false (and
+ * keeps none) if they do not fit. */
+bool memory_keep_kernel(struct thread_memory *m, const char *const *kernel, int n);
+
+/* The kept kernel frames, into out[] (pointers into m). Returns their number. */
+int memory_kernel(const struct thread_memory *m, const char **out, int max);
+
+#endif

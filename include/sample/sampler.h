@@ -1,0 +1,88 @@
+/* sampler.h - the tick loop.
+ *
+ * Each round, per thread: read /proc (state, run count; kernel stack when
+ * it can have changed), decide (decide.h) whether what we know still holds,
+ * else look at a blocked thread without stopping it, else stop it, copy
+ * its registers and live stack, and resume it; unwind and count while it
+ * runs; name the stacks after detaching (program.h).  A thread queued for
+ * a CPU is asked to stop and copied when its trap comes; the round goes on
+ * meanwhile.  Ticks are absolute deadlines at random intervals around -d
+ * (uniform in [d/2, 3d/2]): a fixed interval can run in lockstep with a
+ * target's own timer and never see the work it does after each tick. */
+#ifndef PTRACE_PROFILER_SAMPLER_H
+#define PTRACE_PROFILER_SAMPLER_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile/aggregate.h"
+#include "options.h"
+#include "profile/profile.h"
+#include "db/oracle.h"
+#include "base/stats.h"
+#include "tracee/target.h"
+
+struct sampler_result {
+	uint64_t rounds;           /* ticks sampled */
+	uint64_t samples;          /* thread samples taken */
+	uint64_t reused;           /* of which known to be unchanged: no reads */
+	uint64_t peeked;           /* of which blocked threads read without a stop */
+	uint64_t queued;           /* stops of threads queued for a CPU */
+	uint64_t no_user_stack;    /* samples of threads that never stopped */
+	uint64_t skipped_ticks;    /* ticks dropped because we overran */
+	uint64_t unwind_failures;  /* unwinds that stopped on an error */
+	uint64_t stop_timeouts;    /* stops still pending 200 ms after the ask */
+	uint64_t wall_ns;          /* first tick to end */
+	uint64_t cpu_ns;           /* our user+system CPU over the same time */
+	uint64_t naming_ns;        /* naming the stacks, after detaching */
+	unsigned images_opened;    /* ELF files read, once for every process */
+	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
+	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
+	int nice;                  /* the sampler's nice value */
+	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
+	uint64_t family_full;      /* not seized: no room for more processes */
+	uint64_t start_unix_ns;    /* wall clock at the first tick */
+	char error[160];           /* why the run failed, "" if it did not */
+	struct duration_hist frozen; /* per-stop stopped time */
+	struct duration_hist work;   /* per-sample profiler work after resume */
+};
+
+struct sampler;
+
+/* Reads the modules of every target.  ts has room for cap_targets: with
+ * --subprocesses the descendants seized on the way are added there, and
+ * *n_targets follows.  Folded stacks are counted into
+ * table (stap samples are written to out as they come); with Oracle
+ * addresses in o, each sample also gets the session's wait event (names
+ * may be NULL).  NULL (with a message on stderr) if it cannot. */
+struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *n_targets,
+			    size_t cap_targets, const struct event_names *names,
+			    struct stack_table *table, FILE *out);
+
+/* Samples until -n/-t is reached, *quit is set, or the targets exit.
+ * Returns 0, or -1 on an output error. */
+int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r);
+
+/* After detaching (naming reads symbols and debug info and can take a
+ * while; a traced target would wait for us meanwhile): names every stack
+ * still counted by address into the table.  0, or -1 when out of memory. */
+int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
+
+/* After naming: the samples in time order (for the formats that keep
+ * time; NULL otherwise) and the threads they name, into p. */
+void sampler_profile(struct sampler *s, struct profile *p);
+
+void sampler_free(struct sampler *s);
+
+/* Continuous profiling (continuous.h), before sampler_run: with --period
+ * the stacks are counted per window, and each window, cut after the round
+ * that ends it, is named between the next ticks and handed to c; the last
+ * one by sampler_name_stacks.  *dump, set by SIGUSR1, asks for the profile
+ * so far (without --period: named at once and handed to c as a copy;
+ * with --period: the current window ends, at least 1 s after it began). */
+struct continuous;
+void sampler_continuous(struct sampler *s, struct continuous *c, volatile sig_atomic_t *dump);
+
+#endif

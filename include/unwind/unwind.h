@@ -1,0 +1,45 @@
+/* unwind.h - call chains from snapshots, with libunwind, offline.
+ *
+ * libunwind is driven through its remote interface with our own accessors:
+ * registers come from the snapshot, stack memory from the copied stack,
+ * unwind tables from the module images (modules.h).  The target is never
+ * touched: it has been running again since the snapshot was taken.
+ */
+#ifndef PTRACE_PROFILER_UNWIND_H
+#define PTRACE_PROFILER_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind/modules.h"
+#include "tracee/snapshot.h"
+
+#define UNWIND_MAX_FRAMES 256
+
+/* What a frame's address is, for naming it. */
+enum frame_kind {
+	FRAME_CALL,   /* a return address: the call is the instruction before */
+	FRAME_EXACT,  /* the instruction itself: the innermost frame, or the
+	               * one a signal interrupted */
+	FRAME_SIGNAL, /* the signal trampoline a handler returns to */
+};
+
+struct unwound_frame {
+	uint64_t ip;
+	enum frame_kind kind;
+};
+
+struct unwinder;
+
+struct unwinder *unwinder_new(struct modules *m);
+void unwinder_free(struct unwinder *u);
+
+/* Fills frames[] innermost first.  A signal frame is unwound through into
+ * the interrupted code; code in no module (JIT) is stepped over by its
+ * frame pointer where it keeps one.  Returns the number of frames (>= 1
+ * when the snapshot has an ip), and sets *complete to 0 when the unwind
+ * stopped early on an error rather than at the outermost frame. */
+int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
+		    struct unwound_frame *frames, int max, int *complete);
+
+#endif

@@ -1,0 +1,42 @@
+/* frame.c - make untrusted names safe for the folded format. */
+#include "base/frame.h"
+
+#include <string.h>
+
+size_t frame_sanitize(const char *in, char *out, size_t outsz)
+{
+	if (outsz == 0)
+		return 0;
+	if (!in || !in[0])
+		in = "[unknown]";
+	size_t n = 0;
+	for (; in[n] && n + 1 < outsz; n++) {
+		unsigned char c = (unsigned char)in[n];
+		if (c == ';')
+			out[n] = ':';
+		else if (c < 0x20 || c == 0x7f)
+			out[n] = '?';
+		else
+			out[n] = (char)c;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+size_t frame_module_name(const char *path, char *out, size_t outsz)
+{
+	if (outsz < 3) {
+		if (outsz)
+			out[0] = '\0';
+		return 0;
+	}
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	if (!base || !base[0])
+		return frame_sanitize("[unknown]", out, outsz);
+	out[0] = '[';
+	size_t n = frame_sanitize(base, out + 1, outsz - 2);
+	out[1 + n] = ']';
+	out[2 + n] = '\0';
+	return n + 2;
+}

@@ -1,0 +1,81 @@
+/* priority.c - see priority.h for why the sampler asks for a short slice
+ * (and no more), and names at nice 19. */
+#define _GNU_SOURCE
+#include "base/priority.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* struct sched_attr (include/uapi/linux/sched/types.h), which glibc 2.36
+ * does not declare; its first 48 bytes are the ones every kernel since
+ * 3.14 knows. */
+struct sched_attr_v1 {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+#define SAMPLING_SLICE_NS 100000ULL /* the smallest slice EEVDF accepts */
+
+void priority_for_sampling(struct priority_report *r)
+{
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	r->nice = errno ? 0 : nice;
+	/* A SCHED_OTHER task's sched_runtime is its slice on EEVDF kernels;
+	 * older kernels ignore it (or refuse the call): nothing lost. */
+	struct sched_attr_v1 a = {
+		.size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = r->nice,
+		.sched_runtime = SAMPLING_SLICE_NS,
+	};
+	r->short_slice = syscall(SYS_sched_setattr, 0, &a, 0) == 0;
+}
+
+void priority_for_naming(void)
+{
+	/* Back to a plain slice, then the weakest nice value: 15/1024 of a
+	 * nice-0 task's share.  (SCHED_IDLE's is 3/1024: naming on a
+	 * saturated server would take minutes instead of seconds.) */
+	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = 19 };
+	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+		setpriority(PRIO_PROCESS, 0, 19);
+}
+
+struct background {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *background_main(void *arg)
+{
+	struct background b = *(struct background *)arg;
+	free(arg);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 19); /* this thread only */
+	return b.fn(b.arg);
+}
+
+int priority_start_background(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	struct background *b = malloc(sizeof(*b));
+	if (!b)
+		return ENOMEM;
+	*b = (struct background){ fn, arg };
+	/* The mask is inherited: all blocked from the first instruction. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(thread, NULL, background_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		free(b);
+	return rc;
+}

@@ -1,0 +1,123 @@
+/* out_folded.c - folded and stap text. */
+#include "output/output.h"
+#include "output/output_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_folded(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	FILE *f = arg;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(';', f);
+		fputs(frames[i], f);
+	}
+	fprintf(f, " %" PRIu64 "\n", count);
+}
+
+int output_folded(FILE *f, const struct stack_table *t)
+{
+	stack_table_visit_sorted(t, print_folded, f);
+	/* A full disk or a closed pipe shows only once the buffer goes out. */
+	return fflush(f) != 0 || ferror(f) ? -1 : 0;
+}
+
+/* stackcollapse-stap.pl, per line: drops leading white space, then from
+ * the last '+' on, then everything up to the last " : ".  A frame line is
+ * " 0x<ip> : NAME+0x0", so the last '+' is ours, and no " : " may follow
+ * our own: a space that would complete one is dropped ("a : b" becomes
+ * "a :b").  The separator's space counts, so ": x" becomes ":x". */
+static void stap_frame(FILE *f, uint64_t addr, const char *name)
+{
+	fprintf(f, " 0x%016" PRIx64 " : ", addr);
+	char prev2 = ':', prev1 = ' ';
+	for (const char *p = name; *p; p++) {
+		if (*p == ' ' && prev2 == ' ' && prev1 == ':')
+			continue;
+		fputc(*p, f);
+		prev2 = prev1;
+		prev1 = *p;
+	}
+	fputs("+0x0\n", f);
+}
+
+/* Would stackcollapse-stap.pl take " TEXT" as it is?  Not if it has a '+'
+ * or " : " (cut), starts with white space (stripped), or is blank or all
+ * digits (a blank line or the count). */
+static bool stap_bare_ok(const char *text)
+{
+	if (!text[0] || isspace((unsigned char)text[0]) || strchr(text, '+') ||
+	    strstr(text, " : "))
+		return false;
+	return text[strspn(text, "0123456789 \t")] != '\0';
+}
+
+/* The state lines as the original tool wrote them: " S (sleeping)".  Text
+ * the collapse would mangle goes in a frame line instead. */
+static void stap_state(FILE *f, const char *text)
+{
+	if (stap_bare_ok(text))
+		fprintf(f, " %s\n", text);
+	else
+		stap_frame(f, 0, text);
+}
+
+int output_stap_sample(FILE *f, const struct sample_view *s)
+{
+	for (size_t i = s->n_kernel; i-- > 0;)
+		stap_frame(f, 0, s->kernel[i]);
+	for (size_t i = s->n_user; i-- > 0;)
+		stap_frame(f, s->user_ip ? s->user_ip[i] : 0, s->user[i]);
+	stap_state(f, s->state);
+	if (s->app_state)
+		stap_state(f, s->app_state);
+	fputs("1\n\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* A sample of the profile as the stap writer takes it: the stack's frames
+ * split at their kinds (profile.h). */
+struct stap_pass {
+	FILE *f;
+	const struct stack_table *t;
+	const char **frames;
+	size_t max;
+};
+
+static int stap_one(const struct profile_sample *s, void *arg)
+{
+	struct stap_pass *sp = arg;
+	size_t n = stack_table_frames(sp->t, s->stack, sp->frames, sp->max, NULL);
+	if (n == 0)
+		return 0;
+	size_t code = frame_code_start(sp->frames, n), kernel = code;
+	while (kernel < n && frame_kind_at(sp->frames, code, kernel) != FRAME_KERNEL)
+		kernel++;
+	struct sample_view v = {
+		.thread = sp->frames[0],
+		.app_state = code >= 3 ? sp->frames[1] : NULL,
+		.state = code >= 2 ? sp->frames[code - 1] : "",
+		.user = sp->frames + code,
+		.n_user = kernel - code,
+		.kernel = sp->frames + kernel,
+		.n_kernel = n - kernel,
+	};
+	return output_stap_sample(sp->f, &v);
+}
+
+int output_stap(FILE *f, const struct profile *p)
+{
+	struct stap_pass sp = { f, p->stacks, NULL, stack_table_max_depth(p->stacks) };
+	sp.frames = malloc(sp.max * sizeof(*sp.frames));
+	if (!sp.frames)
+		return -1;
+	int rc = sample_pass(p, stap_one, &sp);
+	free(sp.frames);
+	return rc;
+}
+

@@ -1,0 +1,80 @@
+/* out_perf.c - samples as `perf script` prints them.
+ *
+ *   db_writer 1234/1235 1764000000.123456: 1 wall:
+ *   	0 do_nanosleep ([kernel.kallsyms])
+ *   	0 work ([unknown])
+ *   	0 main ([unknown])
+ *   	0 S (sleeping) ([unknown])
+ *   	(blank line)
+ *
+ * The header is "comm pid/tid time: period event:", the comm unpadded (a
+ * leading space would defeat speedscope's importer), the time in seconds
+ * with microseconds, on the wall clock (the run's start plus the sample's
+ * time), never earlier than the sample before.  Frames innermost first, as
+ * "address name (module)": we keep no addresses, so 0, as perf prints for
+ * a frame it cannot place; kernel frames lose their "_[k]" and are in
+ * [kernel.kallsyms], which is how stackcollapse-perf.pl (--kernel, --all)
+ * and FlameScope tell them and put "_[k]" back; everything else is in
+ * [unknown].  The application and OS state come last, as the outermost
+ * frames, so a collapse of this text gives the folded output's stacks
+ * (thread, states, code).
+ */
+#include "output/output.h"
+#include "output/output_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct perf_pass {
+	FILE *f;
+	const struct profile *p;
+	const char **frames;
+	size_t max;
+	uint64_t last_us;
+};
+
+static void frame_line(FILE *f, const char *name, bool kernel)
+{
+	fputs("\t0 ", f);
+	if (kernel)
+		fwrite(name, 1, strlen(name) - 4, f); /* without "_[k]" */
+	else
+		fputs(name, f);
+	fputs(kernel ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
+}
+
+static int perf_one(const struct profile_sample *s, void *arg)
+{
+	struct perf_pass *pp = arg;
+	FILE *f = pp->f;
+	const struct profile_thread *t = &pp->p->threads[s->thread];
+	size_t n = stack_table_frames(pp->p->stacks, s->stack, pp->frames, pp->max, NULL);
+	uint64_t us = (pp->p->start_unix_ns + s->time_ns) / 1000;
+	if (us < pp->last_us)
+		us = pp->last_us; /* time never goes back */
+	pp->last_us = us;
+	fprintf(f, "%s %d/%d %" PRIu64 ".%06" PRIu64 ": 1 wall:\n",
+		t->name && t->name[0] ? t->name : n ? pp->frames[0] : "?", (int)t->pid,
+		(int)t->tid, us / 1000000, us % 1000000);
+	size_t code = frame_code_start(pp->frames, n);
+	for (size_t i = n; i-- > 1;)
+		frame_line(f, pp->frames[i],
+			   i >= code && frame_kind_at(pp->frames, code, i) == FRAME_KERNEL);
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+int output_perf_script(FILE *f, const struct profile *p)
+{
+	struct perf_pass pp = { .f = f, .p = p, .max = stack_table_max_depth(p->stacks) };
+	pp.frames = malloc(pp.max * sizeof(*pp.frames));
+	if (!pp.frames) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = sample_pass(p, perf_one, &pp);
+	free(pp.frames);
+	return rc;
+}
