@@ -64,7 +64,8 @@ $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 # same size and layout, other bytes (file identity tests).
 SPARE_LIB := $(B)/test/libspare.so
 SPARE_TWIN := $(B)/test/libspare_twin.so
-UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"' -DSPARE_TWIN='"$(CURDIR)/$(SPARE_TWIN)"'
+UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"' -DSPARE_TWIN='"$(CURDIR)/$(SPARE_TWIN)"' \
+	-DTRACES_DIR='"$(CURDIR)/test/unit/traces"'
 $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
 	$(CC) -O1 -g -fPIC -shared -o $@ $<
 $(SPARE_TWIN): test/unit/spare_lib.c | $(B)/test

@@ -18,4 +18,14 @@ size_t frame_sanitize(const char *in, char *out, size_t outsz);
  * brackets, sanitized, for a frame that has no symbol.  Returns strlen. */
 size_t frame_module_name(const char *path, char *out, size_t outsz);
 
+/* A list of frames kept in a fixed buffer, each NUL-terminated, in order
+ * (a thread's kernel frames, between the tick and the count): packs all n
+ * into out (cap bytes) and returns n, or packs none and returns 0 when
+ * they do not fit - no stack cut short. */
+int frames_pack(const char *const *frames, int n, char *out, size_t cap);
+
+/* The packed frames (n of them, as frames_pack returned) as pointers
+ * into packed, at most max.  Returns their number. */
+int frames_unpack(const char *packed, int n, const char **out, int max);
+
 #endif

@@ -1,6 +1,8 @@
 /* summary.h - the end-of-run summary on stderr: the rate achieved, each
  * thread's samples beside what its schedstat says it spent on a CPU, what
- * the stops cost the target, and what the profiler itself spent. */
+ * the stops cost the target, and what the profiler itself spent.  When a
+ * thread's samples and its schedstat disagree beyond chance (selfcheck.h)
+ * the summary starts with a line that says so and what to do. */
 #ifndef PTRACE_PROFILER_SUMMARY_H
 #define PTRACE_PROFILER_SUMMARY_H
 
@@ -12,8 +14,13 @@
 #include "sample/sampler.h"
 #include "tracee/target.h"
 
+/* s: the sampler, for its threads' figures (NULL: none). */
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
-		   const struct sampler_result *r);
+		   const struct sampler *s, const struct sampler_result *r);
+
+/* The self-check's line for one thread that disagrees, into out. */
+const char *summary_check_line(const struct options *o, const struct thread_figures *t,
+			       char *out, size_t outsz);
 
 /* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
  * it, into out.  Returns out. */

@@ -104,20 +104,48 @@ enum thread_action decide(const struct tick_view *v, const struct thread_memory 
  * "T (stopped)". */
 const char *reported_state(char state, bool group_stop, bool on_cpu);
 
+/* What an unwind was made from: a copy is the same as an earlier one when
+ * all of this is. */
+struct unwind_input {
+	uint64_t sp, pc;
+	uint64_t stack_start;
+	size_t stack_len;
+	uint64_t stack_hash;
+	unsigned generation; /* modules_generation at the unwind */
+};
+
 /* The same sp, pc and stack bytes as the memory's unwind (and the same
  * modules)? */
-bool memory_matches(const struct thread_memory *m, uint64_t sp, uint64_t pc,
-		    uint64_t stack_start, size_t stack_len, uint64_t stack_hash,
-		    unsigned generation);
+bool memory_matches(const struct thread_memory *m, const struct unwind_input *in);
+
+/* Keeps an unwind in the memory, with what it was unwound from. */
+void memory_remember(struct thread_memory *m, const struct unwind_input *in,
+		     const struct unwound_frame *frames, int n, int complete);
+
+/* A blocked thread read without a stop and counted: its frames are the
+ * memory's now.  consistent: its run count was runs before and after the
+ * read, so that the memory is proven current while the count stays there. */
+void memory_after_peek(struct thread_memory *m, bool consistent, uint64_t runs);
+
+/* What a stop that copied a thread tells the memory besides its unwind. */
+struct stop_facts {
+	bool runs_known;       /* its run count, read while it was stopped */
+	uint64_t runs;
+	bool group_stop;       /* stopped in a group stop (SIGSTOP, Ctrl-Z) */
+	unsigned group_stops;
+	/* Our stop took it out of a blocking call (or one it was entering):
+	 * until it runs to restart the call, /proc says R because of us. */
+	bool aborted;
+	char state_before;     /* what it showed before our stop (S, D) */
+	struct blocked_syscall where; /* the call, from its registers */
+};
+void memory_after_stop(struct thread_memory *m, const struct stop_facts *f);
+
+/* A stop that found the thread still where our last stop left it (parked,
+ * nothing copied): only its run count is new. */
+void memory_after_parked_stop(struct thread_memory *m, bool runs_known, uint64_t runs);
 
 /* A 64-bit fingerprint of a stack copy. */
 uint64_t stack_hash(const uint8_t *p, size_t n);
-
-/* Keeps kernel frames (outermost first) in the memory; returns false (and
- * keeps none) if they do not fit. */
-bool memory_keep_kernel(struct thread_memory *m, const char *const *kernel, int n);
-
-/* The kept kernel frames, into out[] (pointers into m). Returns their number. */
-int memory_kernel(const struct thread_memory *m, const char **out, int max);
 
 #endif

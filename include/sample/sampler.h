@@ -1,14 +1,13 @@
 /* sampler.h - the tick loop.
  *
- * Each round, per thread: read /proc (state, run count; kernel stack when
- * it can have changed), decide (decide.h) whether what we know still holds,
- * else look at a blocked thread without stopping it, else stop it, copy
- * its registers and live stack, and resume it; unwind and count while it
- * runs; name the stacks after detaching (program.h).  A thread queued for
- * a CPU is asked to stop and copied when its trap comes; the round goes on
- * meanwhile.  Ticks are absolute deadlines at random intervals around -d
- * (uniform in [d/2, 3d/2]): a fixed interval can run in lockstep with a
- * target's own timer and never see the work it does after each tick. */
+ * Ticks fall at random intervals around -d (schedule.h).  At each, one
+ * round looks at every thread of every target (round.h): what is proven
+ * unchanged is reused, a blocked thread is read without a stop where it
+ * can be, the others are stopped just long enough to copy registers and
+ * the live stack (capture.h); unwinding and counting happen while the
+ * target runs, and naming after the run (program.h).  Between rounds the
+ * sampler keeps off the CPUs the target's threads want (placement.h).
+ */
 #ifndef PTRACE_PROFILER_SAMPLER_H
 #define PTRACE_PROFILER_SAMPLER_H
 
@@ -21,16 +20,20 @@
 #include "profile/profile.h"
 #include "db/oracle.h"
 #include "base/stats.h"
+#include "sample/selfcheck.h"
 #include "tracee/target.h"
 
 struct sampler_result {
-	uint64_t rounds;           /* ticks sampled */
-	uint64_t samples;          /* thread samples taken */
+	uint64_t ticks;            /* ticks the samples stand for (-n counts them) */
+	uint64_t rounds;           /* rounds run: one per tick, but for */
+	uint64_t merged_ticks;     /* ticks due while a round ran, counted with it */
+	uint64_t first_round_ns, last_round_ns; /* when the first and last began */
+	uint64_t samples;          /* thread samples counted */
 	uint64_t reused;           /* of which known to be unchanged: no reads */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
 	uint64_t queued;           /* stops of threads queued for a CPU */
 	uint64_t no_user_stack;    /* samples of threads that never stopped */
-	uint64_t skipped_ticks;    /* ticks dropped because we overran */
+	uint64_t skipped_ticks;    /* ticks missed: due before a late round began */
 	uint64_t unwind_failures;  /* unwinds that stopped on an error */
 	uint64_t stop_timeouts;    /* stops still pending 200 ms after the ask */
 	uint64_t wall_ns;          /* first tick to end */
@@ -41,6 +44,7 @@ struct sampler_result {
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	int nice;                  /* the sampler's nice value */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	unsigned cpu_moves;        /* times the sampler left a CPU its targets wanted */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */
@@ -50,6 +54,21 @@ struct sampler_result {
 };
 
 struct sampler;
+
+/* What the summary says of one thread. */
+struct thread_figures {
+	pid_t pid, tid;
+	const char *comm;
+	bool ended;               /* gone before the end of the run */
+	uint64_t samples, samples_on_cpu;
+	bool sched_known;         /* schedstat was read at two ticks or more */
+	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
+	struct selfcheck_verdict check;
+};
+
+/* The threads met in the run, in the order they were met (n in *n). */
+size_t sampler_thread_count(const struct sampler *s);
+void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_figures *out);
 
 /* Reads the modules of every target.  ts has room for cap_targets: with
  * --subprocesses the descendants seized on the way are added there, and

@@ -21,15 +21,10 @@
 #include "base/clock.h"
 #include "tracee/procfs.h"
 
-struct thread_memory; /* the sampler's: decide.h */
-struct pending_stop;  /* the sampler's: a sample waiting for its trap */
-
 struct thread {
 	pid_t tid;
 	int stat_fd;        /* /proc/PID/task/TID/stat, kept open */
 	int stack_fd;       /* /proc/PID/task/TID/stack, -1 if unreadable */
-	uint64_t stack_low; /* the mapping holding sp at the last sample; */
-	uint64_t stack_top; /* 0 = not known yet */
 	int syscall_fd;     /* /proc/PID/task/TID/syscall, -1 if unreadable */
 	int sched_fd;       /* /proc/PID/task/TID/schedstat, opened at first
 			       use: -1 not yet, -2 unreadable */
@@ -39,19 +34,8 @@ struct thread {
 	unsigned group_stops; /* group stops entered: tells one from the next */
 	bool stop_pending;  /* interrupted, its trap not seen yet */
 	uint64_t stop_asked_ns, stop_nudged_ns;
-	uint64_t samples;
-	uint64_t samples_on_cpu;    /* of which "R (running)" */
-	uint32_t profile_index;     /* in the profile's thread list, + 1; 0 none */
-	uint64_t last_sample_ns;    /* its last tick, for a sample's weight */
-	uint64_t stop_timeouts;     /* stops still pending 200 ms after the ask */
-	int last_cpu;               /* stat's processor at its last tick, -1 */
-	/* Its schedstat at the first and the last tick that read it: what
-	 * the kernel says it spent on a CPU, beside what the samples say. */
-	bool sched_seen;
-	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
-	struct thread_memory *memory; /* freed with the thread */
-	struct pending_stop *pending; /* freed with the thread */
-	char comm[COMM_MAX];
+	uint32_t slot;      /* whoever samples it keeps its record of it here
+			       (an index + 1; 0: none yet) */
 };
 
 struct target {
@@ -67,8 +51,12 @@ struct target {
 	char comm[COMM_MAX];    /* the process's name, for several processes */
 	int num_threads;        /* as the leader's stat last said; -1 unknown */
 	uint64_t signals_forwarded;
-	uint64_t ended_threads, ended_samples; /* threads gone during the run */
+	uint64_t ended_threads; /* threads gone during the run */
 	unsigned execs;     /* execve calls seen since attach */
+	/* Told of a thread that ended, before it leaves the list (its slot
+	 * is free again after that); NULL: nobody. */
+	void (*on_drop)(void *arg, struct target *t, struct thread *th);
+	void *drop_arg;
 };
 
 /* ATTACH_INVALID: the pid itself is wrong (no such process, a zombie, a

@@ -40,3 +40,24 @@ size_t frame_module_name(const char *path, char *out, size_t outsz)
 	out[2 + n] = '\0';
 	return n + 2;
 }
+
+int frames_pack(const char *const *frames, int n, char *out, size_t cap)
+{
+	size_t used = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(frames[i]) + 1;
+		if (used + len > cap)
+			return 0; /* none rather than a stack cut short */
+		memcpy(out + used, frames[i], len);
+		used += len;
+	}
+	return n;
+}
+
+int frames_unpack(const char *packed, int n, const char **out, int max)
+{
+	int k = 0;
+	for (; k < n && k < max; k++, packed += strlen(packed) + 1)
+		out[k] = packed;
+	return k;
+}

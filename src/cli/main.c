@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)ts[i].pid);
 	r.peak_rss_kb = peak_rss_kb();
-	summary_print(stderr, &o, ts, n, &r);
+	summary_print(stderr, &o, ts, n, sampler, &r);
 	continuous_summary(stderr, cont);
 	continuous_free(cont);
 	sampler_free(sampler);

@@ -33,76 +33,140 @@ static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
 		(double)h->max_ns / 1e3);
 }
 
-/* The rate: asked (the mean interval) and achieved, as long as the run
- * lasted a whole interval; a percentage of a shorter run means nothing. */
+/* The rate: asked (the mean interval) and achieved - rounds over the
+ * time from the first to the last, so that N rounds span N-1 intervals -
+ * and what became of the ticks that had no round of their own. */
 static void print_rate(FILE *f, const struct options *o, const struct sampler_result *r)
 {
 	char every[32];
 	format_duration(o->interval_ns, every, sizeof(every));
-	fprintf(f, "  rate                   asked one round every %s on average", every);
-	double wall_s = (double)r->wall_ns / 1e9;
-	if (r->wall_ns >= o->interval_ns && wall_s > 0) {
-		double asked = 1e9 / (double)o->interval_ns, achieved = (double)r->rounds / wall_s;
+	fprintf(f, "  rate                   asked one tick every %s on average", every);
+	double span_s = (double)(r->last_round_ns - r->first_round_ns) / 1e9;
+	if (r->rounds >= 2 && span_s > 0) {
+		double asked = 1e9 / (double)o->interval_ns;
+		double achieved = (double)(r->rounds - 1) / span_s;
 		fprintf(f, " (%.4g/s), achieved %.4g/s (%.0f%%)", asked, achieved,
 			100.0 * achieved / asked);
 	} else {
 		fprintf(f, "; the run was shorter than one interval");
 	}
-	fprintf(f, ", skipped ticks %" PRIu64 "\n", r->skipped_ticks);
+	fprintf(f, "; %" PRIu64 " ticks due during a round counted with it, skipped ticks %" PRIu64
+		"\n", r->merged_ticks, r->skipped_ticks);
+}
+
+const char *summary_check_line(const struct options *o, const struct thread_figures *t,
+			       char *out, size_t outsz)
+{
+	const char *advice = o->interval_ns < 1000000 ?
+				     "sample less often (-d 1ms or more)" :
+				     "sample on a machine with a CPU to spare, or less often";
+	snprintf(out, outsz, "warning: thread %d (%s) was on a CPU %.1f%% of its time by schedstat "
+		 "but in %.1f%% of its samples (+-%.1f points): the profile does not tell the truth "
+		 "about it; %s", (int)t->tid, t->comm, t->check.kernel, t->check.sampled,
+		 t->check.error, advice);
+	return out;
 }
 
 /* Per thread: its share of samples on a CPU, and what its schedstat says
- * it spent on one over the same ticks - where they disagree, say so. */
-static void print_thread(FILE *f, const struct thread *th)
+ * it spent on one over the same ticks. */
+static void print_thread(FILE *f, const struct thread_figures *t)
 {
-	fprintf(f, "    thread %-7d %-15s %" PRIu64 " samples", (int)th->tid, th->comm, th->samples);
-	if (th->samples)
-		fprintf(f, ", on CPU in %.1f%%", 100.0 * (double)th->samples_on_cpu /
-							(double)th->samples);
-	if (th->sched_seen && th->sched_last_ns > th->sched_first_ns)
-		fprintf(f, "; schedstat: on CPU %.1f%% of its time",
-			100.0 * (double)(th->sched_last_run_ns - th->sched_first_run_ns) /
-				(double)(th->sched_last_ns - th->sched_first_ns));
+	fprintf(f, "    thread %-7d %-15s %" PRIu64 " samples", (int)t->tid, t->comm, t->samples);
+	if (t->samples)
+		fprintf(f, ", on CPU in %.1f%%", 100.0 * (double)t->samples_on_cpu /
+							(double)t->samples);
+	if (t->sched_known)
+		fprintf(f, "; schedstat: on CPU %.1f%% of its time", t->sched_on_cpu);
 	fputc('\n', f);
 }
 
-static uint64_t process_samples(const struct target *t)
-{
-	uint64_t n = t->ended_samples;
-	for (size_t i = 0; i < t->n_threads; i++)
-		n += t->threads[i].samples;
-	return n;
-}
+/* A process's samples, and those of its threads that ended. */
+struct process_figures {
+	const struct target *t;
+	uint64_t samples, ended_samples;
+};
 
 static int busiest_first(const void *a, const void *b)
 {
-	uint64_t na = process_samples(*(const struct target *const *)a);
-	uint64_t nb = process_samples(*(const struct target *const *)b);
+	uint64_t na = ((const struct process_figures *)a)->samples;
+	uint64_t nb = ((const struct process_figures *)b)->samples;
 	return na > nb ? -1 : na < nb;
 }
 
 #define PROCESSES_SHOWN 20
 
-static void print_process(FILE *f, const struct target *t)
+static void print_process(FILE *f, const struct process_figures *pf, const struct sampler *s)
 {
+	const struct target *t = pf->t;
 	fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm, t->n_threads,
 		t->n_threads == 1 ? "" : "s");
 	if (t->ended_threads)
 		fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
-			t->ended_samples);
+			pf->ended_samples);
 	if (t->exited)
 		fputs(", exited", f);
 	fputc('\n', f);
-	for (size_t i = 0; i < t->n_threads; i++)
-		print_thread(f, &t->threads[i]);
+	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		if (tf.pid == t->pid && !tf.ended)
+			print_thread(f, &tf);
+	}
+}
+
+/* The processes, busiest first; a server's hundreds in one line. */
+static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
+			    const struct sampler *s)
+{
+	struct process_figures *pf = calloc(n_targets ? n_targets : 1, sizeof(*pf));
+	if (!pf)
+		return;
+	for (size_t p = 0; p < n_targets; p++)
+		pf[p].t = &ts[p];
+	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		for (size_t p = 0; p < n_targets; p++)
+			if (ts[p].pid == tf.pid) {
+				pf[p].samples += tf.samples;
+				if (tf.ended)
+					pf[p].ended_samples += tf.samples;
+				break;
+			}
+	}
+	qsort(pf, n_targets, sizeof(*pf), busiest_first);
+	size_t shown = n_targets > PROCESSES_SHOWN + 2 ? PROCESSES_SHOWN : n_targets;
+	for (size_t k = 0; k < shown; k++)
+		print_process(f, &pf[k], s);
+	if (shown < n_targets) {
+		uint64_t rest = 0;
+		for (size_t k = shown; k < n_targets; k++)
+			rest += pf[k].samples;
+		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", n_targets - shown, rest);
+	}
+	free(pf);
+}
+
+/* The self-check first: a thread whose samples and schedstat disagree. */
+static void print_checks(FILE *f, const struct options *o, const struct sampler *s)
+{
+	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		if (!tf.check.disagrees)
+			continue;
+		char line[512];
+		fprintf(f, "ptrace_profiler: %s\n", summary_check_line(o, &tf, line, sizeof(line)));
+	}
 }
 
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
-		   const struct sampler_result *r)
+		   const struct sampler *s, const struct sampler_result *r)
 {
 	double wall_s = (double)r->wall_ns / 1e9;
-	fprintf(f, "ptrace_profiler: %zu process%s, %" PRIu64 " rounds in %.3f s, %" PRIu64
-		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->rounds, wall_s,
+	print_checks(f, o, s);
+	fprintf(f, "ptrace_profiler: %zu process%s, %" PRIu64 " ticks in %.3f s, %" PRIu64
+		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->ticks, wall_s,
 		r->samples);
 	print_rate(f, o, r);
 	uint64_t forwarded = 0;
@@ -111,25 +175,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->family_joined || r->family_full)
 		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s\n", r->family_joined,
 			r->family_full ? ", more not: no room for them" : "");
-	/* The busiest processes; a server's hundreds in one line. */
-	const struct target **order = malloc(n_targets * sizeof(*order));
-	size_t shown = n_targets;
-	if (order) {
-		for (size_t p = 0; p < n_targets; p++)
-			order[p] = &ts[p];
-		qsort(order, n_targets, sizeof(*order), busiest_first);
-		if (shown > PROCESSES_SHOWN + 2)
-			shown = PROCESSES_SHOWN;
-	}
-	for (size_t k = 0; k < shown; k++)
-		print_process(f, order ? order[k] : &ts[k]);
-	if (shown < n_targets) {
-		uint64_t rest = 0;
-		for (size_t k = shown; k < n_targets; k++)
-			rest += process_samples(order[k]);
-		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", n_targets - shown, rest);
-	}
-	free(order);
+	print_processes(f, ts, n_targets, s);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
@@ -145,7 +191,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			r->no_user_stack);
 	/* Per thread: stops of different threads add up to more than the
 	 * wall time while each thread lost only its own share. */
-	double threads = r->rounds ? (double)r->samples / (double)r->rounds : 1;
+	double threads = r->ticks ? (double)r->samples / (double)r->ticks : 1;
 	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
@@ -157,8 +203,11 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);
-	fprintf(f, "  sampler priority       nice %d%s\n", r->nice,
+	fprintf(f, "  sampler priority       nice %d%s", r->nice,
 		r->short_slice ? ", 0.1 ms slice" : "");
+	if (r->cpu_moves)
+		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves);
+	fputc('\n', f);
 	if (r->naming_ns)
 		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF files, each read once, maps re-read %u times\n",
 			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);

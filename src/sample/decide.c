@@ -36,12 +36,55 @@ const char *reported_state(char state, bool group_stop, bool on_cpu)
 	return state_description(state);
 }
 
-bool memory_matches(const struct thread_memory *m, uint64_t sp, uint64_t pc,
-		    uint64_t stack_start, size_t stack_len, uint64_t hash, unsigned generation)
+bool memory_matches(const struct thread_memory *m, const struct unwind_input *in)
 {
-	return m->valid && m->generation == generation && m->sp == sp && m->pc == pc &&
-	       m->stack_start == stack_start && m->stack_len == stack_len &&
-	       m->stack_hash == hash;
+	return m->valid && m->generation == in->generation && m->sp == in->sp &&
+	       m->pc == in->pc && m->stack_start == in->stack_start &&
+	       m->stack_len == in->stack_len && m->stack_hash == in->stack_hash;
+}
+
+void memory_remember(struct thread_memory *m, const struct unwind_input *in,
+		     const struct unwound_frame *frames, int n, int complete)
+{
+	m->valid = true;
+	m->generation = in->generation;
+	m->n_frames = n;
+	m->complete = complete;
+	if (frames && n > 0)
+		memcpy(m->frames, frames, (size_t)n * sizeof(*frames));
+	m->sp = in->sp;
+	m->pc = in->pc;
+	m->stack_start = in->stack_start;
+	m->stack_len = in->stack_len;
+	m->stack_hash = in->stack_hash;
+}
+
+void memory_after_peek(struct thread_memory *m, bool consistent, uint64_t runs)
+{
+	m->aborted = false; /* back in its wait, if our stop took it out */
+	m->in_group_stop = false;
+	m->verified = consistent;
+	m->runs_verified = runs;
+}
+
+void memory_after_stop(struct thread_memory *m, const struct stop_facts *f)
+{
+	m->verified = false; /* it runs again: proven only by a peek */
+	m->in_group_stop = f->group_stop;
+	m->group_stops = f->group_stops;
+	m->capture_runs_known = f->runs_known;
+	m->runs_at_capture = f->runs;
+	m->aborted = f->aborted && f->runs_known;
+	if (m->aborted) {
+		m->state_before = f->state_before;
+		m->abort_where = f->where;
+	}
+}
+
+void memory_after_parked_stop(struct thread_memory *m, bool runs_known, uint64_t runs)
+{
+	m->capture_runs_known = runs_known;
+	m->runs_at_capture = runs;
 }
 
 /* A word at a time (stacks are word arrays; a byte-wise hash cost more
@@ -59,29 +102,4 @@ uint64_t stack_hash(const uint8_t *p, size_t n)
 	for (; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
-}
-
-bool memory_keep_kernel(struct thread_memory *m, const char *const *kernel, int n)
-{
-	size_t used = 0;
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(kernel[i]) + 1;
-		if (used + len > sizeof(m->kernel)) {
-			m->n_kernel = 0;
-			return false;
-		}
-		memcpy(m->kernel + used, kernel[i], len);
-		used += len;
-	}
-	m->n_kernel = n;
-	return true;
-}
-
-int memory_kernel(const struct thread_memory *m, const char **out, int max)
-{
-	const char *k = m->kernel;
-	int n = 0;
-	for (; n < m->n_kernel && n < max; n++, k += strlen(k) + 1)
-		out[n] = k;
-	return n;
 }

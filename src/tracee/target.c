@@ -44,10 +44,6 @@ static void close_thread(struct thread *th)
 	if (th->exec_fd >= 0)
 		close(th->exec_fd);
 	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = th->exec_fd = -1;
-	free(th->memory);
-	th->memory = NULL;
-	free(th->pending);
-	th->pending = NULL;
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -82,7 +78,6 @@ static int add_thread(struct target *t, pid_t tid)
 	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
 	th->sched_fd = -1; /* opened at first use */
 	th->exec_fd = -1;
-	th->last_cpu = -1;
 	return 0;
 }
 
@@ -92,7 +87,8 @@ static void remove_gone_threads(struct target *t)
 	for (size_t i = 0; i < t->n_threads; i++) {
 		if (t->threads[i].gone) {
 			t->ended_threads++;
-			t->ended_samples += t->threads[i].samples;
+			if (t->on_drop)
+				t->on_drop(t->drop_arg, t, &t->threads[i]);
 			close_thread(&t->threads[i]);
 			continue;
 		}

@@ -116,7 +116,7 @@ if [ "$CAN_ATTACH" = 1 ]; then
 		echo $? >"$F/$out.rc"
 	done
 	stop_target "$TPID"
-	samples_of() { sed -n 's/.* rounds in .*, \([0-9]*\) thread samples/\1/p' "$F/$1.err"; }
+	samples_of() { sed -n 's/.* ticks in .*, \([0-9]*\) thread samples/\1/p' "$F/$1.err"; }
 
 	if [ "$(cat "$F/real.svg.rc")" = 0 ] && command -v xmllint >/dev/null 2>&1 &&
 		xmllint --noout "$F/real.svg" 2>/dev/null && grep -q '>main<' "$F/real.svg"; then

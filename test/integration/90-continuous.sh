@@ -20,7 +20,7 @@ serve() {
 # notes FILE: the window notes of a run's stderr, "STAMP FROM UNTIL SAMPLES" each.
 notes() { sed -n 's/^ptrace_profiler: window \([0-9TZ]*\) from \([0-9]*\) until \([0-9]*\): \([0-9]*\) samples in.*/\1 \2 \3 \4/p' "$1"; }
 # summary_samples FILE: the run's thread samples, from the summary.
-summary_samples() { sed -n 's/^ptrace_profiler: .* rounds in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
+summary_samples() { sed -n 's/^ptrace_profiler: .* ticks in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
 # achieved FILE: the rate achieved, % of the asked one.
 achieved() { sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9]*\)%).*/\1/p' "$1"; }
 # folded_ok FILE: every line "STACK COUNT"; prints the total.

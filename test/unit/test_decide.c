@@ -202,14 +202,21 @@ static void matches_only_the_same_inputs(void **state)
 	m.stack_start = 0x7ffd0f80;
 	m.stack_len = 4096;
 	m.stack_hash = 99;
-	assert_true(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
-	assert_false(memory_matches(&m, 0x7ffd1008, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
-	assert_false(memory_matches(&m, 0x7ffd1000, 0x401236, 0x7ffd0f80, 4096, 99, GEN));
-	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 98, GEN));
-	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4088, 99, GEN));
-	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN + 1));
+	const struct unwind_input same = { 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN };
+	assert_true(memory_matches(&m, &same));
+	struct unwind_input other = same;
+	other.sp = 0x7ffd1008;
+	assert_false(memory_matches(&m, &other));
+	other = same, other.pc = 0x401236;
+	assert_false(memory_matches(&m, &other));
+	other = same, other.stack_hash = 98;
+	assert_false(memory_matches(&m, &other));
+	other = same, other.stack_len = 4088;
+	assert_false(memory_matches(&m, &other));
+	other = same, other.generation = GEN + 1;
+	assert_false(memory_matches(&m, &other));
 	m.valid = false;
-	assert_false(memory_matches(&m, 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN));
+	assert_false(memory_matches(&m, &same));
 }
 
 static void stack_hash_sees_every_byte(void **state)
@@ -227,29 +234,63 @@ static void stack_hash_sees_every_byte(void **state)
 	assert_true(stack_hash(a, 99) != h); /* the length counts */
 }
 
-static void kernel_frames_kept(void **state)
+/* A stop's facts: proven only by a peek afterwards; its run count is
+ * what QUEUED and PARKED compare with. */
+static void after_a_stop(void **state)
 {
 	(void)state;
 	struct thread_memory m = verified_memory();
-	const char *k[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]",
-			    "hrtimer_nanosleep_[k]" };
-	assert_true(memory_keep_kernel(&m, k, 3));
-	const char *out[8];
-	assert_int_equal(memory_kernel(&m, out, 8), 3);
-	assert_string_equal(out[2], "hrtimer_nanosleep_[k]");
-	assert_int_equal(memory_kernel(&m, out, 2), 2);
-	/* too many to keep: none rather than a cut stack */
-	char big[600];
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = '\0';
-	const char *two[] = { big, big };
-	assert_false(memory_keep_kernel(&m, two, 2));
-	assert_int_equal(memory_kernel(&m, out, 8), 0);
+	const struct unwind_input in = { 0x7ffd1000, 0x401234, 0x7ffd0f80, 4096, 99, GEN };
+	struct unwound_frame frames[2] = { { 0x401234, FRAME_EXACT }, { 0x401100, FRAME_CALL } };
+	memory_remember(&m, &in, frames, 2, 1);
+	assert_true(memory_matches(&m, &in));
+	assert_int_equal(m.n_frames, 2);
+	struct stop_facts f = { .runs_known = true, .runs = 50, .aborted = true,
+				.state_before = 'S' };
+	memory_after_stop(&m, &f);
+	assert_false(m.verified);
+	assert_true(m.aborted);
+	assert_int_equal(m.state_before, 'S');
+	/* R, not run since the stop: parked by our stop */
+	struct tick_view v = view('R', 50);
+	assert_int_equal(decide(&v, &m), ACT_PARKED);
+	/* it ran: stop it again */
+	v = view('R', 51);
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+	/* an abort needs the run count to be known: else no parking */
+	f.runs_known = false;
+	memory_after_stop(&m, &f);
+	assert_false(m.aborted);
+	v = view('R', 50);
+	assert_int_equal(decide(&v, &m), ACT_STOP);
+}
+
+/* A peek proves the memory current at its run count only when the count
+ * did not move while it read. */
+static void after_a_peek(void **state)
+{
+	(void)state;
+	struct thread_memory m = verified_memory();
+	m.aborted = true;
+	memory_after_peek(&m, true, 60);
+	assert_true(m.verified);
+	assert_false(m.aborted); /* back in its wait */
+	struct tick_view v = view('S', 60);
+	assert_int_equal(decide(&v, &m), ACT_REUSE);
+	memory_after_peek(&m, false, 61);
+	v = view('S', 61);
+	assert_int_equal(decide(&v, &m), ACT_PEEK);
+	/* queued for a CPU and not run since a stop */
+	memory_after_parked_stop(&m, true, 70);
+	v = view('R', 70);
+	assert_int_equal(decide(&v, &m), ACT_QUEUED);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(after_a_stop),
+		cmocka_unit_test(after_a_peek),
 		cmocka_unit_test(nothing_known_yet),
 		cmocka_unit_test(blocked_and_not_run_since),
 		cmocka_unit_test(woke_ran_and_reblocked),
@@ -264,7 +305,6 @@ int main(void)
 		cmocka_unit_test(states_as_shown),
 		cmocka_unit_test(matches_only_the_same_inputs),
 		cmocka_unit_test(stack_hash_sees_every_byte),
-		cmocka_unit_test(kernel_frames_kept),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }

@@ -124,6 +124,25 @@ static void module_name_of_deleted_and_odd_paths(void **state)
 	assert_string_equal(out, "[unknown]");
 }
 
+/* Kernel frames wait packed in a fixed buffer between the tick and the
+ * count: all of them, or none rather than a stack cut short. */
+static void frames_packed_and_unpacked(void **state)
+{
+	(void)state;
+	char buf[64];
+	const char *k[] = { "entry_SYSCALL_64_[k]", "do_syscall_64_[k]", "ep_poll_[k]" };
+	assert_int_equal(frames_pack(k, 3, buf, sizeof(buf)), 3);
+	const char *out[8];
+	assert_int_equal(frames_unpack(buf, 3, out, 8), 3);
+	assert_string_equal(out[0], "entry_SYSCALL_64_[k]");
+	assert_string_equal(out[2], "ep_poll_[k]");
+	assert_int_equal(frames_unpack(buf, 3, out, 2), 2); /* bounded by the room */
+	/* 21 + 18 + 12 bytes fit in 51, not in 50 */
+	assert_int_equal(frames_pack(k, 3, buf, 51), 3);
+	assert_int_equal(frames_pack(k, 3, buf, 50), 0);
+	assert_int_equal(frames_pack(k, 0, buf, sizeof(buf)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +153,7 @@ int main(void)
 		cmocka_unit_test(every_byte),
 		cmocka_unit_test(lengths_returned),
 		cmocka_unit_test(module_name_of_deleted_and_odd_paths),
+		cmocka_unit_test(frames_packed_and_unpacked),
 	};
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
 }

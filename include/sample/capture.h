@@ -1,0 +1,64 @@
+/* capture.h - copying what a sample needs, and nothing more, while the
+ * thread is stopped for as short a time as we can.
+ *
+ *   peek   a blocked thread, without stopping it: sp and pc from
+ *          /proc/.../syscall and a copy of its stack, consistent when its
+ *          run count did not move meanwhile (decide.h);
+ *   stop   PTRACE_INTERRUPT; a thread on a CPU traps within microseconds,
+ *          and we spin for it (a sleeping tracer would need a cross-CPU
+ *          wake-up that costs more than the whole copy); then registers
+ *          and the live stack in one process_vm_readv, and PTRACE_CONT.
+ *          Unwinding comes after the resume.  A thread queued for a CPU
+ *          is not waited for: it runs no user code until it traps, which
+ *          it does when it gets the CPU - its ticks wait in a pending stop
+ *          (state.h) until then, and the round goes on.
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_CAPTURE_H
+#define PTRACE_PROFILER_SAMPLE_CAPTURE_H
+
+#include "sample/state.h"
+
+/* A blocked thread read without a stop, counted as this round's
+ * observation.  false when it must be stopped instead: it runs now, it
+ * ran while we read, or its stack cannot be unwound from sp and pc alone
+ * and is not the one we know. */
+bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
+		  struct sampled_thread *st, const struct deferred_peek *look);
+
+/* What the look at the tick read of a thread to stop. */
+struct stop_request {
+	char state;           /* stat's, at the tick */
+	bool on_cpu;          /* what the sample says: R (running) */
+	bool running;         /* executing now: spin for its trap */
+	bool classify_by_runs; /* R without a kernel stack: the trap tells */
+	bool runs_known;
+	struct sched_counts sc;
+	bool wait;            /* spin for the trap even if not running (a
+				 blocked thread our interrupt wakes) */
+};
+
+/* Stops a thread: copies and resumes it at once if it traps while we
+ * spin, else leaves its stop pending (its trap completes it). */
+void capture_stop(struct sampler *s, struct process *p, struct thread *th,
+		  struct sampled_thread *st, const struct stop_request *rq, const char *kernel,
+		  int n_kernel);
+
+/* A thread asked at an earlier tick and not stopped yet: it has run no
+ * user code since, so this tick gets the stack its trap will bring, with
+ * the state and kernel frames it has now. */
+void capture_pending_tick(struct sampler *s, struct process *p, struct thread *th,
+			  struct sampled_thread *st, char state, uint64_t now);
+
+/* The traps of the threads whose stops are pending, each asked for by its
+ * own pid: cheap however many threads are traced. */
+void capture_poll_pending(struct sampler *s);
+
+/* targets_poll's and targets_wait_until's hook: a pending stop's trap. */
+void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t seen_ns);
+
+/* The ticks of a thread whose trap never came (it exited, or the run
+ * ended): counted with the state and kernel frames read at each, and no
+ * user frames. */
+void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thread *st);
+
+#endif

@@ -1,0 +1,52 @@
+/* count.h - what a round saw of a thread becomes samples: the root frame
+ * (the thread, or process and thread), the application's state, the OS
+ * state, the user frames by address and the kernel frames, counted by
+ * address for naming after the run (program.h), and in time order for the
+ * formats that keep time (timeline.h).
+ *
+ * An observation waits in the thread's record until its round ends and
+ * the number of ticks it stands for is known (schedule.h); a thread whose
+ * trap comes after its round is counted then, for the ticks it had.
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_COUNT_H
+#define PTRACE_PROFILER_SAMPLE_COUNT_H
+
+#include "sample/state.h"
+
+/* The words a capture of p's threads reads with the stack (snapshot.h):
+ * Oracle's (the run's), or the PostgreSQL process's own; none otherwise. */
+void count_set_words(struct sampler *s, const struct process *p);
+
+/* The kernel frames of a stack as /proc printed it, filtered, sanitized
+ * and named "NAME_[k]", packed outermost first into out (frame.h);
+ * returns their number. */
+int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap);
+
+/* The application's state frame from the words in s->snap (Oracle's
+ * session state, a PostgreSQL process's wait event) into buf; NULL when
+ * none was asked for. */
+const char *count_app_state(struct sampler *s, struct process *p, char *buf, size_t len);
+
+/* This round's observation of a thread: state (static), with the
+ * memory's user frames or none, kernel frames packed (n_kernel), the
+ * application state read now.  how says which path (tick trace). */
+void count_observe(struct sampler *s, struct process *p, struct sampled_thread *st,
+		   const char *state, bool user, const char *kernel, int n_kernel);
+
+/* The same with the memory's kernel frames. */
+void count_observe_memory(struct sampler *s, struct process *p, struct sampled_thread *st,
+			  const char *state);
+
+/* Counts count samples of a thread now, taken at ticks first_ns to
+ * last_ns (evenly): the observation ob with user frames (n_frames,
+ * complete) or none. */
+void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
+	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
+	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how);
+
+/* The round has ended, standing for ticks ticks (the last due at
+ * last_ns): every observation of it is counted that many times, and the
+ * pending stops' ticks of this round grow by the ticks beyond its own. */
+void count_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);
+
+#endif

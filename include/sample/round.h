@@ -1,0 +1,30 @@
+/* round.h - one tick's round over every thread of every target.
+ *
+ * In this order, each step for every thread before the next:
+ *   1. look    state and run count, read without a stop; decide (decide.h).
+ *              What needs no copy is observed at once; a thread queued for
+ *              a CPU is asked to stop and not waited for.
+ *   2. stop    the threads that were on a CPU at the tick, one by one:
+ *              their state changes soonest, and stopping one lets a thread
+ *              queued behind it run - a thread looked at after that would
+ *              be seen running because of us.
+ *   3. peek    the blocked threads that ran since their last sample, read
+ *              without a stop where their stack allows; the others are
+ *              asked to stop and their traps collected as they come.
+ * The round's observations are counted when it ends (count.h), for every
+ * tick it stands for (schedule.h); then the sampler leaves the CPUs the
+ * target's threads want (placement.h).
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_ROUND_H
+#define PTRACE_PROFILER_SAMPLE_ROUND_H
+
+#include "sample/state.h"
+
+/* Runs the round of the tick due at due_ns (the round number grows). */
+void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit);
+
+/* Ends it: counts its observations for ticks ticks (the last due at
+ * last_ns), then moves the sampler off the CPUs its threads want. */
+void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns);
+
+#endif

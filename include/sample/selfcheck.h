@@ -1,0 +1,63 @@
+/* selfcheck.h - does the profile agree with the kernel about each thread?
+ *
+ * For every thread the sampler reads schedstat at each tick: the time the
+ * kernel says it spent on a CPU.  Its share of samples in "R (running)"
+ * should be that time over the same span.  When the two differ by more
+ * than SELFCHECK_POINTS and by more than SELFCHECK_SIGMAS standard errors,
+ * the profile is not telling the truth about that thread (the sampler was
+ * late, or shared its CPU), and the summary says so first, with both
+ * figures and what to do.
+ *
+ * Samples of one thread are not independent (a burst of 1 ms is ten
+ * samples at -d 100us), so the standard error is not the binomial one:
+ * the run is cut into batches of time, the difference is taken batch by
+ * batch, and the error is that of their mean.
+ *
+ * Pure: the sampler feeds it; unit-tested.
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_SELFCHECK_H
+#define PTRACE_PROFILER_SAMPLE_SELFCHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SELFCHECK_BATCHES 32
+#define SELFCHECK_FIRST_BATCH_NS 100000000ULL /* doubled when the batches are full */
+#define SELFCHECK_POINTS 3.0   /* percentage points */
+#define SELFCHECK_SIGMAS 3.0
+#define SELFCHECK_MIN_BATCHES 5
+#define SELFCHECK_MIN_SAMPLES 200
+
+struct selfcheck_batch {
+	uint64_t samples, on_cpu;     /* counted in it */
+	uint64_t wall_ns, run_ns;     /* schedstat's span: time, time on a CPU */
+};
+
+struct selfcheck_thread {
+	uint64_t batch_ns;            /* this thread's batch length */
+	uint64_t batch_start_ns;      /* when the current batch began */
+	uint64_t last_ns, last_run_ns; /* schedstat at its last read */
+	bool seen;
+	unsigned n;                   /* batches begun */
+	struct selfcheck_batch b[SELFCHECK_BATCHES];
+};
+
+/* A schedstat read at now_ns: the thread's time on a CPU so far. */
+void selfcheck_sched(struct selfcheck_thread *c, uint64_t now_ns, uint64_t run_ns);
+
+/* count samples counted for the thread, on_cpu of them "R (running)". */
+void selfcheck_samples(struct selfcheck_thread *c, uint64_t count, uint64_t on_cpu);
+
+struct selfcheck_verdict {
+	bool disagrees;
+	double sampled, kernel; /* percent: samples on a CPU, schedstat's */
+	double error;           /* standard error of the difference, points */
+	unsigned batches;
+};
+
+/* The whole-run figures (as the summary prints them) and whether they
+ * disagree beyond chance. */
+struct selfcheck_verdict selfcheck_judge(const struct selfcheck_thread *c, uint64_t samples,
+					 uint64_t samples_on_cpu, double kernel_percent);
+
+#endif

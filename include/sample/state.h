@@ -1,0 +1,211 @@
+/* state.h - what the sampler keeps, shared by the files of sample/ (the
+ * layers above see sampler.h only).
+ *
+ * A tick's round goes (round.c): look at every thread without stopping
+ * it (state, run count) and decide (decide.h); stop the threads that were
+ * on a CPU, at once, one after the other (capture.c); then the blocked
+ * threads that ran since: read without a stop where their stack allows,
+ * else asked to stop and not waited for.  Each thread's observation of the
+ * round waits in its record until the round ends; then every observation
+ * is counted (count.c) for all the ticks the round stands for: its own and
+ * those that fell due while it ran (schedule.h).  Between rounds the
+ * sampler moves off the CPUs the target's threads want (placement.h).
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_STATE_H
+#define PTRACE_PROFILER_SAMPLE_STATE_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/pgstate.h"
+#include "profile/program.h"
+#include "sample/decide.h"
+#include "sample/placement.h"
+#include "sample/sampler.h"
+#include "sample/selfcheck.h"
+#include "sample/tick_trace.h"
+
+#define APP_STATE_MAX 320 /* an Oracle or PostgreSQL state frame */
+
+/* What a round saw of one thread, counted when the round ends. */
+struct observation {
+	const char *state;  /* "R (running)"...: reported_state's, static */
+	bool user;          /* with the memory's user frames (else none) */
+	bool has_app;
+	char app[APP_STATE_MAX];           /* the application's state frame */
+	int n_kernel;                      /* kernel frames, outermost first, */
+	char kernel[MEMORY_KERNEL_BYTES];  /* each NUL-terminated, "_[k]" */
+};
+
+/* The ticks of a thread asked to stop whose trap has not come yet: a
+ * thread queued for a CPU runs no user code until it traps, so its user
+ * stack then is the one it had at each of them.  Ticks alike (state,
+ * kernel frames) are kept together. */
+#define PENDING_TICKS 4
+struct pending_tick {
+	uint64_t count;
+	uint64_t first_ns, last_ns; /* the ticks it stands for */
+	char state;        /* from stat at the tick */
+	bool on_cpu;       /* R: on a CPU at the tick */
+	int n_kernel;
+	char kernel[MEMORY_KERNEL_BYTES];
+};
+
+struct pending_stop {
+	uint64_t began_ns;  /* when a thread on a CPU stopped running */
+	bool late;          /* counted as late already */
+	bool running;       /* executing at the tick */
+	bool at_once;       /* trapped while we spun: its freeze started at the
+			       interrupt; a later trap, when the thread got a
+			       CPU back (what it waited for is not our stop) */
+	bool runs_known;
+	uint64_t runs;      /* its run count at the first tick */
+	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
+	uint64_t last_round; /* the round that added its last tick */
+	int n_ticks;
+	struct pending_tick ticks[PENDING_TICKS];
+};
+
+/* The sampler's record of one thread, kept for the whole run (the
+ * summary reads it after the thread has ended).  The target's thread
+ * points to it by slot (target.h). */
+struct sampled_thread {
+	pid_t pid, tid;
+	size_t proc;            /* its process, in the sampler's list */
+	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
+	bool ended;
+	struct thread_memory *memory;  /* what samples proved (decide.h) */
+	struct pending_stop *pending;  /* a stop whose trap has not come */
+	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
+	int last_cpu;           /* stat's processor at its last tick, -1 */
+	uint64_t samples, samples_on_cpu, stop_timeouts;
+	uint32_t profile_index; /* in the profile's thread list, + 1; 0 none */
+	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
+	/* Its schedstat at the first and the last tick that read it: what
+	 * the kernel says it spent on a CPU, beside what the samples say. */
+	bool sched_seen;
+	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
+	struct selfcheck_thread check;
+	uint64_t obs_round;     /* the round of obs; 0 none */
+	struct observation obs;
+};
+
+struct process {
+	struct target *t;
+	struct program *program;       /* the program running now */
+	unsigned execs_seen;
+	struct pg_process pg;          /* --pg-wait-events: its wait event word */
+};
+
+/* A thread met in the look at every thread, for a later step. */
+struct thread_ref {
+	size_t proc;
+	pid_t tid;
+};
+
+/* The running threads of this round, with what the look read of them. */
+struct deferred_stop {
+	struct thread_ref ref;
+	char state;
+	bool by_runs, runs_known;
+	struct sched_counts sc;
+};
+
+/* The blocked threads of this round that ran since their last sample. */
+struct deferred_peek {
+	struct thread_ref ref;
+	char state;
+	bool runs_known;
+	struct sched_counts sc;
+	int n_kernel;                     /* its kernel frames at the tick, */
+	char kernel[MEMORY_KERNEL_BYTES]; /* packed (frame.h) */
+};
+
+struct sampler {
+	const struct options *o;
+	const struct event_names *names;
+	struct program_shared shared; /* the run's files and their names */
+	FILE *out;
+	struct sampler_result *r;
+	struct target *ts;
+	size_t n_targets, cap_targets;
+	size_t *n_out;         /* the caller's count, kept up to date */
+	struct process *procs;
+	struct sampled_thread **blocks; /* every thread met, in order, 64 a */
+	size_t n_threads, cap_threads;  /* block: a record never moves */
+	struct stack_table *table; /* where every program's stacks are named */
+	struct timeline *timeline; /* the formats that keep time; else NULL */
+	struct profile_thread *profile_threads; /* every thread sampled, for them */
+	size_t n_profile_threads, cap_profile_threads;
+	uint64_t start_ns;     /* the first tick */
+	int error;             /* errno of the first failure, 0 if none */
+	struct snapshot *snap; /* one copy buffer, reused by every capture */
+	/* this round */
+	uint64_t round;        /* its number, from 1 */
+	bool committed;        /* its observations counted */
+	uint64_t tick_ns;      /* when it began */
+	struct deferred_stop *running;
+	size_t n_running, cap_running;
+	struct deferred_peek *blocked;
+	size_t n_blocked, cap_blocked;
+	struct thread_ref *resumed;  /* resumed in it: where are they now? */
+	size_t n_resumed, cap_resumed;
+	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */
+	/* stops whose trap has not come: polled one by one */
+	unsigned stops_pending;
+	struct thread_ref *pending;
+	size_t n_pending, cap_pending;
+	/* The CPU this round runs on, and when we got it (our own
+	 * se.exec_start): a target thread on the same CPU that stopped
+	 * running at that very instant was preempted by us. */
+	int my_cpu;
+	bool my_start_read, my_start_known;
+	uint64_t my_start_ns;
+	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
+	struct placement placement;
+	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
+	/* --subprocesses */
+	uint64_t last_family_scan;
+	pid_t *pg_skipped;     /* --pg-wait-events: descendants not followed */
+	size_t n_pg_skipped;
+	/* --period and SIGUSR1 (windows.c) */
+	struct continuous *cont;
+	volatile sig_atomic_t *dump;
+	unsigned windows_cut, dumps;
+	uint64_t window_start_ns, window_due_ns, window_rounds;
+	bool window_ends_early;           /* SIGUSR1 moved its end */
+	struct stack_table *window_table; /* the current window's named stacks */
+	struct window *closing;           /* cut, its stacks being named */
+};
+
+/* The first failure ends the run; its reason (what, and the errno err,
+ * which the caller gives: never a stale one) goes to the summary. */
+void sampler_fail(struct sampler *s, const char *what, int err);
+
+/* The sampler's record of th (made at first sight), of process p; NULL
+ * when out of memory. */
+struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct thread *th);
+
+/* The i-th thread met. */
+static inline struct sampled_thread *sampled_at(const struct sampler *s, size_t i)
+{
+	return &s->blocks[i / 64][i % 64];
+}
+
+/* target.h's on_drop: a thread ended (its pending ticks are counted). */
+void sampler_thread_ended(void *arg, struct target *t, struct thread *th);
+
+/* The process a target belongs to; the thread a reference names (NULL if
+ * it is gone from the list). */
+struct process *process_of(struct sampler *s, const struct target *t);
+struct thread *thread_of(struct sampler *s, const struct thread_ref *ref);
+
+/* After an execve of p: the old program's modules describe what its
+ * stacks ran; they are kept, unchanging, to name them after the run
+ * (family.c). */
+void follow_exec(struct sampler *s, struct process *p);
+
+#endif

@@ -1,0 +1,379 @@
+/* capture.c - peeks and stops (capture.h). */
+#define _GNU_SOURCE
+#include "sample/capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "base/frame.h"
+#include "base/hash_index.h"
+#include "sample/count.h"
+#include "tracee/snapshot.h"
+
+/* How long to spin for the trap of a thread on a CPU, or of a blocked one
+ * our interrupt wakes: longer than either takes when a CPU is free. */
+#define STOP_SPIN_NS 50000ULL
+#define STOP_LATE_NS 200000000ULL /* a stop still pending: counted late */
+
+static struct thread_memory *memory_of(struct sampled_thread *st)
+{
+	if (!st->memory)
+		st->memory = calloc(1, sizeof(*st->memory));
+	return st->memory;
+}
+
+/* The stack mapping holding sp, so the next copies take exactly the live
+ * part: from the maps already read, else from the thread's own maps (a
+ * stack mapped since), read while it runs. */
+static void stack_bounds(struct process *p, struct sampled_thread *st, uint64_t sp, bool may_read)
+{
+	if (sp >= st->stack_low && sp < st->stack_top)
+		return;
+	if (modules_mapping_of(p->program->modules, sp, &st->stack_low, &st->stack_top) == 0)
+		return;
+	st->stack_low = st->stack_top = 0;
+	if (!may_read)
+		return;
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)p->t->pid, (int)st->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_entry me;
+		if (parse_maps_line(line, strlen(line), &me) == 0 && sp >= me.start && sp < me.end) {
+			st->stack_low = me.start;
+			st->stack_top = me.end;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* What the snapshot holds, as decide.h compares copies. */
+static struct unwind_input snap_input(const struct sampler *s, const struct process *p)
+{
+	return (struct unwind_input){
+		.sp = s->snap->regs.rsp, .pc = s->snap->regs.rip,
+		.stack_start = s->snap->stack_start, .stack_len = s->snap->stack_len,
+		.stack_hash = stack_hash(s->snap->stack, s->snap->stack_len),
+		.generation = modules_generation(p->program->modules),
+	};
+}
+
+bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
+		  struct sampled_thread *st, const struct deferred_peek *look)
+{
+	const struct sched_counts *sc = &look->sc;
+	struct thread_memory *m = memory_of(st);
+	struct blocked_syscall w;
+	if (!m || thread_read_syscall(th, &w) != 0)
+		return false;
+	stack_bounds(p, st, w.sp, false);
+	count_set_words(s, p);
+	if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0)
+		return false;
+	/* Consistent if the thread was not put on a CPU while we read. */
+	struct sched_counts after;
+	bool consistent = look->runs_known && thread_read_sched(p->t, th, &after) == 0 &&
+			  after.runs == sc->runs;
+	struct unwind_input in = snap_input(s, p);
+	bool same = memory_matches(m, &in);
+	int complete = 1;
+	if (!same && consistent) {
+		struct unwound_frame frames[UNWIND_MAX_FRAMES];
+		int n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
+					&complete);
+		if (complete) /* else it needs a register we do not have */
+			memory_remember(m, &in, frames, n, complete);
+	}
+	bool counted = same || (consistent && complete);
+	tick_trace_peek(s->trace, th->tid, &in, consistent, complete, counted, sc->runs);
+	if (!counted)
+		return false;
+	memory_after_peek(m, consistent, sc->runs);
+	/* A wait our stop aborted goes on as restart_syscall, whose kernel
+	 * stack shows only the system call entry: it keeps the frames it had. */
+	bool restarted = same && w.nr == SYS_restart_syscall && m->n_kernel > 0;
+	if (!restarted) {
+		memcpy(m->kernel, look->kernel, sizeof(m->kernel));
+		m->n_kernel = look->n_kernel;
+	}
+	s->r->peeked++;
+	count_observe_memory(s, p, st, reported_state(look->state, false, false));
+	return true;
+}
+
+/* Adds a tick to a pending stop: the state and kernel frames it had. */
+static void pending_add_tick(struct sampler *s, struct pending_stop *ps, char state, bool on_cpu,
+			     const char *kernel, int n_kernel)
+{
+	size_t used = 0;
+	for (int i = 0; i < n_kernel; i++)
+		used += strlen(kernel + used) + 1;
+	ps->last_round = s->round;
+	if (ps->n_ticks > 0) {
+		struct pending_tick *last = &ps->ticks[ps->n_ticks - 1];
+		if ((last->state == state && last->on_cpu == on_cpu && last->n_kernel == n_kernel &&
+		     memcmp(last->kernel, kernel, used) == 0) ||
+		    ps->n_ticks == PENDING_TICKS) {
+			last->count++; /* the same, or no room: like the last */
+			last->last_ns = s->tick_ns;
+			return;
+		}
+	}
+	struct pending_tick *pt = &ps->ticks[ps->n_ticks++];
+	*pt = (struct pending_tick){ 1, s->tick_ns, s->tick_ns, state, on_cpu, n_kernel, { 0 } };
+	memcpy(pt->kernel, kernel, used);
+}
+
+static void note_pending(struct sampler *s, const struct process *p, const struct thread *th)
+{
+	/* without room, targets_poll finds its trap anyway */
+	if (array_reserve((void **)&s->pending, s->n_pending + 1, &s->cap_pending,
+			  sizeof(*s->pending)))
+		s->pending[s->n_pending++] = (struct thread_ref){ (size_t)(p - s->procs), th->tid };
+}
+
+/* The ticks of a pending stop, now that it is complete (or given up on):
+ * the current round's share is this round's observation, counted when the
+ * round ends; the others (their rounds over) are counted now. */
+static void count_pending_ticks(struct sampler *s, struct process *p, struct sampled_thread *st,
+				struct pending_stop *ps, const struct unwound_frame *frames,
+				int n_frames, int complete, bool user, bool group_stop,
+				bool on_cpu_by_runs, const char *how)
+{
+	for (int i = 0; i < ps->n_ticks; i++) {
+		struct pending_tick *pt = &ps->ticks[i];
+		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
+		const char *state = reported_state(pt->state, group_stop, on_cpu);
+		uint64_t count = pt->count;
+		if (i == ps->n_ticks - 1 && ps->last_round == s->round && !s->committed) {
+			count--; /* this round's: observed, counted with the round */
+			count_observe(s, p, st, state, user, pt->kernel, pt->n_kernel);
+		}
+		struct observation ob = { .state = state, .user = user, .n_kernel = pt->n_kernel };
+		char app[APP_STATE_MAX];
+		const char *a = count_app_state(s, p, app, sizeof(app));
+		if ((ob.has_app = a != NULL))
+			snprintf(ob.app, sizeof(ob.app), "%s", a);
+		memcpy(ob.kernel, pt->kernel, sizeof(ob.kernel));
+		count_now(s, p, st, &ob, user ? frames : NULL, user ? n_frames : 0, complete, count,
+			  pt->first_ns, pt->last_ns, how);
+	}
+}
+
+void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thread *st)
+{
+	struct pending_stop *ps = st->pending;
+	if (!ps)
+		return;
+	st->pending = NULL;
+	if (s->stops_pending)
+		s->stops_pending--;
+	s->snap->n_words = 0; /* no capture: no words either */
+	s->snap->words_ok = 0;
+	uint64_t ticks = 0;
+	for (int j = 0; j < ps->n_ticks; j++)
+		ticks += ps->ticks[j].count;
+	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, "unstopped");
+	s->r->no_user_stack += ticks;
+	free(ps);
+}
+
+/* Still where our last stop left it, not back in its wait yet (it ran a
+ * little, into a CPU quota's throttle say): that stop's doing. */
+static bool parked(const struct thread_memory *m, const struct pending_tick *first,
+		   const struct snapshot *snap)
+{
+	return m->aborted && first->state == 'R' &&
+	       snapshot_restart_pending(&snap->regs, &m->abort_where);
+}
+
+/* What a stop tells the memory besides the unwind. */
+static struct stop_facts stop_facts(const struct thread *th, const struct pending_stop *ps,
+				    const struct snapshot *snap, bool runs_known, uint64_t runs)
+{
+	char first = ps->ticks[0].state;
+	struct stop_facts f = { .runs_known = runs_known, .runs = runs,
+				.group_stop = th->group_stop, .group_stops = th->group_stops };
+	/* Did our stop take it out of a blocking call (or out of one it was
+	 * entering: R on a CPU at the tick, in the kernel on its way into a
+	 * wait)?  Until it runs to restart it, /proc says R because of us;
+	 * without us it would be waiting. */
+	f.aborted = !th->group_stop && snapshot_restarting(&snap->regs) &&
+		    snapshot_syscall(&snap->regs, &f.where) == 0;
+	f.state_before = first == 'S' || first == 'D' ? first : 'S';
+	return f;
+}
+
+/* Completes the sample(s) of a thread we stopped, now that it is: copy,
+ * resume, then unwind and count.  Called as soon as its trap is seen. */
+static void complete_stop(struct sampler *s, struct process *p, struct thread *th,
+			  uint64_t seen_ns)
+{
+	struct sampled_thread *st = sampled_of(s, p, th);
+	struct pending_stop *ps = st ? st->pending : NULL;
+	struct target *t = p->t;
+	unsigned execs = t->execs;
+	if (!ps) {
+		thread_resume(t, th); /* a stop we gave up on */
+		return;
+	}
+	st->pending = NULL;
+	if (s->stops_pending)
+		s->stops_pending--;
+	struct thread_memory *m = memory_of(st);
+	count_set_words(s, p); /* a trap may come while another process is sampled */
+	bool copied = snapshot_regs(th->tid, s->snap) == 0;
+	bool is_parked = copied && m && parked(m, &ps->ticks[0], s->snap);
+	if (copied && !is_parked) {
+		stack_bounds(p, st, s->snap->regs.rsp, false);
+		copied = snapshot_stack(th->tid, st->stack_top, s->snap) == 0;
+	}
+	/* the one read in a stop that is not a copy: its run count, which
+	 * then tells whether it ran since (decide.h) */
+	struct sched_counts stopped = { 0, 0, 0 };
+	bool runs_known = copied && thread_read_sched(t, th, &stopped) == 0;
+	uint64_t resumed = now_ns();
+	thread_resume(t, th);
+	uint64_t t1 = now_ns();
+	if (!s->committed && array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
+					   sizeof(*s->resumed)))
+		s->resumed[s->n_resumed++] = (struct thread_ref){ (size_t)(p - s->procs), th->tid };
+	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
+	 * a CPU from the interrupt; one that was not (blocked, or queued for a
+	 * CPU) from its trap, when it would have run on. */
+	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
+	hist_add(&s->r->frozen, resumed - (was_running ? ps->began_ns : seen_ns));
+	if (t->execs != execs || !m) {
+		/* An execve completed while we waited: what /proc said before
+		 * the stop was the old program's, the stack is the new one's.
+		 * Such a sample describes neither. */
+		free(ps);
+		return;
+	}
+	struct stop_times when = { th->stop_asked_ns, seen_ns, resumed, ps->at_once };
+	struct stop_facts f = stop_facts(th, ps, s->snap, runs_known, stopped.runs);
+	struct unwind_input in = snap_input(s, p);
+	if (is_parked) {
+		/* nothing was copied in the stop: the words now, as for a
+		 * thread not stopped at all */
+		if (s->snap->n_words)
+			snapshot_read_words(th->tid, s->snap);
+		memory_after_parked_stop(m, runs_known, stopped.runs);
+		tick_trace_stop(s->trace, th->tid, copied, true, &in, m->complete, &f, &when);
+		for (int i = 0; i < ps->n_ticks; i++) { /* as it was before our stop */
+			ps->ticks[i].state = m->state_before;
+			ps->ticks[i].on_cpu = false;
+			ps->ticks[i].n_kernel = m->n_kernel;
+			memcpy(ps->ticks[i].kernel, m->kernel, sizeof(m->kernel));
+		}
+		ps->classify_by_runs = false;
+		count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, false,
+				    false, "parked");
+		free(ps);
+		return;
+	}
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int n = 0, complete = 1;
+	if (copied) {
+		n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
+				    &complete);
+		stack_bounds(p, st, s->snap->regs.rsp, true);
+		memory_remember(m, &in, frames, n, complete);
+		memory_after_stop(m, &f);
+		/* the wait's own kernel frames, if our stop aborts it */
+		memcpy(m->kernel, ps->ticks[0].kernel, sizeof(m->kernel));
+		m->n_kernel = ps->ticks[0].n_kernel;
+	}
+	tick_trace_stop(s->trace, th->tid, copied, false, &in, complete, &f, &when);
+	/* Without a kernel stack to tell, the trap does: a thread on a CPU
+	 * traps where it is, one queued for a CPU must be put on it first. */
+	bool on_cpu_by_runs = runs_known && ps->runs_known && stopped.runs == ps->runs;
+	count_pending_ticks(s, p, st, ps, frames, n, complete, copied, th->group_stop,
+			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
+	free(ps);
+	hist_add(&s->r->work, now_ns() - t1);
+}
+
+void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t seen_ns)
+{
+	struct sampler *s = arg;
+	complete_stop(s, process_of(s, t), th, seen_ns);
+}
+
+void capture_poll_pending(struct sampler *s)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n_pending; i++) {
+		struct thread_ref r = s->pending[i];
+		struct thread *th = thread_of(s, &r);
+		if (!th || th->gone || !th->stop_pending)
+			continue;
+		thread_poll(s->procs[r.proc].t, th, capture_on_trap, s);
+		if (!th->gone && th->stop_pending)
+			s->pending[kept++] = r;
+	}
+	s->n_pending = kept;
+}
+
+void capture_stop(struct sampler *s, struct process *p, struct thread *th,
+		  struct sampled_thread *st, const struct stop_request *rq, const char *kernel,
+		  int n_kernel)
+{
+	struct pending_stop *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return;
+	pending_add_tick(s, ps, rq->state, rq->on_cpu, kernel, n_kernel);
+	ps->runs_known = rq->runs_known;
+	ps->runs = rq->sc.runs;
+	ps->classify_by_runs = rq->classify_by_runs;
+	ps->running = rq->running;
+	if (thread_interrupt(th, &ps->began_ns) != 0) {
+		free(ps);
+		return;
+	}
+	free(st->pending);
+	st->pending = ps;
+	s->stops_pending++;
+	note_pending(s, p, th);
+	bool queued = rq->state == 'R' && !rq->running && !rq->classify_by_runs;
+	if (queued)
+		s->r->queued++;
+	uint64_t seen;
+	uint64_t spin_until = queued || !rq->wait ? 0 : now_ns() + STOP_SPIN_NS;
+	switch (thread_wait_stop(p->t, th, spin_until, &seen)) {
+	case STOP_OK:
+		ps->at_once = true;
+		complete_stop(s, p, th, seen);
+		break;
+	case STOP_PENDING:
+		break; /* collected by capture_on_trap when it comes */
+	case STOP_GONE:
+		free(st->pending);
+		st->pending = NULL;
+		s->stops_pending--;
+		break;
+	}
+}
+
+void capture_pending_tick(struct sampler *s, struct process *p, struct thread *th,
+			  struct sampled_thread *st, char state, uint64_t now)
+{
+	if (st->pending) {
+		struct kernel_stack ks;
+		thread_read_kernel_stack(p->t, th, &ks);
+		bool on_cpu = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
+		char kernel[MEMORY_KERNEL_BYTES];
+		int n_kernel = count_kernel_frames(&ks, kernel, sizeof(kernel));
+		pending_add_tick(s, st->pending, state, on_cpu, kernel, n_kernel);
+	}
+	thread_nudge(th, now);
+	if (st->pending && !st->pending->late && now - th->stop_asked_ns >= STOP_LATE_NS) {
+		st->pending->late = true;
+		st->stop_timeouts++;
+		s->r->stop_timeouts++;
+	}
+}

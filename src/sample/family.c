@@ -1,0 +1,123 @@
+/* family.c - children and execve (family.h). */
+#define _GNU_SOURCE
+#include "sample/family.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, size_t len)
+{
+	if (!s->o->pg_wait_events)
+		return PG_PROBE_SERVER;
+	enum pg_probe r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);
+	if (msg[0] && r != PG_PROBE_TOO_OLD)
+		fprintf(stderr, "ptrace_profiler: %s\n", msg);
+	return r;
+}
+
+/* After an execve: the old program's modules describe what its stacks
+ * ran; they are kept, unchanging, to name them after the run. */
+/* After an execve: the old program's modules describe what its stacks
+ * ran; they are kept, unchanging, to name them after the run. */
+void follow_exec(struct sampler *s, struct process *p)
+{
+	if (p->t->execs == p->execs_seen)
+		return;
+	p->execs_seen = p->t->execs;
+	struct program *next = program_exec(p->program, p->t->pid);
+	if (!next) {
+		sampler_fail(s, "cannot read the modules of the new program", errno ? errno : ENOMEM);
+		return;
+	}
+	p->program = next;
+	char msg[512];
+	if (family_probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD)
+		fprintf(stderr, "ptrace_profiler: warning: %s: [no PostgreSQL state]\n", msg);
+	/* Its other threads are gone; stack bounds and memories are the old
+	 * program's. */
+	for (size_t k = 0; k < p->t->n_threads; k++) {
+		struct sampled_thread *st = sampled_of(s, p, &p->t->threads[k]);
+		if (!st)
+			continue;
+		st->stack_low = st->stack_top = 0;
+		free(st->memory);
+		st->memory = NULL;
+	}
+}
+
+static bool traced(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (s->ts[i].pid == pid)
+			return true;
+	for (size_t i = 0; i < s->n_pg_skipped; i++)
+		if (s->pg_skipped[i] == pid)
+			return true;
+	return false;
+}
+
+/* A descendant --pg-wait-events cannot follow (a server older than 14):
+ * said once, let go, and not seized again. */
+static void skip_descendant(struct sampler *s, struct process *p, const char *why)
+{
+	fprintf(stderr, "ptrace_profiler: %s: not profiled\n", why);
+	pid_t *grown = realloc(s->pg_skipped, (s->n_pg_skipped + 1) * sizeof(*grown));
+	if (grown) {
+		s->pg_skipped = grown;
+		s->pg_skipped[s->n_pg_skipped++] = p->t->pid;
+	}
+	program_free(p->program);
+	p->program = NULL;
+	target_detach(p->t);
+	target_free(p->t);
+}
+
+void family_follow(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_targets; i++) {
+		if (s->ts[i].exited)
+			continue;
+		pid_t kids[256];
+		size_t n = target_children(&s->ts[i], kids, sizeof(kids) / sizeof(kids[0]));
+		for (size_t k = 0; k < n; k++) {
+			if (traced(s, kids[k]))
+				continue;
+			if (s->n_targets == s->cap_targets) {
+				s->r->family_full++;
+				return;
+			}
+			struct process *procs = realloc(s->procs, (s->n_targets + 1) * sizeof(*procs));
+			if (!procs)
+				return;
+			s->procs = procs;
+			struct target *t = &s->ts[s->n_targets];
+			char err[256];
+			/* One that ended or exec'd a setuid program meanwhile is
+			 * simply not followed. */
+			if (target_attach(t, kids[k], NULL, 0, err, sizeof(err)) != ATTACH_OK)
+				continue;
+			struct process *p = &s->procs[s->n_targets];
+			*p = (struct process){ .t = t, .execs_seen = t->execs };
+			t->on_drop = sampler_thread_ended;
+			t->drop_arg = s;
+			p->program = program_open(t->pid, &s->shared,
+						  s->window_table ? s->window_table : s->table,
+						  s->timeline);
+			if (!p->program) {
+				target_detach(t);
+				target_free(t);
+				continue;
+			}
+			char msg[512];
+			if (family_probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD) {
+				skip_descendant(s, p, msg);
+				continue;
+			}
+			s->n_targets++;
+			*s->n_out = s->n_targets;
+			s->r->family_joined++;
+		}
+	}
+}
+

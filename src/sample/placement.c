@@ -1,0 +1,50 @@
+/* placement.c - which CPUs the sampler runs on (placement.h). */
+#define _GNU_SOURCE
+#include "sample/placement.h"
+
+#include <string.h>
+
+void placement_start(struct placement *pl, bool wanted)
+{
+	memset(pl, 0, sizeof(*pl));
+	if (!wanted || sched_getaffinity(0, sizeof(pl->allowed), &pl->allowed) != 0)
+		return;
+	pl->current = pl->allowed;
+	pl->on = CPU_COUNT(&pl->allowed) > 1;
+}
+
+bool placement_choose(const cpu_set_t *allowed, const cpu_set_t *current, const cpu_set_t *wanted,
+		      int my_cpu, cpu_set_t *out)
+{
+	if (my_cpu < 0 || my_cpu >= CPU_SETSIZE || !CPU_ISSET(my_cpu, wanted))
+		return false;
+	cpu_set_t free_cpus;
+	CPU_ZERO(&free_cpus);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, allowed) && !CPU_ISSET(c, wanted))
+			CPU_SET(c, &free_cpus);
+	if (CPU_COUNT(&free_cpus) == 0 || CPU_EQUAL(&free_cpus, current))
+		return false;
+	*out = free_cpus;
+	return true;
+}
+
+int placement_apply(struct placement *pl, const cpu_set_t *wanted, int my_cpu)
+{
+	cpu_set_t next;
+	if (!pl->on || !placement_choose(&pl->allowed, &pl->current, wanted, my_cpu, &next))
+		return -1;
+	if (sched_setaffinity(0, sizeof(next), &next) != 0)
+		return -1;
+	pl->current = next;
+	pl->moves++;
+	return sched_getcpu();
+}
+
+void placement_end(struct placement *pl)
+{
+	if (pl->on && !CPU_EQUAL(&pl->current, &pl->allowed)) {
+		sched_setaffinity(0, sizeof(pl->allowed), &pl->allowed);
+		pl->current = pl->allowed;
+	}
+}

@@ -1,0 +1,351 @@
+/* round.c - one tick's round (round.h). */
+#define _GNU_SOURCE
+#include "sample/round.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/frame.h"
+#include "base/hash_index.h"
+#include "sample/capture.h"
+#include "sample/count.h"
+
+/* --- whose CPU ------------------------------------------------------- */
+
+/* Our own se.exec_start: when we got this CPU, as the scheduler's clock
+ * counts.  It is also moved on by anything that makes the scheduler
+ * account our time (a task woken onto our CPU, a scheduler tick), so it
+ * is exact only read before such a thing: first in the round. */
+static void read_my_start(struct sampler *s)
+{
+	s->my_start_read = true;
+	if (s->self_sched_fd == -1) {
+		s->self_sched_fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+		if (s->self_sched_fd < 0)
+			s->self_sched_fd = -2;
+	}
+	char buf[4096];
+	ssize_t n = s->self_sched_fd >= 0 ? pread(s->self_sched_fd, buf, sizeof(buf), 0) : -1;
+	s->my_start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->my_start_ns) == 0;
+}
+
+/* R, not on a CPU, on ours: waiting only because our tick took the CPU
+ * from it?  Then it stopped running the instant we started.  (A start
+ * read late in the round can only be later than the true one: then a
+ * preempted thread may count as queued, never the other way.) */
+static bool preempted_by_us(struct sampler *s, struct process *p, struct thread *th,
+			    const struct task_stat *st)
+{
+	if (st->processor != s->my_cpu)
+		return false;
+	if (!s->my_start_read)
+		read_my_start(s);
+	uint64_t stopped_at;
+	return s->my_start_known && thread_read_exec_start(p->t, th, &stopped_at) == 0 &&
+	       stopped_at >= s->my_start_ns;
+}
+
+/* Which CPU this round runs on; and when we got it, read at once when a
+ * target thread was on this CPU at its last tick (else at the first need,
+ * see preempted_by_us).  A process we resume often wakes on our CPU (the
+ * waker's) and runs there, so that every tick preempts it: read only in
+ * rounds after one that needed it, our start was missing in every other
+ * such round, and a CPython loop on a CPU 47 % of its time (schedstat)
+ * showed 20 % running and 32 % runnable. */
+static void note_my_cpu(struct sampler *s)
+{
+	s->my_start_read = false;
+	s->my_start_known = false;
+	s->my_cpu = sched_getcpu();
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (!sampled_at(s, i)->ended && sampled_at(s, i)->last_cpu == s->my_cpu) {
+			read_my_start(s);
+			return;
+		}
+}
+
+static void want_cpu(struct sampler *s, int cpu)
+{
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &s->wanted);
+}
+
+/* --- 1. look ---------------------------------------------------------- */
+
+/* The schedstat figures for the summary's check of the samples. */
+static void note_sched(struct sampled_thread *st, const struct sched_counts *sc, uint64_t now)
+{
+	if (!st->sched_seen) {
+		st->sched_seen = true;
+		st->sched_first_ns = now;
+		st->sched_first_run_ns = sc->run_ns;
+	}
+	st->sched_last_ns = now;
+	st->sched_last_run_ns = sc->run_ns;
+	selfcheck_sched(&st->check, now, sc->run_ns);
+}
+
+static bool defer_stop(struct sampler *s, struct process *p, struct thread *th, char state,
+		       bool by_runs, const struct sched_counts *sc, bool runs_known)
+{
+	if (!array_reserve((void **)&s->running, s->n_running + 1, &s->cap_running,
+			   sizeof(*s->running)))
+		return false;
+	s->running[s->n_running++] = (struct deferred_stop){
+		{ (size_t)(p - s->procs), th->tid }, state, by_runs, runs_known, *sc };
+	return true;
+}
+
+static bool defer_peek(struct sampler *s, struct process *p, struct thread *th, char state,
+		       const struct sched_counts *sc, bool runs_known)
+{
+	if (!array_reserve((void **)&s->blocked, s->n_blocked + 1, &s->cap_blocked,
+			   sizeof(*s->blocked)))
+		return false;
+	struct deferred_peek *d = &s->blocked[s->n_blocked++];
+	*d = (struct deferred_peek){ { (size_t)(p - s->procs), th->tid }, state, runs_known, *sc,
+				     0, { 0 } };
+	struct kernel_stack ks;
+	thread_read_kernel_stack(p->t, th, &ks);
+	d->n_kernel = count_kernel_frames(&ks, d->kernel, sizeof(d->kernel));
+	return true;
+}
+
+/* A thread to stop that is not executing now: asked at once, not waited
+ * for (queued for a CPU, it traps when it gets one), or, when the look
+ * could not keep it for later, stopped now. */
+static void stop_now(struct sampler *s, struct process *p, struct thread *th,
+		     struct sampled_thread *st, const struct stop_request *rq, struct kernel_stack *ks)
+{
+	char kernel[MEMORY_KERNEL_BYTES];
+	int n_kernel = count_kernel_frames(ks, kernel, sizeof(kernel));
+	capture_stop(s, p, th, st, rq, kernel, n_kernel);
+}
+
+/* Tracing only: a thread whose memory is reused is read again, and the
+ * trace says whether the copy matched - the replay tests check that it
+ * always does while the run count stands still (decide.h's rule). */
+static void verify_reuse(struct sampler *s, struct process *p, struct thread *th,
+			 struct sampled_thread *st, const struct sched_counts *sc)
+{
+	struct blocked_syscall w;
+	struct sched_counts after;
+	if (thread_read_syscall(th, &w) != 0 ||
+	    snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0 ||
+	    thread_read_sched(p->t, th, &after) != 0)
+		return;
+	const struct unwind_input in = {
+		.sp = s->snap->regs.rsp, .pc = s->snap->regs.rip,
+		.stack_start = s->snap->stack_start, .stack_len = s->snap->stack_len,
+		.stack_hash = stack_hash(s->snap->stack, s->snap->stack_len),
+		.generation = modules_generation(p->program->modules),
+	};
+	tick_trace_verify(s->trace, th->tid, memory_matches(st->memory, &in), sc->runs, after.runs);
+}
+
+/* What decide's answer needs, for a thread that can be observed or asked
+ * to stop from what the look read. */
+static void act(struct sampler *s, struct process *p, struct thread *th, struct sampled_thread *st,
+		enum thread_action a, const struct task_stat *ts, const struct sched_counts *sc,
+		bool runs_known)
+{
+	struct thread_memory *m = st->memory;
+	switch (a) {
+	case ACT_SKIP:
+		return;
+	case ACT_REUSE:
+	case ACT_PARKED:
+	case ACT_QUEUED:
+		if (a == ACT_REUSE && tick_trace_on(s->trace) && !th->group_stop)
+			verify_reuse(s, p, th, st, sc);
+		count_set_words(s, p);
+		if (s->snap->n_words)
+			snapshot_read_words(th->tid, s->snap);
+		s->r->reused++;
+		count_observe_memory(s, p, st,
+				     a == ACT_REUSE ? reported_state(ts->state, th->group_stop, false) :
+				     a == ACT_PARKED ? reported_state(m->state_before, false, false) :
+						       reported_state('R', false, false));
+		return;
+	case ACT_PEEK:
+		if (!defer_peek(s, p, th, ts->state, sc, runs_known)) {
+			struct kernel_stack ks;
+			thread_read_kernel_stack(p->t, th, &ks);
+			struct stop_request rq = { ts->state, false, false, false, runs_known, *sc, true };
+			stop_now(s, p, th, st, &rq, &ks);
+		}
+		return;
+	case ACT_STOP:
+		break;
+	}
+	struct kernel_stack ks;
+	thread_read_kernel_stack(p->t, th, &ks);
+	/* R on a CPU or queued for one: the kernel stack tells, as read
+	 * before the stop; without it, the trap will. */
+	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
+	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
+	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts));
+	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
+		return; /* step 2: where it runs after that, round_end reads */
+	if (ts->state == 'R')
+		want_cpu(s, ts->processor); /* it traps there when it gets it */
+	/* not queued for a CPU (R): it traps at once when asked */
+	bool wait = running || ts->state != 'R';
+	struct stop_request rq = { ts->state, on_cpu, running, by_runs, runs_known, *sc, wait };
+	stop_now(s, p, th, st, &rq, &ks);
+}
+
+static void look_at(struct sampler *s, struct process *p, struct thread *th)
+{
+	struct target *t = p->t;
+	struct task_stat ts;
+	if (thread_read_stat(th, &ts) != 0)
+		return;
+	struct sampled_thread *st = sampled_of(s, p, th);
+	if (!st)
+		return;
+	st->last_cpu = ts.processor;
+	if (th->tid == t->pid)
+		t->num_threads = ts.num_threads;
+	frame_sanitize(ts.comm, st->comm, sizeof(st->comm));
+	uint64_t t0 = now_ns();
+	struct sched_counts sc = { 0, 0, 0 };
+	bool runs_known = thread_read_sched(t, th, &sc) == 0;
+	if (runs_known)
+		note_sched(st, &sc, t0);
+	if (th->stop_pending && (ts.state == 'Z' || ts.state == 'X')) {
+		/* It exited with our stop pending and will never trap: the
+		 * ticks it had are counted as they were read; a zombie is no
+		 * sample (decide.h). */
+		thread_forget_stop(th);
+		capture_unstopped(s, p, st);
+		return;
+	}
+	if (th->stop_pending) {
+		capture_pending_tick(s, p, th, st, ts.state, t0);
+		return;
+	}
+	if (!st->memory && !(st->memory = calloc(1, sizeof(*st->memory))))
+		return;
+	struct tick_view v = {
+		.state = ts.state, .runs_known = runs_known, .runs = sc.runs,
+		.group_stop = th->group_stop, .group_stops = th->group_stops,
+		.generation = modules_generation(p->program->modules),
+	};
+	enum thread_action a = decide(&v, st->memory);
+	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a);
+	act(s, p, th, st, a, &ts, &sc, runs_known);
+	if (a != ACT_STOP && a != ACT_PEEK)
+		hist_add(&s->r->work, now_ns() - t0);
+}
+
+static void look_at_every_thread(struct sampler *s, volatile int *quit)
+{
+	for (size_t i = 0; i < s->n_targets && !*quit; i++) {
+		struct process *p = &s->procs[i];
+		if (p->t->execs != p->execs_seen) {
+			follow_exec(s, p);
+			target_scan_threads(p->t);
+		}
+		for (size_t k = 0; k < p->t->n_threads && !*quit; k++) {
+			struct thread *th = &p->t->threads[k];
+			if (th->gone)
+				continue;
+			look_at(s, p, th);
+			if (p->t->execs != p->execs_seen)
+				follow_exec(s, p);
+			/* a queued thread that got its CPU waits for nobody */
+			if (s->stops_pending)
+				capture_poll_pending(s);
+		}
+	}
+}
+
+/* --- 2. stop, 3. peek ------------------------------------------------- */
+
+static void stop_running_threads(struct sampler *s, volatile int *quit)
+{
+	struct kernel_stack none;
+	none.depth = 0; /* on a CPU: no kernel stack to show */
+	for (size_t i = 0; i < s->n_running && !*quit; i++) {
+		struct deferred_stop *d = &s->running[i];
+		struct thread *th = thread_of(s, &d->ref);
+		struct process *p = &s->procs[d->ref.proc];
+		if (!th || th->gone || th->stop_pending)
+			continue;
+		struct sampled_thread *st = sampled_of(s, p, th);
+		struct stop_request rq = { d->state, true, true, d->by_runs, d->runs_known, d->sc, true };
+		if (st)
+			stop_now(s, p, th, st, &rq, &none);
+		if (p->t->execs != p->execs_seen)
+			follow_exec(s, p);
+		if (s->stops_pending)
+			capture_poll_pending(s);
+	}
+	s->n_running = 0;
+}
+
+static void look_at_blocked_threads(struct sampler *s, volatile int *quit)
+{
+	for (size_t i = 0; i < s->n_blocked && !*quit; i++) {
+		struct deferred_peek *d = &s->blocked[i];
+		struct thread *th = thread_of(s, &d->ref);
+		struct process *p = &s->procs[d->ref.proc];
+		if (!th || th->gone || th->stop_pending)
+			continue;
+		struct sampled_thread *st = sampled_of(s, p, th);
+		if (!st || capture_peek(s, p, th, st, d))
+			continue;
+		/* its stack needs registers: asked to stop, its trap awaited
+		 * by nobody (our interrupt wakes it; it traps at once) */
+		struct stop_request rq = { d->state, false, false, false, d->runs_known, d->sc, false };
+		capture_stop(s, p, th, st, &rq, d->kernel, d->n_kernel);
+	}
+	s->n_blocked = 0;
+}
+
+void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
+{
+	s->round++;
+	s->committed = false;
+	s->tick_ns = now_ns();
+	s->n_resumed = 0;
+	CPU_ZERO(&s->wanted);
+	if (s->ts[0].kernel_stacks)
+		note_my_cpu(s); /* first: any system call may move our clock */
+	else
+		s->my_cpu = sched_getcpu();
+	tick_trace_round(s->trace, s->round, due_ns, s->tick_ns, s->my_cpu);
+	/* Signals on their way first: a thread in a signal-delivery stop
+	 * would read as 't', our doing. */
+	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
+	look_at_every_thread(s, quit);
+	stop_running_threads(s, quit);
+	look_at_blocked_threads(s, quit);
+	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
+}
+
+/* Where the threads resumed in this round are now: the kernel may have
+ * put them on our CPU, their waker's. */
+static void note_resumed(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_resumed; i++) {
+		struct thread *th = thread_of(s, &s->resumed[i]);
+		struct task_stat ts;
+		if (th && !th->gone && thread_read_stat(th, &ts) == 0 && ts.state == 'R')
+			want_cpu(s, ts.processor);
+	}
+}
+
+void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+{
+	count_round(s, ticks, last_ns);
+	if (!s->placement.on)
+		return;
+	note_resumed(s);
+	int from = sched_getcpu();
+	int to = placement_apply(&s->placement, &s->wanted, from);
+	if (to >= 0)
+		tick_trace_move(s->trace, from, to);
+}

@@ -1,0 +1,49 @@
+/* schedule.c - tick deadlines and what a round stands for (schedule.h). */
+#include "sample/schedule.h"
+
+/* Past this many intervals, ticks are counted by the mean interval, not
+ * drawn one by one (a stall of seconds at -d 100ns). */
+#define DRAWN_MAX 64
+
+void schedule_start(struct schedule *sc, uint64_t interval_ns, uint64_t start_ns, uint64_t seed)
+{
+	sc->interval_ns = interval_ns ? interval_ns : 1;
+	sc->rng = seed | 1;
+	sc->due_ns = start_ns;
+}
+
+uint64_t schedule_interval(struct schedule *sc)
+{
+	uint64_t d = sc->interval_ns;
+	sc->rng ^= sc->rng << 13;
+	sc->rng ^= sc->rng >> 7;
+	sc->rng ^= sc->rng << 17;
+	uint64_t i = d / 2 + sc->rng % (d + 1);
+	return i ? i : 1;
+}
+
+/* Moves *due past until (due > until), counting the ticks passed. */
+static uint64_t pass(struct schedule *sc, uint64_t *due, uint64_t until)
+{
+	uint64_t n = 0;
+	if (*due <= until && (until - *due) / sc->interval_ns > DRAWN_MAX) {
+		uint64_t bulk = (until - *due) / sc->interval_ns;
+		n += bulk;
+		*due += bulk * sc->interval_ns;
+	}
+	for (; *due <= until; *due += schedule_interval(sc))
+		n++;
+	return n;
+}
+
+struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64_t ended_ns)
+{
+	struct round_ticks rt = { 1, 0 };
+	uint64_t due = sc->due_ns + schedule_interval(sc);
+	/* due a whole interval or more before it began: a stall, missed */
+	if (began_ns > sc->interval_ns)
+		rt.missed = pass(sc, &due, began_ns - sc->interval_ns);
+	rt.stands_for += pass(sc, &due, ended_ns); /* they stand with it */
+	sc->due_ns = due;
+	return rt;
+}

@@ -1,0 +1,221 @@
+/* windows.c - --period windows and the profile so far on SIGUSR1 (windows.h).
+ *
+ * A window is cut after the round that ends it: each program's stacks
+ * counted by address become a batch (program_cut), to be named into the
+ * window's table while sampling goes on - between ticks, one stack at a
+ * time, until the next tick is due, polling for the traps of threads
+ * queued for a CPU meanwhile - and the window then goes to the writer
+ * (continuous.h).  A stack named for the first time can take long (the
+ * first look-up in a module reads its debug info): the tick after it is
+ * late, or missed and counted, as after any slow round. */
+#define _GNU_SOURCE
+#include "sample/windows.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "continuous/continuous.h"
+#include "sample/capture.h"
+
+#define NAMING_SLICE_NS 200000ULL /* between polls, when stops are pending */
+
+void sampler_continuous(struct sampler *s, struct continuous *c, volatile sig_atomic_t *dump)
+{
+	s->cont = c;
+	s->dump = dump;
+	if (!c || !s->o->period_ns)
+		return;
+	/* The first window: stacks are named into tables of their own. */
+	s->window_table = stack_table_new();
+	for (size_t i = 0; i < s->n_targets && s->window_table; i++)
+		if (program_cut(s->procs[i].program, s->window_table, s->timeline) != 0)
+			break;
+	if (!s->window_table)
+		s->error = ENOMEM;
+}
+
+static uint64_t unix_ns(const struct sampler *s, uint64_t mono_ns)
+{
+	return s->r->start_unix_ns + (mono_ns - s->start_ns);
+}
+
+static struct profile_thread *copy_threads(const struct sampler *s)
+{
+	size_t n = s->n_profile_threads;
+	struct profile_thread *t = malloc((n ? n : 1) * sizeof(*t));
+	if (t && n)
+		memcpy(t, s->profile_threads, n * sizeof(*t));
+	return t;
+}
+
+static void hand_off(struct sampler *s)
+{
+	struct window *w = s->closing;
+	s->closing = NULL;
+	w->samples = stack_table_total(w->stacks);
+	continuous_submit(s->cont, w);
+}
+
+/* Names the closing window until deadline (0: to the end); hands it over
+ * when it is all named. */
+static void name_closing(struct sampler *s, uint64_t deadline)
+{
+	uint64_t t0 = now_ns();
+	int done = 1;
+	for (size_t i = 0; i < s->n_targets && done == 1; i++)
+		done = program_name_batch(s->procs[i].program, deadline);
+	uint64_t t1 = now_ns();
+	s->closing->naming_ns += t1 - t0;
+	/* A look-up that ran past the next tick: the ticks it made the loop
+	 * skip, counted as the loop will. */
+	if (deadline && t1 >= deadline + s->o->interval_ns)
+		s->closing->skipped_ticks += (t1 - deadline) / s->o->interval_ns;
+	if (done < 0) {
+		sampler_fail(s, "out of memory naming a window", ENOMEM);
+	} else if (done == 1) {
+		hand_off(s);
+	}
+}
+
+static void window_cut(struct sampler *s, uint64_t now)
+{
+	if (s->closing)
+		name_closing(s, 0); /* not named within a period: now */
+	struct window *w = calloc(1, sizeof(*w));
+	struct stack_table *next = stack_table_new();
+	struct timeline *next_tl = s->timeline ? timeline_new() : NULL;
+	struct profile_thread *threads = copy_threads(s);
+	if (!w || !next || (s->timeline && !next_tl) || !threads) {
+		free(w);
+		stack_table_free(next);
+		timeline_free(next_tl);
+		free(threads);
+		sampler_fail(s, "cannot start a new window", ENOMEM);
+		return;
+	}
+	*w = (struct window){
+		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.timeline = s->timeline, .threads = threads, .n_threads = s->n_profile_threads,
+		.run_start_unix_ns = s->r->start_unix_ns,
+		.start_unix_ns = unix_ns(s, s->window_start_ns), .end_unix_ns = unix_ns(s, now),
+		.rounds = s->r->rounds - s->window_rounds,
+	};
+	s->closing = w;
+	s->window_table = next;
+	s->timeline = next_tl;
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (program_cut(s->procs[i].program, next, next_tl) != 0)
+			sampler_fail(s, "out of memory cutting a window", ENOMEM);
+	/* The next one ends a period after this one was due (windows do not
+	 * drift by a round each), or a period from now after a SIGUSR1 or a
+	 * stall longer than a period. */
+	uint64_t due = s->window_due_ns + s->o->period_ns;
+	if (s->window_ends_early || due <= now)
+		due = now + s->o->period_ns;
+	s->window_start_ns = now;
+	s->window_due_ns = due;
+	s->window_ends_early = false;
+	s->window_rounds = s->r->rounds;
+}
+
+/* SIGUSR1 without --period: every stack so far named now, and a copy of
+ * them (and of the timeline so far) handed to the writer. */
+static void dump_so_far(struct sampler *s, uint64_t now)
+{
+	uint64_t t0 = now_ns();
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (program_name_now(s->procs[i].program) != 0) {
+			sampler_fail(s, "out of memory naming the stacks", ENOMEM);
+			return;
+		}
+	struct window *w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	*w = (struct window){
+		.kind = WINDOW_DUMP, .number = ++s->dumps, .stacks = stack_table_copy(s->table),
+		.view = s->timeline ? timeline_view_new(s->timeline) : NULL,
+		.threads = copy_threads(s), .n_threads = s->n_profile_threads,
+		.run_start_unix_ns = s->r->start_unix_ns, .start_unix_ns = s->r->start_unix_ns,
+		.end_unix_ns = unix_ns(s, now), .rounds = s->r->rounds,
+	};
+	if (!w->stacks || (s->timeline && !w->view) || !w->threads) {
+		window_free(w);
+		fprintf(stderr, "ptrace_profiler: SIGUSR1: cannot copy the profile so far (out of memory)\n");
+		return;
+	}
+	w->samples = stack_table_total(w->stacks);
+	w->naming_ns = now_ns() - t0;
+	continuous_submit(s->cont, w);
+}
+
+/* After each round: a window to cut, a SIGUSR1 to answer. */
+void windows_round(struct sampler *s)
+{
+	uint64_t now = now_ns();
+	if (s->dump && *s->dump) {
+		*s->dump = 0;
+		if (format_info(s->o->format)->streams) {
+			fflush(s->out); /* its blocks go out as they come */
+			fprintf(stderr, "ptrace_profiler: SIGUSR1: stap blocks are written as they come, flushed\n");
+		} else if (s->cont && s->o->period_ns) {
+			/* the current window ends, once at least 1 s long */
+			uint64_t earliest = s->window_start_ns + MIN_PERIOD_NS;
+			s->window_due_ns = now > earliest ? now : earliest;
+			s->window_ends_early = true;
+		} else if (s->cont) {
+			dump_so_far(s, now);
+		}
+	}
+	if (s->cont && s->o->period_ns && now >= s->window_due_ns && !s->error)
+		window_cut(s, now);
+}
+
+/* Until the next tick: name the closing window. */
+void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *quit)
+{
+	while (s->closing && !*quit && !s->error) {
+		uint64_t now = now_ns();
+		if (now >= deadline)
+			break;
+		uint64_t until = deadline;
+		if (s->stops_pending && now + NAMING_SLICE_NS < until)
+			until = now + NAMING_SLICE_NS;
+		name_closing(s, until);
+		if (s->stops_pending)
+			capture_poll_pending(s);
+	}
+}
+
+/* After naming (sampler_name_stacks): the window being named, then the
+ * last one, to the writer. */
+int windows_last(struct sampler *s)
+{
+	if (s->closing)
+		name_closing(s, 0);
+	struct profile_thread *threads = copy_threads(s);
+	struct window *w = calloc(1, sizeof(*w));
+	if (!w || !threads) {
+		free(w);
+		free(threads);
+		return -1;
+	}
+	uint64_t end = s->start_ns + s->r->wall_ns;
+	*w = (struct window){
+		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.timeline = s->timeline, .threads = threads, .n_threads = s->n_profile_threads,
+		.run_start_unix_ns = s->r->start_unix_ns,
+		.start_unix_ns = unix_ns(s, s->window_start_ns),
+		.end_unix_ns = unix_ns(s, end > s->window_start_ns ? end : s->window_start_ns),
+		.rounds = s->r->rounds - s->window_rounds,
+		.samples = stack_table_total(s->window_table),
+	};
+	s->window_table = NULL;
+	s->timeline = NULL;
+	if (w->samples == 0) /* the run ended right after a cut */
+		window_free(w);
+	else
+		continuous_submit(s->cont, w);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* Unit tests: which CPUs the sampler keeps to (placement.h). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sample/placement.h"
+
+static cpu_set_t cpus(int a, int b, int c)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	int list[] = { a, b, c };
+	for (int i = 0; i < 3; i++)
+		if (list[i] >= 0)
+			CPU_SET(list[i], &s);
+	return s;
+}
+
+/* On 2 CPUs, a target thread woken onto ours: we go to the other one. */
+static void leaves_a_wanted_cpu(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(0, 1, -1), current = allowed, wanted = cpus(1, -1, -1), out;
+	assert_true(placement_choose(&allowed, &current, &wanted, 1, &out));
+	assert_true(CPU_EQUAL(&out, &(cpu_set_t){ 0 }) == 0);
+	cpu_set_t expect = cpus(0, -1, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+}
+
+/* Our CPU is not wanted: nothing to do, whatever else is. */
+static void stays_where_nobody_waits(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(0, 1, 2), current = allowed, wanted = cpus(1, 2, -1), out;
+	assert_false(placement_choose(&allowed, &current, &wanted, 0, &out));
+}
+
+/* Every CPU we may use is wanted: stay, we are one more thread. */
+static void stays_when_all_are_wanted(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(0, 1, -1), current = allowed, wanted = cpus(0, 1, -1), out;
+	assert_false(placement_choose(&allowed, &current, &wanted, 0, &out));
+}
+
+/* The user's taskset is kept: never a CPU outside it. */
+static void keeps_to_the_users_cpus(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(2, 3, -1), current = allowed, wanted = cpus(2, -1, -1), out;
+	assert_true(placement_choose(&allowed, &current, &wanted, 2, &out));
+	cpu_set_t expect = cpus(3, -1, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+	/* several free: all of them, the scheduler picks */
+	allowed = cpus(0, 1, 2);
+	current = allowed;
+	wanted = cpus(0, -1, -1);
+	assert_true(placement_choose(&allowed, &current, &wanted, 0, &out));
+	expect = cpus(1, 2, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+	/* already there: no change to make */
+	current = expect;
+	assert_false(placement_choose(&allowed, &current, &wanted, 0, &out));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(leaves_a_wanted_cpu),
+		cmocka_unit_test(stays_where_nobody_waits),
+		cmocka_unit_test(stays_when_all_are_wanted),
+		cmocka_unit_test(keeps_to_the_users_cpus),
+	};
+	return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
+}

@@ -1,0 +1,95 @@
+/* Unit tests: tick deadlines, and the ticks a round stands for. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sample/schedule.h"
+
+#define D 100000ULL /* -d 100us */
+
+/* Random around d, never outside [d/2, 3d/2], mean d. */
+static void intervals_around_d(void **state)
+{
+	(void)state;
+	struct schedule sc;
+	schedule_start(&sc, D, 0, 12345);
+	uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t iv = schedule_interval(&sc);
+		sum += iv;
+		lo = iv < lo ? iv : lo;
+		hi = iv > hi ? iv : hi;
+	}
+	assert_true(lo >= D / 2 && hi <= D / 2 + D);
+	assert_true(lo < D / 2 + D / 100 && hi > D + D / 2 - D / 100); /* it spans them */
+	double mean = (double)sum / 100000;
+	assert_true(mean > 0.99 * D && mean < 1.01 * D);
+	/* -d 1ns: never a zero interval (the round loop would not end) */
+	schedule_start(&sc, 1, 0, 7);
+	for (int i = 0; i < 1000; i++)
+		assert_true(schedule_interval(&sc) >= 1);
+}
+
+/* A quick round stands for its own tick; the next is due after it. */
+static void quick_round(void **state)
+{
+	(void)state;
+	struct schedule sc;
+	schedule_start(&sc, D, 1000000, 1);
+	struct round_ticks rt = schedule_round(&sc, 1000020, 1000030);
+	assert_int_equal(rt.stands_for, 1);
+	assert_int_equal(rt.missed, 0);
+	assert_true(sc.due_ns > 1000030 && sc.due_ns <= 1000000 + D + D / 2);
+}
+
+/* A round that ran for 10 intervals (a stop of a running thread is slow
+ * here): the ticks due meanwhile stand with it, none is dropped. */
+static void long_round_keeps_its_ticks(void **state)
+{
+	(void)state;
+	uint64_t total = 0;
+	struct schedule sc;
+	schedule_start(&sc, D, 0, 99);
+	uint64_t t = 0;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t began = sc.due_ns + 20000; /* woke 20 us late */
+		struct round_ticks rt = schedule_round(&sc, began, began + 10 * D);
+		assert_int_equal(rt.missed, 0);
+		assert_true(rt.stands_for >= 5 && rt.stands_for <= 22);
+		total += rt.stands_for;
+		t = began + 10 * D;
+	}
+	/* every tick due is counted once: as many as the time holds */
+	double expected = (double)t / D;
+	assert_true(total > 0.98 * expected && total < 1.02 * expected);
+}
+
+/* Woken late within an interval: that tick stands with the round; a stall
+ * of several intervals before it began: those are missed. */
+static void stall_is_missed(void **state)
+{
+	(void)state;
+	struct schedule sc;
+	schedule_start(&sc, D, 0, 5);
+	struct round_ticks rt = schedule_round(&sc, 20 * D, 20 * D + 10000);
+	assert_true(rt.missed >= 15 && rt.missed <= 22);
+	assert_true(rt.stands_for >= 1 && rt.stands_for <= 3);
+	/* a stall of hours at -d 100ns ends at once */
+	schedule_start(&sc, 100, 0, 5);
+	rt = schedule_round(&sc, 3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1000);
+	assert_true(rt.missed > 35000000000ULL && rt.missed < 37000000000ULL);
+	assert_true(sc.due_ns > 3600ULL * 1000000000ULL + 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(intervals_around_d),
+		cmocka_unit_test(quick_round),
+		cmocka_unit_test(long_round_keeps_its_ticks),
+		cmocka_unit_test(stall_is_missed),
+	};
+	return cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
+}
