@@ -9,6 +9,7 @@
 #include "base/frame.h"
 #include "base/hash_index.h"
 #include "sample/count.h"
+#include "sample/round.h"
 #include "tracee/snapshot.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
@@ -239,8 +240,8 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	uint64_t resumed = now_ns();
 	thread_resume(t, th);
 	uint64_t t1 = now_ns();
-	if (!s->committed && array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
-					   sizeof(*s->resumed)))
+	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
+			  sizeof(*s->resumed)))
 		s->resumed[s->n_resumed++] = (struct thread_ref){ (size_t)(p - s->procs), th->tid };
 	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
@@ -302,6 +303,10 @@ void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t se
 {
 	struct sampler *s = arg;
 	complete_stop(s, process_of(s, t), th, seen_ns);
+	/* Between rounds the thread we resumed may land on our CPU, and
+	 * run there until our next tick, which would then wait for it. */
+	if (s->committed)
+		round_place(s);
 }
 
 void capture_poll_pending(struct sampler *s)

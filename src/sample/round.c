@@ -151,6 +151,8 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 		bool runs_known)
 {
 	struct thread_memory *m = st->memory;
+	if (ts->state == 'R')
+		want_cpu(s, ts->processor);
 	switch (a) {
 	case ACT_SKIP:
 		return;
@@ -187,9 +189,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
 	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts));
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
-		return; /* step 2: where it runs after that, round_end reads */
-	if (ts->state == 'R')
-		want_cpu(s, ts->processor); /* it traps there when it gets it */
+		return; /* step 2: where it runs after that, round_place reads */
 	/* not queued for a CPU (R): it traps at once when asked */
 	bool wait = running || ts->state != 'R';
 	struct stop_request rq = { ts->state, on_cpu, running, by_runs, runs_known, *sc, wait };
@@ -310,7 +310,6 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	s->round++;
 	s->committed = false;
 	s->tick_ns = now_ns();
-	s->n_resumed = 0;
 	CPU_ZERO(&s->wanted);
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
@@ -326,8 +325,8 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
 }
 
-/* Where the threads resumed in this round are now: the kernel may have
- * put them on our CPU, their waker's. */
+/* Where the threads resumed since the last placement are now: the
+ * kernel may have put them on our CPU, their waker's. */
 static void note_resumed(struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_resumed; i++) {
@@ -336,16 +335,25 @@ static void note_resumed(struct sampler *s)
 		if (th && !th->gone && thread_read_stat(th, &ts) == 0 && ts.state == 'R')
 			want_cpu(s, ts.processor);
 	}
+	s->n_resumed = 0;
 }
 
-void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+void round_place(struct sampler *s)
 {
-	count_round(s, ticks, last_ns);
-	if (!s->placement.on)
+	if (!s->placement.on) {
+		s->n_resumed = 0;
 		return;
+	}
 	note_resumed(s);
 	int from = sched_getcpu();
 	int to = placement_apply(&s->placement, &s->wanted, from);
 	if (to >= 0)
 		tick_trace_move(s->trace, from, to);
+	CPU_ZERO(&s->wanted);
+}
+
+void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+{
+	count_round(s, ticks, last_ns);
+	round_place(s);
 }
