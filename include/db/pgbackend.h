@@ -110,8 +110,8 @@ enum pg_read {
  * st_changecount again), a few µs; docs/postgresql.md has the measured
  * figure.  The first read of a backend costs two more (MyBEEntry, the
  * slot's buffer pointer).  A statement is normalized only when the slot
- * changed since the last read (st_changecount moved) and the backend is
- * active.
+ * changed since the last read (st_changecount moved), and the backend is
+ * active or holds the id of its last statement.
  *
  * When to call: at each sample of the process, before or after its stop,
  * never while we hold it stopped (a backend stopped between its two
@@ -123,8 +123,11 @@ enum pg_read {
  * While a statement is still being parsed its st_query_id is 0 (the
  * server computes it after parse analysis; pg_stat_activity shows NULL
  * then): the read takes the id the same normalized text had in this
- * backend's last PG_RECENT_IDS shapes, so one statement stays one frame;
- * a text never seen with an id keeps 0 (its frame then uses the hash). */
+ * backend's last PG_RECENT_IDS shapes - learnt from active reads and from
+ * idle ones, whose slot keeps the last statement and its id - so one
+ * statement stays one frame; a text never seen with an id keeps 0 (its
+ * frame then uses the hash: the first run of a statement, read while it
+ * is parsed). */
 enum pg_read pg_backend_read(struct pg_backend *b, struct pg_activity *out);
 
 #endif

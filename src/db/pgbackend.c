@@ -158,7 +158,9 @@ static void remember_id(struct pg_backend *b, uint64_t hash, int64_t id)
 	b->recent_next = (b->recent_next + 1) % PG_RECENT_IDS;
 }
 
-/* The activity of a settled copy. */
+/* The activity of a settled copy.  An idle backend's slot still holds its
+ * last statement and that statement's id: learnt too, so that the next
+ * run of the same statement has its id while it is still being parsed. */
 static void parse_slot(struct pg_backend *b, const struct slot_copy *c, struct pg_activity *a)
 {
 	int32_t state;
@@ -166,7 +168,7 @@ static void parse_slot(struct pg_backend *b, const struct slot_copy *c, struct p
 	memcpy(&state, c->slot + ST_STATE, sizeof(state));
 	memcpy(&id, c->slot + ST_QUERY_ID, sizeof(id));
 	*a = (struct pg_activity){ .state = pg_state_of(b->major, state), .query_id = id };
-	if (a->state != PG_STATE_ACTIVE)
+	if (a->state != PG_STATE_ACTIVE && !id)
 		return;
 	pg_query_normalize(c->text, b->activity_size, a->text, sizeof(a->text), &a->text_hash);
 	if (id)
