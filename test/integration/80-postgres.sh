@@ -207,13 +207,14 @@ pg_late_backend_test() {
 # build/test/pg_status reads what --pg-queries will show through
 # pgbackend.h alone (no sampler, no ptrace), every 10 ms for 5 s, of two
 # pgbench backends running a script of two statements with random
-# constants at a fixed rate; pg_stat_activity is sampled meanwhile by a
+# constants at a fixed rate (a key lookup that sleeps 2 ms, so that 10 ms
+# reads catch it, and a count over the table); pg_stat_activity is sampled meanwhile by a
 # PL/pgSQL procedure.  Once with compute_query_id = on (the server's ids),
 # once off (the normalized text's hash).
 PGS=build/test/pg_status
 PGS_SQL='\set aid random(1, 100000)
 \set delta random(-5000, 5000)
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SELECT abalance, pg_sleep(0.002) FROM pgbench_accounts WHERE aid = :aid;
 SELECT count(*) FROM pgbench_accounts WHERE abalance > :delta AND aid < :aid;'
 
 pg_status_test() {
@@ -321,11 +322,12 @@ pg_status_compare() {
 	n_theirs=$(grep -c . "$p")
 	act_mine=$(awk -F'\t' '{ t++; if ($4 == "active") a++ } END { printf "%.1f", t ? 100 * a / t : 0 }' "$f")
 	act_theirs=$(awk -F'\t' '{ t++; if ($1 == "active") a++ } END { printf "%.1f", t ? 100 * a / t : 0 }' "$p")
-	# the shapes pg_stat_activity saw: its id (or, without one, our hash of
-	# its text) and our normalization of its text
+	# the shapes pg_stat_activity saw: its id, and our normalization of its
+	# text with that text's hash (the id without one: compute_query_id off,
+	# or a statement read while it was parsed, before the server computed it)
 	awk -F'\t' '$1 == "active" { print $3 }' "$p" | "$PGS" -q >"$TMP/pgs-$mode.norm"
 	awk -F'\t' '$1 == "active" { print $2 }' "$p" | paste - "$TMP/pgs-$mode.norm" |
-		awk -F'\t' '{ print ($1 == "-" ? $2 : $1) "\t" $3 }' | sort -u >"$TMP/pgs-$mode.theirs"
+		awk -F'\t' '{ if ($1 != "-") print $1 "\t" $3; print $2 "\t" $3 }' | sort -u >"$TMP/pgs-$mode.theirs"
 	# ours: "query=ID TEXT", counted
 	awk -F'\t' '$4 == "active" { t = $6; sub(/^query=[-0-9]+ ?/, "", t); print $5 "\t" t }' "$f" |
 		sort | uniq -c | awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' >"$TMP/pgs-$mode.mine"
@@ -337,7 +339,11 @@ pg_status_compare() {
 	total=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$TMP/pgs-$mode.mine")
 	agree=$(awk -F'\t' 'NR == FNR { k[$1 "\t" $2] = 1; next } ($1 "\t" $2) in k { a += $3 } END { print a + 0 }' \
 		"$TMP/pgs-$mode.theirs" "$TMP/pgs-$mode.mine")
-	ids_theirs=$(cut -f1 "$TMP/pgs-$mode.theirs" | sort -u | grep -c .)
+	ids_theirs=$(cut -f2 "$TMP/pgs-$mode.theirs" | sort -u | grep -c .)
+	# with ids on, how many samples carried the hash (read while parsed)
+	local hashed=0
+	[ "$mode" = off ] || hashed=$(awk -F'\t' 'NR == FNR { h[$1] = 1; next } $1 in h { n += $3 } END { print n + 0 }' \
+		"$TMP/pgs-$mode.norm" "$TMP/pgs-$mode.mine")
 	nonnull=$(awk -F'\t' '$1 == "active" && $2 != "-"' "$p" | grep -c .)
 	# the idle predicate: ClientRead while idle is idle, nothing active is
 	idle_bad=$(awk -F'\t' '($4 == "idle" && $7 == "Client:ClientRead" && $8 != 1) || ($4 == "active" && $8 != 0)' "$f" | grep -c .)
@@ -347,9 +353,9 @@ pg_status_compare() {
 	if [ "$n_mine" -ge 800 ] && [ "$n_theirs" -ge 400 ] && near "$act_mine" "$act_theirs" $TOL &&
 		[ "$shapes" = 2 ] && [ "$frames" -le 4 ] && [ "$ids_theirs" -ge 2 ] && atleast "$pct" 95 && [ "$idle_bad" = 0 ] &&
 		[ "$want_ids" = ok ]; then
-		pass "PostgreSQL $PGMAJOR status read from memory, compute_query_id = $mode, pgbench -R 40 running two statements with random constants, 5 s: active ${act_mine}% (pg_stat_activity ${act_theirs}%), $shapes statements in $frames query frames, ${pct}% of $total active samples with the id$([ "$mode" = off ] && echo ' (the text hash)') and normalized text of a statement pg_stat_activity showed; idle ClientRead idle, active never${cost:+; status read: $cost}"
+		pass "PostgreSQL $PGMAJOR status read from memory, compute_query_id = $mode, pgbench -R 40 running two statements with random constants, 5 s: active ${act_mine}% (pg_stat_activity ${act_theirs}%), $shapes statements in $frames query frames, ${pct}% of $total active samples with the id$([ "$mode" = off ] && echo ' (the text hash)') and normalized text of a statement pg_stat_activity showed$([ "$mode" = on ] && echo " ($hashed with the hash: read while parsed, before any read saw its id)"); idle ClientRead idle, active never${cost:+; status read: $cost}"
 	else
-		fail "PostgreSQL status read from memory (compute_query_id = $mode)" "$n_mine rows (>= 800), $n_theirs pg_stat_activity rows (>= 400), active ${act_mine}%/${act_theirs}% (within $TOL), $shapes statements (2) in $frames frames (<= 4), $ids_theirs shapes in pg_stat_activity (>= 2), ${pct}% of $total agree (>= 95), $idle_bad idle flags wrong, ids: $want_ids"
+		fail "PostgreSQL status read from memory (compute_query_id = $mode)" "$n_mine rows (>= 800), $n_theirs pg_stat_activity rows (>= 400), active ${act_mine}%/${act_theirs}% (within $TOL), $shapes statements (2) in $frames frames (<= 4), $ids_theirs statements in pg_stat_activity (>= 2), ${pct}% of $total agree (>= 95), $idle_bad idle flags wrong, ids: $want_ids"
 		head -n 4 "$TMP/pgs-$mode.theirs" "$TMP/pgs-$mode.mine" "$TMP/pgs-$mode.err" 2>/dev/null | sed 's/^/    /'
 	fi
 }
