@@ -79,6 +79,12 @@ FORMATS_TOOL := $(B)/test/write_formats
 $(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OBJS) $(HDRS) | $(B)/test
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+# Reads PostgreSQL processes' type, state and statement through the db
+# layer alone (no sampler, no ptrace), for 80-postgres.sh and its cost.
+PG_STATUS_TOOL := $(B)/test/pg_status
+$(PG_STATUS_TOOL): test/tools/pg_status.c $(LIB_OBJS) $(HDRS) | $(B)/test
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 # Targets are built the way the programs they stand for are: optimized,
 # with symbols.  Per-target flags below.
 TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
@@ -164,11 +170,11 @@ deps:
 unit: $(UNIT_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 
-integration: ptrace_profiler $(TARGET_BINS) $(FORMATS_TOOL)
+integration: ptrace_profiler $(TARGET_BINS) $(FORMATS_TOOL) $(PG_STATUS_TOOL)
 	@bash test/integration.sh
 
 check: deps
-	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) $(FORMATS_TOOL) \
+	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) $(FORMATS_TOOL) $(PG_STATUS_TOOL) \
 		$(S)/ptrace_profiler $(SAN_UNIT_BINS) $(REGRESS_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 	@bash test/integration.sh

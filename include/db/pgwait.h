@@ -4,7 +4,7 @@
  * carries or its data directory's PG_VERSION, and the frame a sample gets
  * from the wait_event_info word read with its stack (pgstate.h finds the
  * word).  Names are the ones pg_stat_activity shows, wait_event_type and
- * wait_event, for PostgreSQL 14 to 17; anything a table does not name is
+ * wait_event, for PostgreSQL 14 to 18; anything a table does not name is
  * printed as its number, never guessed.
  */
 #ifndef PTRACE_PROFILER_PGWAIT_H
@@ -40,7 +40,7 @@ int pg_version_in_binary(const void *buf, size_t len, struct pg_version *v);
 const char *pg_version_name(const struct pg_version *v, char *buf, size_t len);
 
 /* The table of a major version (>= 10: 15; before, 9 with its minor), or
- * NULL when we have none (older than 14, newer than 17). */
+ * NULL when we have none (older than 14, newer than 18). */
 const struct pg_wait_table *pg_wait_table_for(int major);
 
 /* wait_event_type and wait_event of a nonzero word as pg_stat_activity

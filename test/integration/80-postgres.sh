@@ -244,6 +244,163 @@ pg_late_backend_test() {
 	else fail "PostgreSQL: a backend connecting during the run" "exit $rc, $new new backends in pg_sleep (1), $sleeping samples (>= 100)" "$TMP/late.err"; fi
 }
 
+# --- the db layer alone: type, state, statement against pg_stat_activity ----
+# build/test/pg_status reads what --pg-queries will show through
+# pgbackend.h alone (no sampler, no ptrace), every 10 ms for 5 s, of two
+# pgbench backends running a script of two statements with random
+# constants at a fixed rate (a key lookup that sleeps 2 ms, so that 10 ms
+# reads catch it, and a count over the table); pg_stat_activity is sampled meanwhile by a
+# PL/pgSQL procedure.  Once with compute_query_id = on (the server's ids),
+# once off (the normalized text's hash).
+PGS=build/test/pg_status
+PGS_SQL='\set aid random(1, 100000)
+\set delta random(-5000, 5000)
+SELECT abalance, pg_sleep(0.002) FROM pgbench_accounts WHERE aid = :aid;
+SELECT count(*) FROM pgbench_accounts WHERE abalance > :delta AND aid < :aid;'
+
+pg_status_test() {
+	local port=$((54920 + RANDOM % 60))
+	PG_CONF="shared_buffers = 16MB
+max_connections = 20
+compute_query_id = on"
+	if ! pg_start pp_pgs "$port" 2>"$TMP/pgs-start.log"; then
+		fail "PostgreSQL cluster for the status reader" "$(tail -n 1 "$TMP/pgs-start.log")"
+		pg_test_stop
+		return
+	fi
+	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgs-init.log" 2>&1 ||
+		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgs-init.log")"; pg_test_stop; return; }
+	"$PSQL" "${PG_CONN[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgs-setup.log" 2>&1 <<'EOF' ||
+CREATE UNLOGGED TABLE pp_status (n int, pid int, state text, query_id bigint, query text);
+CREATE PROCEDURE pp_status_sample(seconds float8) LANGUAGE plpgsql AS $$
+DECLARE
+	stop timestamptz := clock_timestamp() + seconds * interval '1 second';
+	n int := 0;
+BEGIN
+	WHILE clock_timestamp() < stop LOOP
+		n := n + 1;
+		INSERT INTO pp_status SELECT n, pid, state, query_id, query FROM pg_stat_activity
+			WHERE application_name = 'pgbench';
+		COMMIT;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+END $$;
+EOF
+		{ fail "pg_stat_activity sampler" "$(tail -n 1 "$TMP/pgs-setup.log")"; pg_test_stop; return; }
+	printf '%s\n' "$PGS_SQL" >"$TMP/two.sql"
+	pg_status_round on
+	pg_sql "ALTER SYSTEM SET compute_query_id = off" >/dev/null && pg_sql "SELECT pg_reload_conf()" >/dev/null
+	pg_status_round off
+	pg_test_stop
+}
+
+# pg_status_types: every process of the instance, by pg_status and by
+# pg_stat_activity.backend_type (the postmaster, which the view does not
+# show, must read "postmaster").
+pg_status_types() {
+	local pm=$PG_POSTMASTER tab mine theirs joined bad pm_type kinds
+	tab=$(printf '\t')
+	# shellcheck disable=SC2046
+	"$PGS" "$pm" $(pgrep -P "$pm") 2>/dev/null | awk -F'\t' '{ print $2 "\t" $3 }' | sort >"$TMP/pgs-types.mine"
+	pg_sql "SELECT pid || chr(9) || backend_type FROM pg_stat_activity" | sort >"$TMP/pgs-types.theirs"
+	join -t "$tab" "$TMP/pgs-types.mine" "$TMP/pgs-types.theirs" >"$TMP/pgs-types.joined"
+	mine=$(grep -c . "$TMP/pgs-types.mine")
+	theirs=$(grep -c . "$TMP/pgs-types.theirs")
+	joined=$(grep -c . "$TMP/pgs-types.joined")
+	bad=$(awk -F'\t' '$2 != $3 { printf "%s ", $0 }' "$TMP/pgs-types.joined" | head -c 300)
+	pm_type=$(awk -F'\t' -v pm="$pm" '$1 == pm { print $2 }' "$TMP/pgs-types.mine")
+	kinds=$(cut -f3 "$TMP/pgs-types.joined" | sort -u | paste -sd, -)
+	# every process the view shows but the sampler backend, which may have
+	# started after our look
+	if [ -z "$bad" ] && [ "$joined" -ge $((theirs - 1)) ] && [ "$pm_type" = postmaster ] && [ "$mine" -ge 7 ]; then
+		pass "PostgreSQL $PGMAJOR process types read from memory = pg_stat_activity.backend_type for $joined of the $theirs processes it shows ($kinds), the postmaster 'postmaster'"
+	else fail "PostgreSQL process types against pg_stat_activity" "mine $mine, theirs $theirs, both $joined, postmaster '$pm_type', differing: ${bad:-none}" "$TMP/pgs-types.mine"; fi
+}
+
+pg_status_round() {
+	local mode=$1 backends= i sampler_pid=
+	"$PGBENCH" "${PG_CONN[@]}" -n -c 2 -j 2 -R 40 -T 60 -f "$TMP/two.sql" postgres >"$TMP/pgs-bench.log" 2>&1 &
+	PG_BENCH=$!
+	for i in $(seq 100); do
+		backends=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'" 2>/dev/null)
+		[ "$(echo "$backends" | grep -c .)" = 2 ] && break
+		sleep 0.1
+	done
+	if [ "$(echo "$backends" | grep -c .)" != 2 ]; then
+		fail "pgbench -R backends ($mode)" "not 2 in pg_stat_activity: $(tail -n 1 "$TMP/pgs-bench.log")"
+		return
+	fi
+	sleep 0.5
+	[ "$mode" = off ] || pg_status_types
+	pg_sql "TRUNCATE pp_status" >/dev/null
+	PGAPPNAME=pp_sampler "$PSQL" "${PG_CONN[@]}" -X -q -c "SET synchronous_commit = off" \
+		-c "CALL pp_status_sample(5)" postgres >"$TMP/pgs-call.log" 2>&1 &
+	local psa=$!
+	for i in $(seq 50); do
+		sampler_pid=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pp_sampler'" 2>/dev/null)
+		[ -n "$sampler_pid" ] && break
+		sleep 0.02
+	done
+	[ -z "$sampler_pid" ] || renice -n -20 -p "$sampler_pid" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$PGS" -n 500 -i 10 $backends >"$TMP/pgs-$mode.tsv" 2>"$TMP/pgs-$mode.err"
+	wait $psa
+	local cost=
+	[ "$mode" = off ] || cost=$("$PGS" -c 20000 "$(echo "$backends" | head -n 1)")
+	kill "$PG_BENCH" 2>/dev/null
+	wait "$PG_BENCH" 2>/dev/null
+	PG_BENCH=
+	pg_sql "SELECT state || chr(9) || coalesce(query_id::text, '-') || chr(9) || coalesce(query, '') FROM pp_status" \
+		>"$TMP/pgs-$mode.psa"
+	pg_status_compare "$mode" "$cost"
+}
+
+# pg_status_compare MODE COST: the two views of the same 5 s.
+pg_status_compare() {
+	local mode=$1 cost=$2 f="$TMP/pgs-$1.tsv" p="$TMP/pgs-$1.psa"
+	local n_mine n_theirs act_mine act_theirs
+	n_mine=$(grep -c . "$f")
+	n_theirs=$(grep -c . "$p")
+	act_mine=$(awk -F'\t' '{ t++; if ($4 == "active") a++ } END { printf "%.1f", t ? 100 * a / t : 0 }' "$f")
+	act_theirs=$(awk -F'\t' '{ t++; if ($1 == "active") a++ } END { printf "%.1f", t ? 100 * a / t : 0 }' "$p")
+	# the shapes pg_stat_activity saw: its id, and our normalization of its
+	# text with that text's hash (the id without one: compute_query_id off,
+	# or a statement read while it was parsed, before the server computed it)
+	awk -F'\t' '$1 == "active" { print $3 }' "$p" | "$PGS" -q >"$TMP/pgs-$mode.norm"
+	awk -F'\t' '$1 == "active" { print $2 }' "$p" | paste - "$TMP/pgs-$mode.norm" |
+		awk -F'\t' '{ if ($1 != "-") print $1 "\t" $3; print $2 "\t" $3 }' | sort -u >"$TMP/pgs-$mode.theirs"
+	# ours: "query=ID TEXT", counted
+	awk -F'\t' '$4 == "active" { t = $6; sub(/^query=[-0-9]+ ?/, "", t); print $5 "\t" t }' "$f" |
+		sort | uniq -c | awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' >"$TMP/pgs-$mode.mine"
+	local shapes frames agree total ids_theirs nonnull idle_bad pct=0 want_ids=ok
+	# two statements: two texts; their frames, one each but for a first run
+	# read while it was parsed (pg_stat_activity shows no id then either)
+	shapes=$(cut -f2 "$TMP/pgs-$mode.mine" | sort -u | grep -c .)
+	frames=$(grep -c . "$TMP/pgs-$mode.mine")
+	total=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$TMP/pgs-$mode.mine")
+	agree=$(awk -F'\t' 'NR == FNR { k[$1 "\t" $2] = 1; next } ($1 "\t" $2) in k { a += $3 } END { print a + 0 }' \
+		"$TMP/pgs-$mode.theirs" "$TMP/pgs-$mode.mine")
+	ids_theirs=$(cut -f2 "$TMP/pgs-$mode.theirs" | sort -u | grep -c .)
+	# with ids on, how many samples carried the hash (read while parsed)
+	local hashed=0
+	[ "$mode" = off ] || hashed=$(awk -F'\t' 'NR == FNR { h[$1] = 1; next } $1 in h { n += $3 } END { print n + 0 }' \
+		"$TMP/pgs-$mode.norm" "$TMP/pgs-$mode.mine")
+	nonnull=$(awk -F'\t' '$1 == "active" && $2 != "-"' "$p" | grep -c .)
+	# the idle predicate: ClientRead while idle is idle, nothing active is
+	idle_bad=$(awk -F'\t' '($4 == "idle" && $7 == "Client:ClientRead" && $8 != 1) || ($4 == "active" && $8 != 0)' "$f" | grep -c .)
+	[ "$total" -gt 0 ] && pct=$(awk -v a="$agree" -v t="$total" 'BEGIN { printf "%.1f", 100 * a / t }')
+	if [ "$mode" = off ]; then [ "$nonnull" = 0 ] || want_ids="pg_stat_activity showed $nonnull query ids"
+	else [ "$nonnull" -gt 0 ] || want_ids="pg_stat_activity showed no query id"; fi
+	if [ "$n_mine" -ge 800 ] && [ "$n_theirs" -ge 400 ] && near "$act_mine" "$act_theirs" $TOL &&
+		[ "$shapes" = 2 ] && [ "$frames" -le 4 ] && [ "$ids_theirs" -ge 2 ] && atleast "$pct" 95 && [ "$idle_bad" = 0 ] &&
+		[ "$want_ids" = ok ]; then
+		pass "PostgreSQL $PGMAJOR status read from memory, compute_query_id = $mode, pgbench -R 40 running two statements with random constants, 5 s: active ${act_mine}% (pg_stat_activity ${act_theirs}%), $shapes statements in $frames query frames, ${pct}% of $total active samples with the id$([ "$mode" = off ] && echo ' (the text hash)') and normalized text of a statement pg_stat_activity showed$([ "$mode" = on ] && echo " ($hashed with the hash: read while parsed, before any read saw its id)"); idle ClientRead idle, active never${cost:+; status read: $cost}"
+	else
+		fail "PostgreSQL status read from memory (compute_query_id = $mode)" "$n_mine rows (>= 800), $n_theirs pg_stat_activity rows (>= 400), active ${act_mine}%/${act_theirs}% (within $TOL), $shapes statements (2) in $frames frames (<= 4), $ids_theirs statements in pg_stat_activity (>= 2), ${pct}% of $total agree (>= 95), $idle_bad idle flags wrong, ids: $want_ids"
+		head -n 4 "$TMP/pgs-$mode.theirs" "$TMP/pgs-$mode.mine" "$TMP/pgs-$mode.err" 2>/dev/null | sed 's/^/    /'
+	fi
+}
+
 # What the real test needs, or why it is skipped.
 pg_find
 PGMAJOR=
@@ -262,6 +419,7 @@ else
 		trap 'exit 143' TERM
 		pg_real_test
 		pg_test_stop
+		pg_status_test
 		trap cleanup EXIT
 		trap - INT TERM
 	fi

@@ -90,12 +90,12 @@ static void version_names(void **state)
 	assert_string_equal(pg_version_name(&(struct pg_version){ 13, -1 }, buf, sizeof(buf)), "13");
 }
 
-static void tables_for_14_to_17_only(void **state)
+static void tables_for_14_to_18_only(void **state)
 {
 	(void)state;
 	for (int m = 0; m < 30; m++) {
 		const struct pg_wait_table *t = pg_wait_table_for(m);
-		if (m >= 14 && m <= 17) {
+		if (m >= 14 && m <= 18) {
 			assert_non_null(t);
 			assert_int_equal(t->major, m);
 		} else if (t) {
@@ -108,7 +108,7 @@ static void tables_for_14_to_17_only(void **state)
 static void stable_numbers(void **state)
 {
 	(void)state;
-	for (int m = 14; m <= 17; m++) {
+	for (int m = 14; m <= 18; m++) {
 		EXPECT(m, 0, "On CPU (PostgreSQL state)");
 		EXPECT(m, 0x06000000, "event=Client:ClientRead (PostgreSQL state)");
 		EXPECT(m, 0x06000001, "event=Client:ClientWrite (PostgreSQL state)");
@@ -125,7 +125,8 @@ static void stable_numbers(void **state)
 		EXPECT(m, 0x08000000, "event=IPC:AppendReady (PostgreSQL state)");
 		EXPECT(m, 0x09000000, "event=Timeout:BaseBackupThrottle (PostgreSQL state)");
 		EXPECT(m, 0x0a000000, m < 17 ? "event=IO:BaseBackupRead (PostgreSQL state)"
-					     : "event=IO:BasebackupRead (PostgreSQL state)");
+				      : m == 17 ? "event=IO:BasebackupRead (PostgreSQL state)"
+						: "event=IO:AioIoCompletion (PostgreSQL state)");
 	}
 }
 
@@ -163,6 +164,28 @@ static void numbers_that_move(void **state)
 	EXPECT(15, 0x0300000b, "event=0x0300000b (PostgreSQL state)");
 	EXPECT(16, 0x0300000b, "event=Lock:applytransaction (PostgreSQL state)");
 	EXPECT(17, 0x0300000b, "event=Lock:applytransaction (PostgreSQL state)");
+}
+
+/* 18: asynchronous I/O (an io worker's main loop, AIO events first in the
+ * IO class), a checkpointer shutting down, a B-tree scan tranche. */
+static void eighteen(void **state)
+{
+	(void)state;
+	EXPECT(18, 0x05000005, "event=Activity:CheckpointerShutdown (PostgreSQL state)");
+	EXPECT(18, 0x05000006, "event=Activity:IoWorkerMain (PostgreSQL state)");
+	EXPECT(18, 0x05000011, "event=Activity:WalWriterMain (PostgreSQL state)");
+	EXPECT(18, 0x0a000015, "event=IO:DataFileRead (PostgreSQL state)");
+	EXPECT(18, 0x0a00004e, "event=IO:WalSync (PostgreSQL state)");
+	EXPECT(18, 0x08000008, "event=IPC:BufferIo (PostgreSQL state)");
+	EXPECT(18, 0x01000035, "event=LWLock:AioWorkerSubmissionQueue (PostgreSQL state)");
+	EXPECT(18, 0x01000036, "event=LWLock:XactBuffer (PostgreSQL state)");
+	EXPECT(18, 0x01000045, "event=LWLock:ParallelHashJoin (PostgreSQL state)");
+	EXPECT(18, 0x01000046, "event=LWLock:ParallelBtreeScan (PostgreSQL state)");
+	EXPECT(18, 0x0100005e, "event=LWLock:AioUringCompletion (PostgreSQL state)");
+	EXPECT(18, 0x0100005f, "event=0x0100005f (PostgreSQL state)");
+	EXPECT(18, 0x0300000b, "event=Lock:applytransaction (PostgreSQL state)");
+	EXPECT(18, 0x04000001, "event=0x04000001 (PostgreSQL state)");
+	EXPECT(18, 0x0b000000, "event=0x0b000000 (PostgreSQL state)");
 }
 
 static void lwlocks(void **state)
@@ -203,7 +226,7 @@ static void lwlocks(void **state)
 	EXPECT(17, 0x0100005b, "event=LWLock:ParallelVacuumDSA (PostgreSQL state)");
 	EXPECT(17, 0x0100005c, "event=0x0100005c (PostgreSQL state)");
 	EXPECT(17, 0x0100ffff, "event=0x0100ffff (PostgreSQL state)");
-	for (int m = 14; m <= 17; m++) {
+	for (int m = 14; m <= 18; m++) {
 		const struct pg_wait_table *t = pg_wait_table_for(m);
 		assert_null(pg_wait_name(t, 0x01000000 | t->first_user_tranche));
 		assert_non_null(pg_wait_name(t, 0x01000000 | (t->first_user_tranche - 1)));
@@ -234,7 +257,7 @@ static void unknown_words(void **state)
 	(void)state;
 	uint32_t words[] = { 0x02000000, 0x0c000000, 0xff000000, 0x00000001, 0x0a0000ff,
 			     0x0a010000, 0x06ff0000, 0x08000100, 0xffffffff };
-	for (int m = 14; m <= 17; m++)
+	for (int m = 14; m <= 18; m++)
 		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 			char want[64];
 			snprintf(want, sizeof(want), "event=0x%08x (PostgreSQL state)", words[i]);
@@ -256,7 +279,7 @@ static void unknown_words(void **state)
 static void every_class_every_id(void **state)
 {
 	(void)state;
-	for (int m = 14; m <= 17; m++) {
+	for (int m = 14; m <= 18; m++) {
 		const struct pg_wait_table *t = pg_wait_table_for(m);
 		for (size_t c = 0; c < t->n_classes; c++) {
 			const struct pg_wait_class *k = &t->classes[c];
@@ -294,7 +317,9 @@ static void every_class_every_id(void **state)
 		{ 15, 0x05, 12 }, { 15, 0x06, 8 }, { 15, 0x08, 51 }, { 15, 0x09, 8 }, { 15, 0x0a, 74 },
 		{ 16, 0x05, 13 }, { 16, 0x06, 8 }, { 16, 0x08, 53 }, { 16, 0x09, 9 }, { 16, 0x0a, 75 },
 		{ 17, 0x05, 16 }, { 17, 0x06, 9 }, { 17, 0x08, 58 }, { 17, 0x09, 10 }, { 17, 0x0a, 77 },
-		{ 14, 0x03, 11 }, { 15, 0x03, 11 }, { 16, 0x03, 12 }, { 17, 0x03, 12 },
+		{ 18, 0x05, 18 }, { 18, 0x06, 9 }, { 18, 0x08, 58 }, { 18, 0x09, 10 }, { 18, 0x0a, 81 },
+		{ 14, 0x03, 11 }, { 15, 0x03, 11 }, { 16, 0x03, 12 }, { 17, 0x03, 12 }, { 18, 0x03, 12 },
+		{ 17, 0x01, 81 }, { 18, 0x01, 84 },
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		const struct pg_wait_table *t = pg_wait_table_for(counts[i].m);
@@ -313,9 +338,10 @@ int main(void)
 		cmocka_unit_test(versions_parsed),
 		cmocka_unit_test(version_in_binary),
 		cmocka_unit_test(version_names),
-		cmocka_unit_test(tables_for_14_to_17_only),
+		cmocka_unit_test(tables_for_14_to_18_only),
 		cmocka_unit_test(stable_numbers),
 		cmocka_unit_test(numbers_that_move),
+		cmocka_unit_test(eighteen),
 		cmocka_unit_test(lwlocks),
 		cmocka_unit_test(single_name_classes),
 		cmocka_unit_test(unknown_words),
