@@ -61,4 +61,14 @@ void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t se
  * user frames. */
 void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thread *st);
 
+/* target.h's on_drop: a thread ended.  Its ticks still waiting for a
+ * trap are counted as read; its record stays for the summary. */
+void capture_thread_ended(void *arg, struct target *t, struct thread *th);
+
+/* Leaves our CPU if a thread resumed since the last look at where the
+ * threads are (the kernel may put it on our CPU: we woke it), or one seen
+ * queued at the tick, wants it (placement.h).  At the end of each round,
+ * and after a trap that comes between rounds. */
+void capture_keep_off(struct sampler *s);
+
 #endif

@@ -27,8 +27,4 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit);
  * last_ns), then moves the sampler off the CPUs its threads want. */
 void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns);
 
-/* Leaves our CPU if a thread resumed since the last look at where the
- * threads are, or one queued at the tick, wants it (placement.h). */
-void round_place(struct sampler *s);
-
 #endif

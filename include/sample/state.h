@@ -189,14 +189,19 @@ void sampler_fail(struct sampler *s, const char *what, int err);
  * when out of memory. */
 struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct thread *th);
 
+/* A target thread wants CPU cpu now (placement.h). */
+static inline void sampler_want_cpu(struct sampler *s, int cpu)
+{
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &s->wanted);
+}
+
 /* The i-th thread met. */
 static inline struct sampled_thread *sampled_at(const struct sampler *s, size_t i)
 {
 	return &s->blocks[i / 64][i % 64];
 }
 
-/* target.h's on_drop: a thread ended (its pending ticks are counted). */
-void sampler_thread_ended(void *arg, struct target *t, struct thread *th);
 
 /* The process a target belongs to; the thread a reference names (NULL if
  * it is gone from the list). */

@@ -9,7 +9,6 @@
 #include "base/frame.h"
 #include "base/hash_index.h"
 #include "sample/count.h"
-#include "sample/round.h"
 #include "tracee/snapshot.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
@@ -306,7 +305,7 @@ void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t se
 	/* Between rounds the thread we resumed may land on our CPU, and
 	 * run there until our next tick, which would then wait for it. */
 	if (s->committed)
-		round_place(s);
+		capture_keep_off(s);
 }
 
 void capture_poll_pending(struct sampler *s)
@@ -381,4 +380,45 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 		st->stop_timeouts++;
 		s->r->stop_timeouts++;
 	}
+}
+
+/* Where the threads resumed since the last placement are now: the
+ * kernel may have put them on our CPU, their waker's. */
+static void note_resumed(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_resumed; i++) {
+		struct thread *th = thread_of(s, &s->resumed[i]);
+		struct task_stat ts;
+		if (th && !th->gone && thread_read_stat(th, &ts) == 0 && ts.state == 'R')
+			sampler_want_cpu(s, ts.processor);
+	}
+	s->n_resumed = 0;
+}
+
+void capture_keep_off(struct sampler *s)
+{
+	if (!s->placement.on) {
+		s->n_resumed = 0;
+		return;
+	}
+	note_resumed(s);
+	int from = sched_getcpu();
+	int to = placement_apply(&s->placement, &s->wanted, from);
+	if (to >= 0)
+		tick_trace_move(s->trace, from, to);
+	CPU_ZERO(&s->wanted);
+}
+
+/* target.h's on_drop: a thread ended.  Its ticks still waiting for a trap
+ * are counted as read; its record stays for the summary. */
+void capture_thread_ended(void *arg, struct target *t, struct thread *th)
+{
+	struct sampler *s = arg;
+	if (!th->slot)
+		return;
+	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
+	capture_unstopped(s, &s->procs[st->proc], st);
+	st->ended = true;
+	free(st->memory);
+	st->memory = NULL;
 }

@@ -1,6 +1,7 @@
 /* family.c - children and execve (family.h). */
 #define _GNU_SOURCE
 #include "sample/family.h"
+#include "sample/capture.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,7 +100,7 @@ void family_follow(struct sampler *s)
 				continue;
 			struct process *p = &s->procs[s->n_targets];
 			*p = (struct process){ .t = t, .execs_seen = t->execs };
-			t->on_drop = sampler_thread_ended;
+			t->on_drop = capture_thread_ended;
 			t->drop_arg = s;
 			p->program = program_open(t->pid, &s->shared,
 						  s->window_table ? s->window_table : s->table,

@@ -65,12 +65,6 @@ static void note_my_cpu(struct sampler *s)
 		}
 }
 
-static void want_cpu(struct sampler *s, int cpu)
-{
-	if (cpu >= 0 && cpu < CPU_SETSIZE)
-		CPU_SET(cpu, &s->wanted);
-}
-
 /* --- 1. look ---------------------------------------------------------- */
 
 /* The schedstat figures for the summary's check of the samples. */
@@ -152,7 +146,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 {
 	struct thread_memory *m = st->memory;
 	if (ts->state == 'R')
-		want_cpu(s, ts->processor);
+		sampler_want_cpu(s, ts->processor);
 	switch (a) {
 	case ACT_SKIP:
 		return;
@@ -189,7 +183,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
 	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts));
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
-		return; /* step 2: where it runs after that, round_place reads */
+		return; /* step 2: where it runs after that, capture_keep_off reads */
 	/* not queued for a CPU (R): it traps at once when asked */
 	bool wait = running || ts->state != 'R';
 	struct stop_request rq = { ts->state, on_cpu, running, by_runs, runs_known, *sc, wait };
@@ -325,35 +319,8 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
 }
 
-/* Where the threads resumed since the last placement are now: the
- * kernel may have put them on our CPU, their waker's. */
-static void note_resumed(struct sampler *s)
-{
-	for (size_t i = 0; i < s->n_resumed; i++) {
-		struct thread *th = thread_of(s, &s->resumed[i]);
-		struct task_stat ts;
-		if (th && !th->gone && thread_read_stat(th, &ts) == 0 && ts.state == 'R')
-			want_cpu(s, ts.processor);
-	}
-	s->n_resumed = 0;
-}
-
-void round_place(struct sampler *s)
-{
-	if (!s->placement.on) {
-		s->n_resumed = 0;
-		return;
-	}
-	note_resumed(s);
-	int from = sched_getcpu();
-	int to = placement_apply(&s->placement, &s->wanted, from);
-	if (to >= 0)
-		tick_trace_move(s->trace, from, to);
-	CPU_ZERO(&s->wanted);
-}
-
 void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 {
 	count_round(s, ticks, last_ns);
-	round_place(s);
+	capture_keep_off(s);
 }

@@ -24,74 +24,6 @@
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define END_WAIT_NS 200000000ULL      /* at the end, wait this long for traps */
 
-void sampler_fail(struct sampler *s, const char *what, int err)
-{
-	if (s->error)
-		return;
-	s->error = err ? err : EIO;
-	char why[128];
-	snprintf(s->r->error, sizeof(s->r->error), "%s: %s", what,
-		 strerror_r(s->error, why, sizeof(why)));
-}
-
-struct process *process_of(struct sampler *s, const struct target *t)
-{
-	for (size_t i = 0; i < s->n_targets; i++)
-		if (s->procs[i].t == t)
-			return &s->procs[i];
-	return &s->procs[0];
-}
-
-struct thread *thread_of(struct sampler *s, const struct thread_ref *ref)
-{
-	struct target *t = s->procs[ref->proc].t;
-	for (size_t k = 0; k < t->n_threads; k++)
-		if (t->threads[k].tid == ref->tid)
-			return &t->threads[k];
-	return NULL;
-}
-
-struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct thread *th)
-{
-	if (th->slot)
-		return sampled_at(s, th->slot - 1);
-	/* Records never move: the look holds one across calls that may
-	 * meet a new thread. */
-	if (s->n_threads == s->cap_threads) {
-		size_t cap = s->cap_threads ? 2 * s->cap_threads : 64;
-		struct sampled_thread **blocks = realloc(s->blocks, (cap / 64) * sizeof(*blocks));
-		if (!blocks)
-			return NULL;
-		s->blocks = blocks;
-		for (size_t b = s->cap_threads / 64; b < cap / 64; b++)
-			if (!(s->blocks[b] = calloc(64, sizeof(**s->blocks))))
-				return NULL;
-		s->cap_threads = cap;
-	}
-	struct sampled_thread *st = &s->blocks[s->n_threads / 64][s->n_threads % 64];
-	memset(st, 0, sizeof(*st));
-	st->pid = p->t->pid;
-	st->tid = th->tid;
-	st->proc = (size_t)(p - s->procs);
-	st->last_cpu = -1;
-	th->slot = (uint32_t)++s->n_threads;
-	return st;
-}
-
-/* target.h's on_drop: a thread ended.  Its ticks still waiting for a trap
- * are counted as read; its record stays for the summary. */
-void sampler_thread_ended(void *arg, struct target *t, struct thread *th)
-{
-	struct sampler *s = arg;
-	if (!th->slot)
-		return;
-	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
-	capture_unstopped(s, &s->procs[st->proc], st);
-	st->ended = true;
-	free(st->memory);
-	st->memory = NULL;
-}
-
 struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *n_targets,
 			    size_t cap_targets, const struct event_names *names,
 			    struct stack_table *table, FILE *out)
@@ -124,7 +56,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		struct process *p = &s->procs[i];
 		p->t = &ts[i];
 		p->execs_seen = ts[i].execs;
-		ts[i].on_drop = sampler_thread_ended;
+		ts[i].on_drop = capture_thread_ended;
 		ts[i].drop_arg = s;
 		p->program = program_open(ts[i].pid, &s->shared, table, s->timeline);
 		if (!p->program) {

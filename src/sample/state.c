@@ -1,0 +1,63 @@
+/* state.c - the sampler's records: made at first sight of a thread, found
+ * again by slot or by reference, kept after the thread ends (state.h). */
+#define _GNU_SOURCE
+#include "sample/state.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void sampler_fail(struct sampler *s, const char *what, int err)
+{
+	if (s->error)
+		return;
+	s->error = err ? err : EIO;
+	char why[128];
+	snprintf(s->r->error, sizeof(s->r->error), "%s: %s", what,
+		 strerror_r(s->error, why, sizeof(why)));
+}
+
+struct process *process_of(struct sampler *s, const struct target *t)
+{
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (s->procs[i].t == t)
+			return &s->procs[i];
+	return &s->procs[0];
+}
+
+struct thread *thread_of(struct sampler *s, const struct thread_ref *ref)
+{
+	struct target *t = s->procs[ref->proc].t;
+	for (size_t k = 0; k < t->n_threads; k++)
+		if (t->threads[k].tid == ref->tid)
+			return &t->threads[k];
+	return NULL;
+}
+
+struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct thread *th)
+{
+	if (th->slot)
+		return sampled_at(s, th->slot - 1);
+	/* Records never move: the look holds one across calls that may
+	 * meet a new thread. */
+	if (s->n_threads == s->cap_threads) {
+		size_t cap = s->cap_threads ? 2 * s->cap_threads : 64;
+		struct sampled_thread **blocks = realloc(s->blocks, (cap / 64) * sizeof(*blocks));
+		if (!blocks)
+			return NULL;
+		s->blocks = blocks;
+		for (size_t b = s->cap_threads / 64; b < cap / 64; b++)
+			if (!(s->blocks[b] = calloc(64, sizeof(**s->blocks))))
+				return NULL;
+		s->cap_threads = cap;
+	}
+	struct sampled_thread *st = &s->blocks[s->n_threads / 64][s->n_threads % 64];
+	memset(st, 0, sizeof(*st));
+	st->pid = p->t->pid;
+	st->tid = th->tid;
+	st->proc = (size_t)(p - s->procs);
+	st->last_cpu = -1;
+	th->slot = (uint32_t)++s->n_threads;
+	return st;
+}
