@@ -89,6 +89,11 @@ struct sampled_thread {
 	bool sched_seen;
 	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
 	struct selfcheck_thread check;
+	char last_state;        /* stat's state at its last look */
+	/* idle.h: asleep and not run for several looks: its run count
+	 * first, its state in turn */
+	unsigned quiet_looks;
+	bool cold;
 	uint64_t obs_round;     /* the round of obs; 0 none */
 	struct observation obs;
 };
@@ -100,11 +105,16 @@ struct process {
 	struct pg_process pg;          /* --pg-wait-events: its wait event word */
 };
 
-/* A thread met in the look at every thread, for a later step. */
+/* A thread met in the look at every thread, for a later step: by its
+ * process's index (the process list grows with --subprocesses) and its
+ * tid, with where it stood in its target's list (which a scan compacts:
+ * checked, then searched). */
 struct thread_ref {
 	size_t proc;
 	pid_t tid;
+	size_t hint;
 };
+
 
 /* The running threads of this round, with what the look read of them. */
 struct deferred_stop {
@@ -166,6 +176,11 @@ struct sampler {
 	uint64_t my_start_ns;
 	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
 	struct placement placement;
+	/* idle.h */
+	uint64_t cold_every;   /* a cold thread's full look every this many rounds */
+	size_t n_cold;
+	uint64_t cold_look_ns; /* what a look at a cold thread costs, averaged */
+	uint64_t last_poll_ns; /* pending traps polled last during the look */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */
 	uint64_t last_family_scan;
@@ -180,6 +195,14 @@ struct sampler {
 	struct stack_table *window_table; /* the current window's named stacks */
 	struct window *closing;           /* cut, its stacks being named */
 };
+
+/* A reference to th, of process p. */
+static inline struct thread_ref thread_ref_of(const struct sampler *s, const struct process *p,
+					      const struct thread *th)
+{
+	return (struct thread_ref){ (size_t)(p - s->procs), th->tid,
+				    (size_t)(th - p->t->threads) };
+}
 
 /* The first failure ends the run; its reason (what, and the errno err,
  * which the caller gives: never a stale one) goes to the summary. */

@@ -133,7 +133,7 @@ static void note_pending(struct sampler *s, const struct process *p, const struc
 	/* without room, targets_poll finds its trap anyway */
 	if (array_reserve((void **)&s->pending, s->n_pending + 1, &s->cap_pending,
 			  sizeof(*s->pending)))
-		s->pending[s->n_pending++] = (struct thread_ref){ (size_t)(p - s->procs), th->tid };
+		s->pending[s->n_pending++] = thread_ref_of(s, p, th);
 }
 
 /* The ticks of a pending stop, now that it is complete (or given up on):
@@ -241,7 +241,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	uint64_t t1 = now_ns();
 	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
 			  sizeof(*s->resumed)))
-		s->resumed[s->n_resumed++] = (struct thread_ref){ (size_t)(p - s->procs), th->tid };
+		s->resumed[s->n_resumed++] = thread_ref_of(s, p, th);
 	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
@@ -417,6 +417,8 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	if (!th->slot)
 		return;
 	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
+	if (!st)
+		return;
 	capture_unstopped(s, &s->procs[st->proc], st);
 	st->ended = true;
 	free(st->memory);

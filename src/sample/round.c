@@ -10,6 +10,11 @@
 #include "base/hash_index.h"
 #include "sample/capture.h"
 #include "sample/count.h"
+#include "sample/idle.h"
+
+/* Traps of threads queued for a CPU are looked for this often during the
+ * look at every thread. */
+#define POLL_EVERY_NS 20000ULL
 
 /* --- whose CPU ------------------------------------------------------- */
 
@@ -87,7 +92,7 @@ static bool defer_stop(struct sampler *s, struct process *p, struct thread *th, 
 			   sizeof(*s->running)))
 		return false;
 	s->running[s->n_running++] = (struct deferred_stop){
-		{ (size_t)(p - s->procs), th->tid }, state, by_runs, runs_known, *sc };
+		thread_ref_of(s, p, th), state, by_runs, runs_known, *sc };
 	return true;
 }
 
@@ -98,7 +103,7 @@ static bool defer_peek(struct sampler *s, struct process *p, struct thread *th, 
 			   sizeof(*s->blocked)))
 		return false;
 	struct deferred_peek *d = &s->blocked[s->n_blocked++];
-	*d = (struct deferred_peek){ { (size_t)(p - s->procs), th->tid }, state, runs_known, *sc,
+	*d = (struct deferred_peek){ thread_ref_of(s, p, th), state, runs_known, *sc,
 				     0, { 0 } };
 	struct kernel_stack ks;
 	thread_read_kernel_stack(p->t, th, &ks);
@@ -229,9 +234,15 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	};
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a);
+	bool was_cold = st->cold;
 	act(s, p, th, st, a, &ts, &sc, runs_known);
-	if (a != ACT_STOP && a != ACT_PEEK)
-		hist_add(&s->r->work, now_ns() - t0);
+	idle_after_look(st, a, ts.state);
+	if (a == ACT_STOP || a == ACT_PEEK)
+		return;
+	uint64_t took = now_ns() - t0;
+	hist_add(&s->r->work, took);
+	if (was_cold) /* what a look at a cold thread costs, for idle.h */
+		s->cold_look_ns = s->cold_look_ns ? (7 * s->cold_look_ns + took) / 8 : took;
 }
 
 static void look_at_every_thread(struct sampler *s, volatile int *quit)
@@ -244,14 +255,19 @@ static void look_at_every_thread(struct sampler *s, volatile int *quit)
 		}
 		for (size_t k = 0; k < p->t->n_threads && !*quit; k++) {
 			struct thread *th = &p->t->threads[k];
-			if (th->gone)
+			if (th->gone || (th->slot && idle_still(s, p, th, sampled_at(s, th->slot - 1),
+								      th->slot - 1)))
 				continue;
 			look_at(s, p, th);
 			if (p->t->execs != p->execs_seen)
 				follow_exec(s, p);
-			/* a queued thread that got its CPU waits for nobody */
-			if (s->stops_pending)
+			/* a queued thread that got its CPU waits for nobody (its
+			 * trap looked for now and then: each look is a system call) */
+			uint64_t now = now_ns();
+			if (s->stops_pending && now - s->last_poll_ns >= POLL_EVERY_NS) {
 				capture_poll_pending(s);
+				s->last_poll_ns = now;
+			}
 		}
 	}
 }
@@ -322,5 +338,6 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 {
 	count_round(s, ticks, last_ns);
+	idle_round(s);
 	capture_keep_off(s);
 }

@@ -29,6 +29,8 @@ struct process *process_of(struct sampler *s, const struct target *t)
 struct thread *thread_of(struct sampler *s, const struct thread_ref *ref)
 {
 	struct target *t = s->procs[ref->proc].t;
+	if (ref->hint < t->n_threads && t->threads[ref->hint].tid == ref->tid)
+		return &t->threads[ref->hint];
 	for (size_t k = 0; k < t->n_threads; k++)
 		if (t->threads[k].tid == ref->tid)
 			return &t->threads[k];

@@ -1,0 +1,53 @@
+#define _GNU_SOURCE
+/* Unit tests: threads asleep for long, their full looks in turn (idle.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sample/idle.h"
+
+/* A thousand cold threads at 3.3 us a full look: at 10 ms a tenth of the
+ * interval holds 303 of them (every 4th round), at 1 ms 30 (every 33rd). */
+static void full_looks_in_turn(void **state)
+{
+	(void)state;
+	assert_int_equal(idle_cold_every(1000, 3300, 10000000), 4);
+	assert_int_equal(idle_cold_every(1000, 3300, 1000000), 33);
+	assert_int_equal(idle_cold_every(10, 3300, 10000000), 1); /* all at every tick */
+	assert_int_equal(idle_cold_every(0, 3300, 1000000), 1);
+	assert_int_equal(idle_cold_every(1000, 0, 1000000), 33); /* untimed: the guess */
+	assert_int_equal(idle_cold_every(5, 3300, 5), 5); /* no budget: one a round */
+}
+
+/* Cold after IDLE_QUIET_LOOKS reused looks asleep; hot again at once. */
+static void cold_and_hot(void **state)
+{
+	(void)state;
+	struct sampled_thread st;
+	memset(&st, 0, sizeof(st));
+	for (int i = 0; i < IDLE_QUIET_LOOKS - 1; i++)
+		idle_after_look(&st, ACT_REUSE, 'S');
+	assert_false(st.cold);
+	idle_after_look(&st, ACT_REUSE, 'D');
+	assert_true(st.cold);
+	assert_int_equal(st.last_state, 'D');
+	idle_after_look(&st, ACT_PEEK, 'S'); /* it ran */
+	assert_false(st.cold);
+	for (int i = 0; i < IDLE_QUIET_LOOKS; i++)
+		idle_after_look(&st, ACT_REUSE, 'S');
+	assert_true(st.cold);
+	idle_after_look(&st, ACT_QUEUED, 'R'); /* woken, waiting for a CPU */
+	assert_false(st.cold);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(full_looks_in_turn),
+		cmocka_unit_test(cold_and_hot),
+	};
+	return cmocka_run_group_tests_name("idle", tests, NULL, NULL);
+}
