@@ -208,6 +208,59 @@ static struct stop_facts stop_facts(const struct thread *th, const struct pendin
 	return f;
 }
 
+/* What a stop copied, while the thread was stopped. */
+struct stop_copy {
+	bool copied;      /* registers and stack */
+	bool parked;      /* where our last stop left it: nothing copied */
+	bool runs_known;  /* its run count, read while stopped */
+	struct sched_counts stopped;
+	uint64_t resumed_ns;
+};
+
+/* The stop itself: registers, stack (unless it is parked), run count,
+ * resume - all of what the thread waits for, and nothing else. */
+static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, struct thread *th,
+					struct sampled_thread *st, const struct thread_memory *m,
+					const struct pending_stop *ps)
+{
+	struct stop_copy c = { .copied = snapshot_regs(th->tid, s->snap) == 0 };
+	c.parked = c.copied && m && parked(m, &ps->ticks[0], s->snap);
+	if (c.copied && !c.parked) {
+		stack_bounds(p, st, s->snap->regs.rsp, false);
+		c.copied = snapshot_stack(th->tid, st->stack_top, s->snap) == 0;
+	}
+	/* the one read in a stop that is not a copy: its run count, which
+	 * then tells whether it ran since (decide.h) */
+	c.runs_known = c.copied && thread_read_sched(p->t, th, &c.stopped) == 0;
+	c.resumed_ns = now_ns();
+	thread_resume(p->t, th);
+	return c;
+}
+
+/* A parked thread's ticks: as it was before our stop, its memory. */
+static void count_parked(struct sampler *s, struct process *p, struct thread *th,
+			 struct sampled_thread *st, struct pending_stop *ps, const struct stop_copy *c,
+			 const struct stop_facts *f, const struct stop_times *when)
+{
+	struct thread_memory *m = st->memory;
+	/* nothing was copied in the stop: the words now, as for a thread not
+	 * stopped at all */
+	if (s->snap->n_words)
+		snapshot_read_words(th->tid, s->snap);
+	memory_after_parked_stop(m, c->runs_known, c->stopped.runs);
+	struct unwind_input in = snap_input(s, p);
+	tick_trace_stop(s->trace, th->tid, c->copied, true, &in, m->complete, f, when);
+	for (int i = 0; i < ps->n_ticks; i++) {
+		ps->ticks[i].state = m->state_before;
+		ps->ticks[i].on_cpu = false;
+		ps->ticks[i].n_kernel = m->n_kernel;
+		memcpy(ps->ticks[i].kernel, m->kernel, sizeof(m->kernel));
+	}
+	ps->classify_by_runs = false;
+	count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, false, false,
+			    "parked");
+}
+
 /* Completes the sample(s) of a thread we stopped, now that it is: copy,
  * resume, then unwind and count.  Called as soon as its trap is seen. */
 static void complete_stop(struct sampler *s, struct process *p, struct thread *th,
@@ -215,10 +268,9 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 {
 	struct sampled_thread *st = sampled_of(s, p, th);
 	struct pending_stop *ps = st ? st->pending : NULL;
-	struct target *t = p->t;
-	unsigned execs = t->execs;
+	unsigned execs = p->t->execs;
 	if (!ps) {
-		thread_resume(t, th); /* a stop we gave up on */
+		thread_resume(p->t, th); /* a stop we gave up on */
 		return;
 	}
 	st->pending = NULL;
@@ -226,18 +278,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		s->stops_pending--;
 	struct thread_memory *m = memory_of(st);
 	count_set_words(s, p); /* a trap may come while another process is sampled */
-	bool copied = snapshot_regs(th->tid, s->snap) == 0;
-	bool is_parked = copied && m && parked(m, &ps->ticks[0], s->snap);
-	if (copied && !is_parked) {
-		stack_bounds(p, st, s->snap->regs.rsp, false);
-		copied = snapshot_stack(th->tid, st->stack_top, s->snap) == 0;
-	}
-	/* the one read in a stop that is not a copy: its run count, which
-	 * then tells whether it ran since (decide.h) */
-	struct sched_counts stopped = { 0, 0, 0 };
-	bool runs_known = copied && thread_read_sched(t, th, &stopped) == 0;
-	uint64_t resumed = now_ns();
-	thread_resume(t, th);
+	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
 	uint64_t t1 = now_ns();
 	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
 			  sizeof(*s->resumed)))
@@ -246,39 +287,25 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	hist_add(&s->r->frozen, resumed - (was_running ? ps->began_ns : seen_ns));
-	if (t->execs != execs || !m) {
+	hist_add(&s->r->frozen, c.resumed_ns - (was_running ? ps->began_ns : seen_ns));
+	if (p->t->execs != execs || !m) {
 		/* An execve completed while we waited: what /proc said before
 		 * the stop was the old program's, the stack is the new one's.
 		 * Such a sample describes neither. */
 		free(ps);
 		return;
 	}
-	struct stop_times when = { th->stop_asked_ns, seen_ns, resumed, ps->at_once };
-	struct stop_facts f = stop_facts(th, ps, s->snap, runs_known, stopped.runs);
-	struct unwind_input in = snap_input(s, p);
-	if (is_parked) {
-		/* nothing was copied in the stop: the words now, as for a
-		 * thread not stopped at all */
-		if (s->snap->n_words)
-			snapshot_read_words(th->tid, s->snap);
-		memory_after_parked_stop(m, runs_known, stopped.runs);
-		tick_trace_stop(s->trace, th->tid, copied, true, &in, m->complete, &f, &when);
-		for (int i = 0; i < ps->n_ticks; i++) { /* as it was before our stop */
-			ps->ticks[i].state = m->state_before;
-			ps->ticks[i].on_cpu = false;
-			ps->ticks[i].n_kernel = m->n_kernel;
-			memcpy(ps->ticks[i].kernel, m->kernel, sizeof(m->kernel));
-		}
-		ps->classify_by_runs = false;
-		count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, false,
-				    false, "parked");
+	struct stop_times when = { th->stop_asked_ns, seen_ns, c.resumed_ns, ps->at_once };
+	struct stop_facts f = stop_facts(th, ps, s->snap, c.runs_known, c.stopped.runs);
+	if (c.parked) {
+		count_parked(s, p, th, st, ps, &c, &f, &when);
 		free(ps);
 		return;
 	}
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	int n = 0, complete = 1;
-	if (copied) {
+	struct unwind_input in = snap_input(s, p);
+	if (c.copied) {
 		n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
 				    &complete);
 		stack_bounds(p, st, s->snap->regs.rsp, true);
@@ -288,11 +315,11 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		memcpy(m->kernel, ps->ticks[0].kernel, sizeof(m->kernel));
 		m->n_kernel = ps->ticks[0].n_kernel;
 	}
-	tick_trace_stop(s->trace, th->tid, copied, false, &in, complete, &f, &when);
+	tick_trace_stop(s->trace, th->tid, c.copied, false, &in, complete, &f, &when);
 	/* Without a kernel stack to tell, the trap does: a thread on a CPU
 	 * traps where it is, one queued for a CPU must be put on it first. */
-	bool on_cpu_by_runs = runs_known && ps->runs_known && stopped.runs == ps->runs;
-	count_pending_ticks(s, p, st, ps, frames, n, complete, copied, th->group_stop,
+	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
+	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
 			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);
