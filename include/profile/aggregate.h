@@ -30,6 +30,10 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words,
 
 /* The stack with this id: its words (and their number and its count), or
  * NULL if there is no such id. */
+/* Adds count to stack id (as returned by an add): 0, or -1 if there is
+ * no such stack. */
+int stack_table_add_count(struct stack_table *t, size_t id, uint64_t count);
+
 const uint64_t *stack_table_words(const struct stack_table *t, size_t id, size_t *n,
 				  uint64_t *count);
 

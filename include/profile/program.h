@@ -57,6 +57,17 @@ struct program {
 	uint32_t *ids;
 	size_t cap_ids;
 	struct program_batch batch;    /* --period: the last window's, if unnamed */
+	unsigned epoch;                /* grows when pending ids stop meaning
+					  what they meant (named, or cut) */
+};
+
+/* A stack counted by program_count, to count again cheaply while the
+ * caller knows nothing in it changed. */
+struct program_stack {
+	const struct program *program;
+	unsigned epoch;
+	uint32_t pending_id;
+	uint32_t timeline_id;
 };
 
 /* The program pid runs now; its stacks will be named into named (and,
@@ -73,11 +84,18 @@ struct program *program_exec(struct program *p, pid_t pid);
 
 /* Counts count samples: their user frames (innermost first, as unwound)
  * and the rest of v (thread, states, kernel frames), to be named later.
- * With a timeline, *stack is the stack's timeline id.  Returns 0, or -1
- * when out of memory. */
+ * With a timeline, *stack is the stack's timeline id.  *handle (may be
+ * NULL) names the stack for program_count_again.  Returns 0, or -1 when
+ * out of memory. */
 int program_count(struct program *p, const struct sample_view *v,
 		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
-		  uint32_t *stack);
+		  uint32_t *stack, struct program_stack *handle);
+
+/* count more of the stack h names, if h still names one of p's pending
+ * stacks: 0, with *stack its timeline id; -1 when it does not (count it
+ * with program_count). */
+int program_count_again(struct program *p, const struct program_stack *h, uint64_t count,
+			uint32_t *stack);
 
 /* Names the frames now: outermost first, each followed by the functions
  * inlined at its address.  user and user_ip have room for

@@ -15,9 +15,9 @@
  * run or wait to run now, as long as one of the CPUs it may use (its
  * affinity when it started: the user's taskset is respected) is left:
  * its affinity becomes those CPUs minus the wanted ones.  Where every CPU
- * is wanted it stays where it is: then it is one more thread that wants a
- * CPU, and says so (README Limitations).  A move costs the sampler about
- * 25 us here, the target nothing.
+ * is wanted it may run on any: then it is one more thread that wants a
+ * CPU (docs/limitations.md).  A move costs the sampler about 25 us here,
+ * a change that keeps its CPU 1 us; the target nothing.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_PLACEMENT_H
 #define PTRACE_PROFILER_SAMPLE_PLACEMENT_H
@@ -37,9 +37,11 @@ struct placement {
 void placement_start(struct placement *pl, bool wanted);
 
 /* Pure: the affinity the sampler should have, given the CPUs target
- * threads want now and the CPU it runs on.  false: keep the current one
- * (my_cpu is not wanted, or every allowed CPU is); true: *out is allowed
- * minus wanted. */
+ * threads want now: the allowed CPUs minus the wanted ones, or all the
+ * allowed ones when every one is wanted (a narrower affinity left from
+ * an earlier round would tie the sampler to a CPU as busy as the rest).
+ * false: that is the current one; true: *out is the new one.  (my_cpu is
+ * where it runs: moving costs a migration only when it is wanted.) */
 bool placement_choose(const cpu_set_t *allowed, const cpu_set_t *current, const cpu_set_t *wanted,
 		      int my_cpu, cpu_set_t *out);
 

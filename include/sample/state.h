@@ -96,6 +96,10 @@ struct sampled_thread {
 	bool cold;
 	uint64_t obs_round;     /* the round of obs; 0 none */
 	struct observation obs;
+	/* Its last counted stack, and what it was counted from: the same
+	 * again (an idle thread, tick after tick) is added by id. */
+	uint64_t counted_key;
+	struct program_stack counted;
 };
 
 struct process {

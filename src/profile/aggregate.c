@@ -118,6 +118,15 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t 
 	return (long)id;
 }
 
+int stack_table_add_count(struct stack_table *t, size_t id, uint64_t count)
+{
+	if (id >= t->n_stacks)
+		return -1;
+	t->stacks[id].count += count;
+	t->total += count;
+	return 0;
+}
+
 const uint64_t *stack_table_words(const struct stack_table *t, size_t id, size_t *n,
 				  uint64_t *count)
 {

@@ -37,7 +37,7 @@ enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
 
 int program_count(struct program *p, const struct sample_view *v,
 		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
-		  uint32_t *stack)
+		  uint32_t *stack, struct program_stack *handle)
 {
 	uint64_t words[W_FRAMES + UNWIND_MAX_FRAMES + KSTACK_MAX];
 	struct stack_table *pending = p->pending;
@@ -73,10 +73,23 @@ int program_count(struct program *p, const struct sample_view *v,
 			p->ids[id] = timeline_new_stack(p->timeline);
 		*stack = p->ids[id];
 	}
+	if (handle)
+		*handle = (struct program_stack){ p, p->epoch, (uint32_t)id,
+						  p->timeline ? p->ids[id] : 0 };
 	if (stack_table_distinct(pending) >= PENDING_MAX) {
 		name_pending(p);
 		return p->error ? -1 : 0;
 	}
+	return 0;
+}
+
+int program_count_again(struct program *p, const struct program_stack *h, uint64_t count,
+			uint32_t *stack)
+{
+	if (h->program != p || h->epoch != p->epoch ||
+	    stack_table_add_count(p->pending, h->pending_id, count) != 0)
+		return -1;
+	*stack = h->timeline_id;
 	return 0;
 }
 
@@ -136,6 +149,7 @@ static void name_pending(struct program *p)
 	struct naming ctx = { p, p->named, p->timeline, p->ids, 0 };
 	stack_table_visit_words(p->pending, name_one, &ctx);
 	stack_table_clear(p->pending);
+	p->epoch++;
 	p->naming = false;
 }
 
@@ -256,6 +270,7 @@ int program_cut(struct program *p, struct stack_table *named, struct timeline *t
 			return -1;
 		p->batch = (struct program_batch){ p->pending, p->ids, p->named, p->timeline, 0 };
 		p->pending = fresh;
+		p->epoch++;
 		p->ids = NULL;
 		p->cap_ids = 0;
 		p->named = named;

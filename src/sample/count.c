@@ -139,6 +139,21 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 	}
 }
 
+/* What a sample is counted from, as one number: the same stack gets the
+ * same key (root frame, states, user frames, kernel frames). */
+static uint64_t sample_key(const struct sampled_thread *st, const struct observation *ob,
+			   const struct unwound_frame *frames, int n_frames, int complete)
+{
+	size_t kernel_len = 0;
+	for (int i = 0; i < ob->n_kernel; i++)
+		kernel_len += strlen(ob->kernel + kernel_len) + 1;
+	uint64_t k = stack_hash((const uint8_t *)ob->kernel, kernel_len);
+	k = k * 31 + stack_hash((const uint8_t *)frames, (size_t)n_frames * sizeof(*frames));
+	k = k * 31 + stack_hash((const uint8_t *)st->comm, strlen(st->comm));
+	k = k * 31 + (ob->has_app ? stack_hash((const uint8_t *)ob->app, strlen(ob->app)) : 1);
+	return k * 31 + (uint64_t)(uintptr_t)ob->state * 2 + (uint64_t)complete;
+}
+
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
 	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how)
@@ -168,9 +183,17 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
 	} else {
 		uint32_t stack = 0;
-		if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack) != 0)
+		uint64_t key = sample_key(st, ob, frames, n_frames, complete);
+		if (key == st->counted_key &&
+		    program_count_again(p->program, &st->counted, count, &stack) == 0) {
+			/* the same as last time: no string or word hashed */
+		} else if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack,
+					 &st->counted) != 0) {
 			sampler_fail(s, "out of memory counting the samples", ENOMEM);
-		else if (s->timeline)
+		} else {
+			st->counted_key = key;
+		}
+		if (s->timeline && !s->error)
 			add_to_timeline(s, p, st, stack, count, first_ns, last_ns);
 	}
 	if (!complete && n_frames > 0)

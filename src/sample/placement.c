@@ -16,16 +16,17 @@ void placement_start(struct placement *pl, bool wanted)
 bool placement_choose(const cpu_set_t *allowed, const cpu_set_t *current, const cpu_set_t *wanted,
 		      int my_cpu, cpu_set_t *out)
 {
-	if (my_cpu < 0 || my_cpu >= CPU_SETSIZE || !CPU_ISSET(my_cpu, wanted))
-		return false;
-	cpu_set_t free_cpus;
-	CPU_ZERO(&free_cpus);
+	(void)my_cpu;
+	cpu_set_t target;
+	CPU_ZERO(&target);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, allowed) && !CPU_ISSET(c, wanted))
-			CPU_SET(c, &free_cpus);
-	if (CPU_COUNT(&free_cpus) == 0 || CPU_EQUAL(&free_cpus, current))
+			CPU_SET(c, &target);
+	if (CPU_COUNT(&target) == 0)
+		target = *allowed; /* every CPU is wanted: any of them, as we started */
+	if (CPU_EQUAL(&target, current))
 		return false;
-	*out = free_cpus;
+	*out = target;
 	return true;
 }
 
