@@ -41,6 +41,7 @@ struct options {
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
 	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
+	double max_overhead;       /* --max-overhead: a share (0.01 for 1%); 0 = no bound */
 	/* Continuous profiling (docs/continuous.md) */
 	uint64_t period_ns;        /* --period: a profile per window; 0 = one for the run */
 	const char *push_url;      /* --push URL: each window POSTed to URL/ingest */
@@ -62,6 +63,10 @@ enum parse_result { PARSE_OK, PARSE_EXIT_OK, PARSE_ERROR };
  * original Ptrace_Profiler.  Zero, negative, overflow (> ~584 years),
  * trailing junk and unknown units are rejected: returns -1. */
 int parse_interval(const char *text, uint64_t *ns_out);
+
+/* "1%", "0.5%", "2" (percent, the sign optional): a share above 0 and at
+ * most 100 %, as a fraction (0.01).  Anything else is -1. */
+int parse_share(const char *text, double *out);
 
 /* A positive decimal integer that fits in 63 bits; anything else is -1. */
 int parse_count(const char *text, uint64_t *out);

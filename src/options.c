@@ -16,6 +16,21 @@
 /* Splits "1.5ms" into an exact decimal value times a unit, without floating
  * point: 1.5ms = 15 * 10^5 ns.  Returns -1 on anything but digits, at most
  * one '.', and one of the units (or none: ms). */
+int parse_share(const char *text, double *out)
+{
+	size_t digits = text ? strspn(text, "0123456789.") : 0;
+	if (!digits || (text[digits] && strcmp(text + digits, "%") != 0))
+		return -1; /* also rejects "", "-1%", "+1", " 1", "1e2", "0x1" */
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || (*end == '%' && end[1]) || (*end && *end != '%'))
+		return -1;
+	if (!(v > 0) || v > 100)
+		return -1;
+	*out = v / 100;
+	return 0;
+}
+
 int parse_interval(const char *text, uint64_t *ns_out)
 {
 	if (!text || !isdigit((unsigned char)text[0]))
@@ -237,7 +252,7 @@ enum {
 	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
 	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH, OPT_SUBPROCESSES,
 	OPT_PG_WAIT_EVENTS,
-	OPT_PERIOD, OPT_PUSH, OPT_APP_NAME, OPT_LABEL, OPT_PUSH_QUEUE,
+	OPT_PERIOD, OPT_PUSH, OPT_APP_NAME, OPT_LABEL, OPT_PUSH_QUEUE, OPT_MAX_OVERHEAD,
 };
 
 static const struct option long_options[] = {
@@ -257,6 +272,7 @@ static const struct option long_options[] = {
 	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "pg-wait-events", no_argument, NULL, OPT_PG_WAIT_EVENTS },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "period", required_argument, NULL, OPT_PERIOD },
 	{ "push", required_argument, NULL, OPT_PUSH },
 	{ "app-name", required_argument, NULL, OPT_APP_NAME },
@@ -405,6 +421,10 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 			break;
 		case OPT_PG_WAIT_EVENTS:
 			o->pg_wait_events = true;
+			break;
+		case OPT_MAX_OVERHEAD:
+			if (parse_share(arg, &o->max_overhead) != 0)
+				return fail(err, errlen, "invalid share '%s' for --max-overhead: expected a percentage above 0 and at most 100, such as 1%% or 0.5%%", arg);
 			break;
 		case OPT_DEBUGINFO_PATH:
 			if (!arg[0])

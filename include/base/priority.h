@@ -1,18 +1,23 @@
 /* priority.h - when the profiler gets a CPU.
  *
- * Sampling: a tick must land when it is due, also on the CPU where a
- * target thread runs.  A thread that wakes there otherwise runs its whole
- * burst before the profiler gets the CPU back, and no tick ever sees it
- * running: threads that work 0.5 ms every 10 ms showed 2.4 % of their
- * samples in that work instead of 5.1 %.  The sampler asks, on kernels
- * that take one (EEVDF, Linux 6.12 and later), for a 0.1 ms scheduler
- * slice: its wake-up then comes before the rest of a running task's slice,
- * and the same threads showed 4.1-4.8 % (5.1-5.4).  It does not ask for a
- * higher priority: at nice -20 it preempted everything at every tick, and
- * what it then saw was the server it had just disturbed - PostgreSQL
- * backends waiting for a client we had taken the CPU from: 44-48 % of
- * samples in Client:ClientRead where pg_stat_activity, sampled meanwhile,
- * said 26 %; with the slice alone 18-19 % against 14-19 %.
+ * Sampling: a tick must land when it is due, also on a CPU where a target
+ * thread runs.  Under the normal policy a woken sampler does not preempt
+ * a running thread before the rest of its slice: the tick lands when the
+ * thread's burst is over, and no tick sees it working.  Asking for a 0.1
+ * ms slice (EEVDF, Linux 6.12 and later) helped when the sampler had used
+ * little CPU, not otherwise: a thread working 1 ms every 10 ms showed 3.7
+ * to 7.8 % of its ticks in that work at -d 100us against 10-11 %.  The
+ * sampler therefore runs under SCHED_FIFO at the lowest real-time
+ * priority: its wake-up preempts at once, its rounds are short (tens of
+ * microseconds), and between rounds it sleeps.  Measured: that thread's
+ * work within 0.6 points of its own clock at 100 us, 200 us, 500 us and
+ * 1 ms (5 runs each), and PostgreSQL's wait events under pgbench within
+ * 4 points of pg_stat_activity.  (At nice -20, long ago and before the
+ * sampler kept off its targets' CPUs, it sampled the backends it had just
+ * disturbed: 44-48 % in Client:ClientRead against 26 %.)  Where the policy
+ * is refused (no CAP_SYS_NICE, no RLIMIT_RTPRIO), the short slice.  Work
+ * between ticks that is not a round (naming a --period window) runs under
+ * the normal policy.
  *
  * Naming, after detaching: nice 19, so that reading debug info takes a CPU
  * from the database only when it leaves one idle.  The threads that write
@@ -26,12 +31,19 @@
 
 struct priority_report {
 	int nice;        /* the nice value the sampler runs at (its own) */
-	bool short_slice; /* the 0.1 ms slice was accepted */
+	bool realtime;   /* SCHED_FIFO was accepted */
+	bool short_slice; /* else: the 0.1 ms slice was accepted */
 };
 
 /* For the sampling loop: the short slice, at the nice value we have.
  * Fills *r. */
 void priority_for_sampling(struct priority_report *r);
+
+/* Between ticks, work that is not a round (naming a window): the normal
+ * policy while it runs (pause), the sampling one again (resume).  Cheap
+ * (a system call each) and only when the sampler is real-time. */
+void priority_pause(const struct priority_report *r);
+void priority_resume(const struct priority_report *r);
 
 /* After detaching: nice 19, with the kernel's own slice again. */
 void priority_for_naming(void);

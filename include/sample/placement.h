@@ -40,7 +40,10 @@ void placement_start(struct placement *pl, bool wanted);
  * threads want now: the allowed CPUs minus the wanted ones, or all the
  * allowed ones when every one is wanted (a narrower affinity left from
  * an earlier round would tie the sampler to a CPU as busy as the rest).
- * false: that is the current one; true: *out is the new one.  (my_cpu is
+ * When none is wanted it stays as it is: a thread between its bursts
+ * sleeps on the CPU it will wake on, and a sampler free to go anywhere
+ * drifts back to it (measured: 3.7 % of ticks in a burst of 10 %).
+ * false: keep the current one; true: *out is the new one.  (my_cpu is
  * where it runs: moving costs a migration only when it is wanted.) */
 bool placement_choose(const cpu_set_t *allowed, const cpu_set_t *current, const cpu_set_t *wanted,
 		      int my_cpu, cpu_set_t *out);

@@ -18,13 +18,14 @@
 #ifndef PTRACE_PROFILER_SAMPLE_ROUND_H
 #define PTRACE_PROFILER_SAMPLE_ROUND_H
 
+#include "sample/schedule.h"
 #include "sample/state.h"
 
 /* Runs the round of the tick due at due_ns (the round number grows). */
 void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit);
 
-/* Ends it: counts its observations for ticks ticks (the last due at
- * last_ns), then moves the sampler off the CPUs its threads want. */
-void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns);
+/* Ends it: counts its observations for the ticks rt says (the last due
+ * at last_ns), then moves the sampler off the CPUs its threads want. */
+void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns);
 
 #endif

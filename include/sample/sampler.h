@@ -43,8 +43,11 @@ struct sampler_result {
 	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	int nice;                  /* the sampler's nice value */
+	bool realtime;             /* it ran under SCHED_FIFO */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
 	unsigned cpu_moves;        /* times the sampler left a CPU its targets wanted */
+	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
+	int cpus;                  /* the machine's CPUs, online */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */
@@ -63,6 +66,9 @@ struct thread_figures {
 	uint64_t samples, samples_on_cpu;
 	bool sched_known;         /* schedstat was read at two ticks or more */
 	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
+	double stopped;           /* percent of its time stopped by us */
+	double lowest_rate;       /* --max-overhead: of its ticks that needed a
+				     stop, the lowest share that had one */
 	struct selfcheck_verdict check;
 };
 

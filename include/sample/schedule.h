@@ -38,9 +38,15 @@ void schedule_start(struct schedule *sc, uint64_t interval_ns, uint64_t start_ns
 /* The next interval: uniform in [d/2, 3d/2], mean d. */
 uint64_t schedule_interval(struct schedule *sc);
 
+#define ROUND_TICKS_TIMED 64 /* the times kept of the ticks due during a round */
+
 struct round_ticks {
 	uint64_t stands_for; /* the tick it served, and those due while it ran */
 	uint64_t missed;     /* due an interval or more before it began */
+	/* when the ticks due while it ran fell due, the first of them (a
+	 * thread it kept stopped was frozen at those, not running) */
+	unsigned n_timed;
+	uint64_t timed_ns[ROUND_TICKS_TIMED];
 };
 
 /* A round began at began_ns to serve the tick due at sc->due_ns, and

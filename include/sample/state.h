@@ -20,9 +20,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/priority.h"
 #include "db/pgstate.h"
 #include "profile/program.h"
 #include "sample/decide.h"
+#include "sample/overhead.h"
 #include "sample/placement.h"
 #include "sample/sampler.h"
 #include "sample/selfcheck.h"
@@ -64,6 +66,9 @@ struct pending_stop {
 	bool runs_known;
 	uint64_t runs;      /* its run count at the first tick */
 	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
+	bool took_its_cpu;  /* it ran on our CPU and our tick preempted it:
+			       until its trap it waits for us */
+	uint64_t frozen_ticks; /* ticks due while it waited for us, frozen */
 	uint64_t last_round; /* the round that added its last tick */
 	int n_ticks;
 	struct pending_tick ticks[PENDING_TICKS];
@@ -82,6 +87,11 @@ struct sampled_thread {
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
 	uint64_t samples, samples_on_cpu, stop_timeouts;
+	uint64_t stopped_ns;    /* the stops' cost to it, in all */
+	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
+	uint64_t guarded_round; /* a round whose stop the budget refused */
+	uint64_t frozen_round;  /* a round that kept it stopped, */
+	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */
 	uint32_t profile_index; /* in the profile's thread list, + 1; 0 none */
 	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
 	/* Its schedstat at the first and the last tick that read it: what
@@ -161,6 +171,10 @@ struct sampler {
 	uint64_t round;        /* its number, from 1 */
 	bool committed;        /* its observations counted */
 	uint64_t tick_ns;      /* when it began */
+	uint64_t released_ns;  /* when it last let a thread go (a resume, the
+				  end of a look): work after that - unwinding,
+				  counting - holds no thread, and ticks due
+				  then are the next round's */
 	struct deferred_stop *running;
 	size_t n_running, cap_running;
 	struct deferred_peek *blocked;
@@ -180,11 +194,17 @@ struct sampler {
 	uint64_t my_start_ns;
 	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
 	struct placement placement;
+	struct priority_report prio;   /* the sampler's scheduling (priority.h) */
 	/* idle.h */
 	uint64_t cold_every;   /* a cold thread's full look every this many rounds */
 	size_t n_cold;
 	uint64_t cold_look_ns; /* what a look at a cold thread costs, averaged */
 	uint64_t last_poll_ns; /* pending traps polled last during the look */
+	/* --max-overhead: the sampler's own CPU, checked now and then */
+	double tick_scale;     /* the interval, as a multiple of -d */
+	double highest_scale;
+	uint64_t scale_checked_ns, scale_cpu_ns, scale_rounds;
+	int cpus;              /* the machine's, online */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */
 	uint64_t last_family_scan;

@@ -7,7 +7,9 @@
  * CLOCK_MONOTONIC ns:
  *   R round due began cpu                     a round begins
  *   L round tid state runs_known runs group_stop group_stops generation
- *     cpu action                              the look at a thread
+ *     cpu action run_ns at                    the look at a thread (its
+ *                                             schedstat time on a CPU, and
+ *                                             when it was read)
  *   P tid sp pc start len hash generation consistent complete counted runs
  *                                             a blocked thread read
  *   S tid copied parked sp pc start len hash generation complete
@@ -48,7 +50,7 @@ void tick_trace_close(struct tick_trace *tt);
 void tick_trace_round(struct tick_trace *tt, uint64_t round, uint64_t due_ns, uint64_t began_ns,
 		      int cpu);
 void tick_trace_look(struct tick_trace *tt, uint64_t round, pid_t tid, const struct tick_view *v,
-		     int cpu, enum thread_action action);
+		     int cpu, enum thread_action action, uint64_t run_ns, uint64_t at_ns);
 void tick_trace_peek(struct tick_trace *tt, pid_t tid, const struct unwind_input *in,
 		     bool consistent, bool complete, bool counted, uint64_t runs);
 struct stop_times {

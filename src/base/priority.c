@@ -38,11 +38,33 @@ void priority_for_sampling(struct priority_report *r)
 		.sched_runtime = SAMPLING_SLICE_NS,
 	};
 	r->short_slice = syscall(SYS_sched_setattr, 0, &a, 0) == 0;
+	/* the lowest real-time priority; not inherited by any thread or
+	 * process started from here */
+	struct sched_param sp = { .sched_priority = 1 };
+	r->realtime = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0;
+}
+
+void priority_pause(const struct priority_report *r)
+{
+	if (!r->realtime)
+		return;
+	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
+				   .sched_nice = r->nice };
+	syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+void priority_resume(const struct priority_report *r)
+{
+	if (!r->realtime)
+		return;
+	struct sched_param sp = { .sched_priority = 1 };
+	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
 }
 
 void priority_for_naming(void)
 {
-	/* Back to a plain slice, then the weakest nice value: 15/1024 of a
+	/* Out of SCHED_FIFO, back to a plain slice, then the weakest nice
+	 * value: 15/1024 of a
 	 * nice-0 task's share.  (SCHED_IDLE's is 3/1024: naming on a
 	 * saturated server would take minutes instead of seconds.) */
 	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = 19 };

@@ -147,6 +147,49 @@ static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
 	free(pf);
 }
 
+/* The thread that paid most, as a share of its own time. */
+static void print_most_stopped(FILE *f, const struct sampler *s)
+{
+	struct thread_figures most = { 0 };
+	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		if (tf.sched_known && tf.stopped > most.stopped)
+			most = tf;
+	}
+	if (most.tid)
+		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time\n", (int)most.tid,
+			most.comm, most.stopped);
+}
+
+/* --max-overhead: what the bound held, where it held anything. */
+static void print_guard(FILE *f, const struct options *o, const struct sampler *s,
+			const struct sampler_result *r)
+{
+	if (o->max_overhead <= 0)
+		return;
+	fprintf(f, "  --max-overhead %.3g%%    ", 100 * o->max_overhead);
+	bool said = false;
+	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		if (tf.lowest_rate >= 0.999)
+			continue;
+		fprintf(f, "%sthread %d (%s) stopped at 1 in %.0f of its running ticks at the least",
+			said ? "; " : "", (int)tf.tid, tf.comm, 1 / tf.lowest_rate);
+		said = true;
+	}
+	if (r->highest_scale > 1.001) {
+		char every[32];
+		format_duration((uint64_t)((double)o->interval_ns * r->highest_scale), every,
+				sizeof(every));
+		fprintf(f, "%sticks as far apart as %s for the sampler's own CPU", said ? "; " : "",
+			every);
+		said = true;
+	}
+	fprintf(f, "%s\n", said ? "" : "nothing to hold: every stop within it");
+}
+
 /* The self-check first: a thread whose samples and schedstat disagree. */
 static void print_checks(FILE *f, const struct options *o, const struct sampler *s)
 {
@@ -196,15 +239,22 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
 	print_hist(f, "stopped per stop", &r->frozen);
+	print_most_stopped(f, s);
+	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
 	if (r->samples)
-		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick)\n",
-			(double)r->cpu_ns / (double)r->samples / 1e3);
+		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
+			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)r->samples / 1e3,
+			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
+			r->cpus);
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);
-	fprintf(f, "  sampler priority       nice %d%s", r->nice,
-		r->short_slice ? ", 0.1 ms slice" : "");
+	if (r->realtime)
+		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d)", r->nice);
+	else
+		fprintf(f, "  sampler priority       nice %d%s", r->nice,
+			r->short_slice ? ", 0.1 ms slice" : "");
 	if (r->cpu_moves)
 		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves);
 	fputc('\n', f);

@@ -102,6 +102,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	}
 	s->r->peeked++;
 	count_observe_memory(s, p, st, reported_state(look->state, false, false));
+	s->released_ns = now_ns();
 	return true;
 }
 
@@ -280,6 +281,8 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	count_set_words(s, p); /* a trap may come while another process is sampled */
 	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
 	uint64_t t1 = now_ns();
+	if (!s->committed)
+		s->released_ns = c.resumed_ns;
 	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
 			  sizeof(*s->resumed)))
 		s->resumed[s->n_resumed++] = thread_ref_of(s, p, th);
@@ -287,7 +290,20 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	hist_add(&s->r->frozen, c.resumed_ns - (was_running ? ps->began_ns : seen_ns));
+	uint64_t frozen_from = ps->took_its_cpu ? ps->ticks[0].first_ns :
+			       was_running ? ps->began_ns : seen_ns;
+	uint64_t frozen = c.resumed_ns - frozen_from;
+	hist_add(&s->r->frozen, frozen);
+	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
+		st->frozen_round = s->round;
+		st->frozen_from_ns = frozen_from;
+		st->frozen_to_ns = c.resumed_ns;
+	}
+	st->stopped_ns += frozen;
+	overhead_stopped(&st->cost, frozen);
+	/* ticks the budget refused a stop: this stop's state and stack */
+	ps->ticks[ps->n_ticks - 1].count += st->cost.owed;
+	st->cost.owed = 0;
 	if (p->t->execs != execs || !m) {
 		/* An execve completed while we waited: what /proc said before
 		 * the stop was the old program's, the stack is the new one's.
@@ -321,6 +337,11 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
 			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
+	if (ps->frozen_ticks) { /* due while it waited for the CPU we held */
+		struct observation ob = { .state = STATE_STOPPED_BY_US, .user = c.copied };
+		count_now(s, p, st, &ob, frames, n, complete, ps->frozen_ticks, frozen_from,
+			  c.resumed_ns, "frozen");
+	}
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);
 }
@@ -362,6 +383,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	ps->runs = rq->sc.runs;
 	ps->classify_by_runs = rq->classify_by_runs;
 	ps->running = rq->running;
+	ps->took_its_cpu = rq->on_cpu && !rq->running && rq->state == 'R';
 	if (thread_interrupt(th, &ps->began_ns) != 0) {
 		free(ps);
 		return;

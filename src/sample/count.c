@@ -207,23 +207,54 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	tick_trace_counted(s->trace, st->tid, count, how, ob->state);
 }
 
-void count_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+/* Of the round's ticks that fell while it ran, those at which st was
+ * frozen by its stop. */
+static uint64_t frozen_ticks(const struct sampler *s, const struct sampled_thread *st,
+			     const struct round_ticks *rt)
 {
+	if (st->frozen_round != s->round)
+		return 0;
+	uint64_t n = 0;
+	for (unsigned i = 0; i < rt->n_timed; i++)
+		n += rt->timed_ns[i] >= st->frozen_from_ns && rt->timed_ns[i] <= st->frozen_to_ns;
+	return n < rt->stands_for ? n : rt->stands_for - 1;
+}
+
+void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns)
+{
+	uint64_t ticks = rt->stands_for;
 	for (size_t i = 0; i < s->n_threads && !s->error; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
 		struct pending_stop *ps = st->pending;
+		if (st->guarded_round == s->round) /* counted with its next stop */
+			st->cost.owed += ticks;
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
-			/* counted when its trap comes, for every tick it had */
-			ps->ticks[ps->n_ticks - 1].count += ticks - 1;
-			ps->ticks[ps->n_ticks - 1].last_ns = last_ns;
+			/* counted when its trap comes, for every tick it had; one
+			 * whose CPU our round held waited for us meanwhile */
+			if (ps->took_its_cpu) {
+				ps->frozen_ticks += ticks - 1;
+			} else {
+				ps->ticks[ps->n_ticks - 1].count += ticks - 1;
+				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;
+			}
 		}
 		if (st->obs_round != s->round)
 			continue;
 		const struct thread_memory *m = st->memory;
 		bool user = st->obs.user && m;
-		count_now(s, &s->procs[st->proc], st, &st->obs, user ? m->frames : NULL,
-			  user ? m->n_frames : 0, user ? m->complete : 1, ticks, s->tick_ns, last_ns,
-			  "round");
+		struct process *p = &s->procs[st->proc];
+		const struct unwound_frame *frames = user ? m->frames : NULL;
+		int n_frames = user ? m->n_frames : 0, complete = user ? m->complete : 1;
+		uint64_t frozen = frozen_ticks(s, st, rt);
+		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen, s->tick_ns,
+			  last_ns, "round");
+		if (frozen) {
+			struct observation ob = st->obs;
+			ob.state = STATE_STOPPED_BY_US;
+			ob.n_kernel = 0;
+			count_now(s, p, st, &ob, frames, n_frames, complete, frozen, st->frozen_from_ns,
+				  st->frozen_to_ns, "frozen");
+		}
 	}
 	s->committed = true;
 }

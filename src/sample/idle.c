@@ -22,6 +22,12 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 	struct sched_counts sc;
 	if (thread_read_sched(p->t, th, &sc) != 0 || sc.runs != m->runs_verified)
 		return false; /* it ran: the full look */
+	if (tick_trace_on(s->trace)) {
+		struct tick_view v = { st->last_state, true, sc.runs, false, 0,
+				       modules_generation(p->program->modules) };
+		tick_trace_look(s->trace, s->round, th->tid, &v, st->last_cpu, ACT_REUSE, sc.run_ns,
+				t0);
+	}
 	count_set_words(s, p);
 	if (s->snap->n_words)
 		snapshot_read_words(th->tid, s->snap);

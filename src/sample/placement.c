@@ -17,6 +17,8 @@ bool placement_choose(const cpu_set_t *allowed, const cpu_set_t *current, const 
 		      int my_cpu, cpu_set_t *out)
 {
 	(void)my_cpu;
+	if (CPU_COUNT(wanted) == 0)
+		return false; /* nobody wants one now: stay off the last ones wanted */
 	cpu_set_t target;
 	CPU_ZERO(&target);
 	for (int c = 0; c < CPU_SETSIZE; c++)

@@ -180,6 +180,11 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	case ACT_STOP:
 		break;
 	}
+	if (!overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead)) {
+		/* over its budget: this tick is counted with its next stop */
+		st->guarded_round = s->round;
+		return;
+	}
 	struct kernel_stack ks;
 	thread_read_kernel_stack(p->t, th, &ks);
 	/* R on a CPU or queued for one: the kernel stack tells, as read
@@ -233,13 +238,14 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 		.generation = modules_generation(p->program->modules),
 	};
 	enum thread_action a = decide(&v, st->memory);
-	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a);
+	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a, sc.run_ns, t0);
 	bool was_cold = st->cold;
 	act(s, p, th, st, a, &ts, &sc, runs_known);
 	idle_after_look(st, a, ts.state);
 	if (a == ACT_STOP || a == ACT_PEEK)
 		return;
-	uint64_t took = now_ns() - t0;
+	s->released_ns = now_ns();
+	uint64_t took = s->released_ns - t0;
 	hist_add(&s->r->work, took);
 	if (was_cold) /* what a look at a cold thread costs, for idle.h */
 		s->cold_look_ns = s->cold_look_ns ? (7 * s->cold_look_ns + took) / 8 : took;
@@ -307,6 +313,10 @@ static void look_at_blocked_threads(struct sampler *s, volatile int *quit)
 		struct sampled_thread *st = sampled_of(s, p, th);
 		if (!st || capture_peek(s, p, th, st, d))
 			continue;
+		if (!overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead)) {
+			st->guarded_round = s->round;
+			continue;
+		}
 		/* its stack needs registers: asked to stop, its trap awaited
 		 * by nobody (our interrupt wakes it; it traps at once) */
 		struct stop_request rq = { d->state, false, false, false, d->runs_known, d->sc, false };
@@ -319,7 +329,7 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 {
 	s->round++;
 	s->committed = false;
-	s->tick_ns = now_ns();
+	s->tick_ns = s->released_ns = now_ns();
 	CPU_ZERO(&s->wanted);
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
@@ -335,9 +345,9 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
 }
 
-void round_end(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns)
 {
-	count_round(s, ticks, last_ns);
+	count_round(s, rt, last_ns);
 	idle_round(s);
 	capture_keep_off(s);
 }

@@ -10,11 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/frame.h"
 #include "base/hash_index.h"
 #include "base/priority.h"
 #include "continuous/continuous.h"
 #include "profile/timeline.h"
 #include "sample/capture.h"
+#include "sample/count.h"
 #include "sample/family.h"
 #include "sample/round.h"
 #include "sample/schedule.h"
@@ -35,6 +37,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		.o = o, .names = names, .out = out, .ts = ts, .n_targets = *n_targets,
 		.cap_targets = cap_targets, .n_out = n_targets, .table = table,
 		.self_sched_fd = -1, .trace = tick_trace_from_env(),
+		.tick_scale = 1, .highest_scale = 1, .cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
 	};
 	const struct symbolize_options names_wanted = {
 		.inline_frames = !o->no_inline, .lines = o->lines, .addresses = o->addresses };
@@ -172,6 +175,46 @@ static void scan(struct sampler *s, uint64_t now, uint64_t *last_scan)
 		*last_scan = now;
 }
 
+/* --max-overhead: the sampler's own CPU, checked every 100 ms, sets how
+ * far apart the ticks fall (overhead.h). */
+#define SCALE_CHECK_NS 100000000ULL
+
+static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
+{
+	if (s->o->max_overhead <= 0 || now - s->scale_checked_ns < SCALE_CHECK_NS)
+		return;
+	uint64_t cpu = cpu_ns(), rounds = s->r->rounds;
+	if (s->scale_checked_ns && rounds > s->scale_rounds) {
+		s->tick_scale = overhead_next_scale(s->o->max_overhead, s->cpus,
+						    (double)(cpu - s->scale_cpu_ns),
+						    (double)(rounds - s->scale_rounds),
+						    (double)s->o->interval_ns);
+		if (s->tick_scale > s->highest_scale)
+			s->highest_scale = s->tick_scale;
+		sc->interval_ns = (uint64_t)((double)s->o->interval_ns * s->tick_scale);
+	}
+	s->scale_checked_ns = now;
+	s->scale_cpu_ns = cpu;
+	s->scale_rounds = rounds;
+}
+
+/* At the end: ticks a thread's budget refused a stop and no stop came
+ * after - counted as such. */
+static void count_owed(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct sampled_thread *st = sampled_at(s, i);
+		if (!st->cost.owed)
+			continue;
+		const char *frame = OVERHEAD_NOT_STOPPED;
+		struct observation ob = { .state = "R (running)" };
+		ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
+		count_now(s, &s->procs[st->proc], st, &ob, NULL, 0, 1, st->cost.owed, s->tick_ns,
+			  s->tick_ns, "owed");
+		st->cost.owed = 0;
+	}
+}
+
 /* One round and its ticks: run, count for the ticks it stands for, cut
  * a window if one ends. */
 static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
@@ -179,11 +222,13 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 	struct sampler_result *r = s->r;
 	uint64_t due = sc->due_ns;
 	round_run(s, due, quit);
-	uint64_t ended = now_ns();
+	/* the round's span, for the ticks it stands for: until it let the
+	 * last thread go (what follows holds none) */
+	uint64_t ended = s->released_ns;
 	struct round_ticks rt = schedule_round(sc, s->tick_ns, ended);
 	if (s->o->count && r->ticks + rt.stands_for > s->o->count)
 		rt.stands_for = s->o->count - r->ticks; /* -n ticks, not more */
-	round_end(s, rt.stands_for, ended);
+	round_end(s, &rt, ended);
 	tick_trace_commit(s->trace, s->round, ended, rt.stands_for, rt.missed);
 	if (!r->rounds)
 		r->first_round_ns = s->tick_ns;
@@ -193,6 +238,7 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 	r->merged_ticks += rt.stands_for - 1;
 	r->skipped_ticks += rt.missed;
 	windows_round(s);
+	keep_own_cost(s, sc, ended);
 }
 
 int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
@@ -200,10 +246,10 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	const struct options *o = s->o;
 	memset(r, 0, sizeof(*r));
 	s->r = r;
-	struct priority_report pr;
-	priority_for_sampling(&pr);
-	r->nice = pr.nice;
-	r->short_slice = pr.short_slice;
+	priority_for_sampling(&s->prio);
+	r->nice = s->prio.nice;
+	r->realtime = s->prio.realtime;
+	r->short_slice = s->prio.short_slice;
 	placement_start(&s->placement, true);
 
 	uint64_t start = now_ns(), last_scan = start;
@@ -237,8 +283,11 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		targets_wait_until(s->ts, s->n_targets, now_ns() + 1000000, &never, capture_on_trap, s);
 	for (size_t i = 0; i < s->n_threads; i++)
 		capture_unstopped(s, &s->procs[sampled_at(s, i)->proc], sampled_at(s, i));
+	count_owed(s);
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
+	r->highest_scale = s->highest_scale;
+	r->cpus = s->cpus;
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
 	if (s->trace)
@@ -287,9 +336,12 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		.samples = st->samples, .samples_on_cpu = st->samples_on_cpu,
 		.sched_known = st->sched_seen && st->sched_last_ns > st->sched_first_ns,
 	};
-	if (out->sched_known)
-		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) /
-				    (double)(st->sched_last_ns - st->sched_first_ns);
+	if (out->sched_known) {
+		double span = (double)(st->sched_last_ns - st->sched_first_ns);
+		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
+		out->stopped = 100.0 * (double)st->stopped_ns / span;
+	}
+	out->lowest_rate = st->cost.lowest_rate;
 	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
 				     out->sched_on_cpu);
 	if (!out->sched_known)

@@ -1,6 +1,8 @@
 /* schedule.c - tick deadlines and what a round stands for (schedule.h). */
 #include "sample/schedule.h"
 
+#include <stddef.h>
+
 /* Past this many intervals, ticks are counted by the mean interval, not
  * drawn one by one (a stall of seconds at -d 100ns). */
 #define DRAWN_MAX 64
@@ -22,8 +24,9 @@ uint64_t schedule_interval(struct schedule *sc)
 	return i ? i : 1;
 }
 
-/* Moves *due past until (due > until), counting the ticks passed. */
-static uint64_t pass(struct schedule *sc, uint64_t *due, uint64_t until)
+/* Moves *due past until (due > until), counting the ticks passed (and
+ * keeping their times in rt, when given). */
+static uint64_t pass(struct schedule *sc, uint64_t *due, uint64_t until, struct round_ticks *rt)
 {
 	uint64_t n = 0;
 	if (*due <= until && (until - *due) / sc->interval_ns > DRAWN_MAX) {
@@ -31,19 +34,22 @@ static uint64_t pass(struct schedule *sc, uint64_t *due, uint64_t until)
 		n += bulk;
 		*due += bulk * sc->interval_ns;
 	}
-	for (; *due <= until; *due += schedule_interval(sc))
+	for (; *due <= until; *due += schedule_interval(sc)) {
+		if (rt && rt->n_timed < ROUND_TICKS_TIMED)
+			rt->timed_ns[rt->n_timed++] = *due;
 		n++;
+	}
 	return n;
 }
 
 struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64_t ended_ns)
 {
-	struct round_ticks rt = { 1, 0 };
+	struct round_ticks rt = { .stands_for = 1 };
 	uint64_t due = sc->due_ns + schedule_interval(sc);
 	/* due a whole interval or more before it began: a stall, missed */
 	if (began_ns > sc->interval_ns)
-		rt.missed = pass(sc, &due, began_ns - sc->interval_ns);
-	rt.stands_for += pass(sc, &due, ended_ns); /* they stand with it */
+		rt.missed = pass(sc, &due, began_ns - sc->interval_ns, NULL);
+	rt.stands_for += pass(sc, &due, ended_ns, &rt); /* they stand with it */
 	sc->due_ns = due;
 	return rt;
 }

@@ -60,6 +60,7 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 	st->tid = th->tid;
 	st->proc = (size_t)(p - s->procs);
 	st->last_cpu = -1;
+	overhead_thread_start(&st->cost, now_ns());
 	th->slot = (uint32_t)++s->n_threads;
 	return st;
 }

@@ -48,12 +48,12 @@ void tick_trace_round(struct tick_trace *tt, uint64_t round, uint64_t due_ns, ui
 }
 
 void tick_trace_look(struct tick_trace *tt, uint64_t round, pid_t tid, const struct tick_view *v,
-		     int cpu, enum thread_action action)
+		     int cpu, enum thread_action action, uint64_t run_ns, uint64_t at_ns)
 {
 	if (tt)
-		fprintf(tt->f, "L %" PRIu64 " %d %c %d %" PRIu64 " %d %u %u %d %s\n", round, (int)tid,
-			v->state, v->runs_known, v->runs, v->group_stop, v->group_stops,
-			v->generation, cpu, action_names[action]);
+		fprintf(tt->f, "L %" PRIu64 " %d %c %d %" PRIu64 " %d %u %u %d %s %" PRIu64 " %" PRIu64 "\n",
+			round, (int)tid, v->state, v->runs_known, v->runs, v->group_stop,
+			v->group_stops, v->generation, cpu, action_names[action], run_ns, at_ns);
 }
 
 static void unwind_input(FILE *f, const struct unwind_input *in)

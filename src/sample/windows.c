@@ -165,7 +165,9 @@ void windows_round(struct sampler *s)
 			s->window_due_ns = now > earliest ? now : earliest;
 			s->window_ends_early = true;
 		} else if (s->cont) {
+			priority_pause(&s->prio);
 			dump_so_far(s, now);
+			priority_resume(&s->prio);
 		}
 	}
 	if (s->cont && s->o->period_ns && now >= s->window_due_ns && !s->error)
@@ -175,6 +177,9 @@ void windows_round(struct sampler *s)
 /* Until the next tick: name the closing window. */
 void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *quit)
 {
+	if (!s->closing)
+		return;
+	priority_pause(&s->prio); /* naming is no round: the normal policy */
 	while (s->closing && !*quit && !s->error) {
 		uint64_t now = now_ns();
 		if (now >= deadline)
@@ -186,6 +191,7 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, volatile int *q
 		if (s->stops_pending)
 			capture_poll_pending(s);
 	}
+	priority_resume(&s->prio);
 }
 
 /* After naming (sampler_name_stacks): the window being named, then the

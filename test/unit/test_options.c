@@ -766,9 +766,29 @@ static void continuous_options(void **state)
 	assert_int_equal(o.n_labels, 16);
 }
 
+/* --max-overhead: a percentage above 0, at most 100. */
+static void shares(void **state)
+{
+	(void)state;
+	double v;
+	assert_int_equal(parse_share("1%", &v), 0);
+	assert_true(v == 0.01);
+	assert_int_equal(parse_share("0.5%", &v), 0);
+	assert_true(v == 0.005);
+	assert_int_equal(parse_share("2", &v), 0);
+	assert_true(v == 0.02);
+	assert_int_equal(parse_share("100%", &v), 0);
+	assert_true(v == 1);
+	const char *bad[] = { "", "0", "0%", "-1%", "+1", " 1", "101%", "1%%", "1 %", "%",
+			      "1e2", "0x1", "one", "1.2.3", ".", "1%x", NULL };
+	for (int i = 0; bad[i]; i++)
+		assert_int_equal(parse_share(bad[i], &v), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shares),
 		cmocka_unit_test(interval_units),
 		cmocka_unit_test(interval_bare_number_is_ms),
 		cmocka_unit_test(interval_rejects),

@@ -50,10 +50,16 @@ static void all_wanted_gives_all(void **state)
 	current = cpus(1, -1, -1);
 	assert_true(placement_choose(&allowed, &current, &wanted, 1, &out));
 	assert_true(CPU_EQUAL(&out, &allowed));
-	/* nobody wants any: back to all of them too */
+}
+
+/* Nobody wants a CPU now (a thread between its bursts): stay off the
+ * last ones wanted - it sleeps on the CPU it will wake on. */
+static void none_wanted_keeps_away(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(0, 1, -1), current = cpus(1, -1, -1), wanted, out;
 	CPU_ZERO(&wanted);
-	assert_true(placement_choose(&allowed, &current, &wanted, 1, &out));
-	assert_true(CPU_EQUAL(&out, &allowed));
+	assert_false(placement_choose(&allowed, &current, &wanted, 1, &out));
 }
 
 /* The user's taskset is kept: never a CPU outside it. */
@@ -82,6 +88,7 @@ int main(void)
 		cmocka_unit_test(leaves_a_wanted_cpu),
 		cmocka_unit_test(stays_where_nobody_waits),
 		cmocka_unit_test(all_wanted_gives_all),
+		cmocka_unit_test(none_wanted_keeps_away),
 		cmocka_unit_test(keeps_to_the_users_cpus),
 	};
 	return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
