@@ -496,6 +496,34 @@ static void help_text(void **state)
 	}
 }
 
+/* --help and the parser come from one table: every option --help names is
+ * one the parser knows, by that very name. */
+static void help_names_what_parses(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	enum parse_result r;
+	char *help = parse_caught(&o, err, (const char *const[]){ "--help", NULL }, &r);
+	assert_int_equal(r, PARSE_EXIT_OK);
+	size_t checked = 0;
+	for (const char *p = help; (p = strstr(p, "--")); ) {
+		size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+		char word[64];
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		p += n;
+		if (n == 2)
+			continue; /* "--" before COMMAND */
+		char *printed = parse_caught(&o, err, (const char *const[]){ word, NULL }, &r);
+		free(printed);
+		if (r == PARSE_ERROR && (strstr(err, "unknown option") || strstr(err, "ambiguous")))
+			fail_msg("--help names '%s', which does not parse: %s", word, err);
+		checked++;
+	}
+	assert_true(checked >= 23);
+	free(help);
+}
+
 static void version_text(void **state)
 {
 	(void)state;
@@ -787,6 +815,7 @@ int main(void)
 		cmocka_unit_test(every_option_needs_its_value),
 		cmocka_unit_test(every_error_prints_nothing),
 		cmocka_unit_test(help_text),
+		cmocka_unit_test(help_names_what_parses),
 		cmocka_unit_test(version_text),
 		cmocka_unit_test(parses_again_after_an_early_return),
 		cmocka_unit_test(command_without_double_dash),
