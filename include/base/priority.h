@@ -14,9 +14,12 @@
  * samples in Client:ClientRead where pg_stat_activity, sampled meanwhile,
  * said 26 %; with the slice alone 18-19 % against 14-19 %.
  *
- * Naming, after detaching: nice 19, so that reading debug info takes a CPU
- * from the database only when it leaves one idle.  The threads that write
- * and push windows (continuous.h, push.h) run there from their start.
+ * Naming, after detaching: at the nice value the profiler was started
+ * with, on the kernel's own slice.  The target is no longer ours then,
+ * and the profile is what the user waits for: at nice 19 naming took
+ * 5.7 s on a loaded server (run it under nice to keep it low).  The
+ * threads that write and push windows (continuous.h, push.h) run at nice
+ * 19 from their start: they work while the target is sampled.
  */
 #ifndef PTRACE_PROFILER_PRIORITY_H
 #define PTRACE_PROFILER_PRIORITY_H
@@ -33,7 +36,7 @@ struct priority_report {
  * Fills *r. */
 void priority_for_sampling(struct priority_report *r);
 
-/* After detaching: nice 19, with the kernel's own slice again. */
+/* After detaching: the kernel's own slice again, at our own nice value. */
 void priority_for_naming(void);
 
 /* Starts fn(arg) on a thread of its own at nice 19 that takes no signal

@@ -160,8 +160,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  sampler priority       nice %d%s\n", r->nice,
 		r->short_slice ? ", 0.1 ms slice" : "");
 	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF files, each read once, maps re-read %u times\n",
-			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);
+		fprintf(f, "  naming                 %.1f ms after detaching, at nice %d; %u ELF files, each read once, maps re-read %u times\n",
+			(double)r->naming_ns / 1e6, r->nice, r->images_opened, r->maps_reads);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }
