@@ -16,6 +16,7 @@
 
 #include "db/oracle.h"
 #include "options.h"
+#include "output/output_file.h"
 #include "tracee/target.h"
 
 struct session {
@@ -24,7 +25,8 @@ struct session {
 	size_t n;                    /* attached */
 	bool *exited;                /* per target: had exited before we let go */
 	struct event_names *names;   /* --event-names, or NULL */
-	FILE *out;                   /* where the output goes */
+	FILE *out;                   /* where the output goes: stdout or file.f */
+	struct output_file file;     /* -o FILE: written beside, renamed over at the end */
 	char command[512];           /* the command line as typed */
 	char target[128];            /* "postgres (PID 1234)" or "13 processes" */
 	volatile int *quit;          /* set by a signal that ends the run */
@@ -41,9 +43,20 @@ int session_start(struct session *s, const struct options *o, int argc, char **a
  * for this run, as with perf record -- COMMAND). */
 void session_detach(struct session *s);
 
-/* After the mode's output: frees the targets and the output stream.
- * Returns the exit status: 1 when rc is not 0; a launched command's own
- * status when it ended by itself; else 0. */
+/* Naming after detaching begins (now) or ends.  Signals meanwhile do not
+ * end us: the first is only told what comes (the profile, named), the
+ * second of the run makes naming name what is not known yet after its
+ * module (symbolize_hurry), so the profile is written at once. */
+void session_naming(struct session *s, bool now);
+
+/* Did a second stop signal cut naming short? */
+bool session_hurried(const struct session *s);
+
+/* After the mode's output (flushed): frees the targets; with rc 0 the
+ * file written replaces -o FILE, otherwise it is removed and FILE left
+ * as it was.  Returns the exit status: 1 when rc is not 0 (or the file
+ * cannot be put in place); a launched command's own status when it ended
+ * by itself; else 0. */
 int session_end(struct session *s, int rc);
 
 /* "postgres (PID 1234)" or "13 processes" (s->target, made again: with

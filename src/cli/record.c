@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "cli/summary.h"
 #include "continuous/continuous.h"
 #include "continuous/window.h"
+#include "name/symbolize.h"
 #include "output/output.h"
 #include "output/pyroscope.h"
 #include "profile/aggregate.h"
@@ -41,7 +43,6 @@ struct recording {
 	struct sampler *sampler;
 	struct continuous *cont;   /* the writer and sender threads, or NULL */
 	struct sampler_result r;
-	char final_tmp[4200];      /* SIGUSR1 replaced FILE: the last one replaces it, whole */
 };
 
 /* The sampler, and the writer (SIGUSR1, --period) and sender (--push)
@@ -74,25 +75,15 @@ static void start(struct recording *rec, struct session *s)
 	sampler_continuous(rec->sampler, rec->cont, s->dump);
 }
 
-/* After SIGUSR1 profiles went to FILE or stdout: the final one goes to a
- * file renamed over FILE at the end, or after a separator. */
+/* After SIGUSR1 profiles went to stdout, the whole run's follows a
+ * separator.  (To -o FILE: the whole run's replaces them at the end.) */
 static void after_earlier_profiles(struct recording *rec, struct session *s)
 {
 	const struct options *o = s->o;
-	unsigned written = continuous_writes(rec->cont);
-	if (written && o->output_path && !o->period_ns) {
-		snprintf(rec->final_tmp, sizeof(rec->final_tmp), "%s.tmp.%d", o->output_path,
-			 (int)getpid());
-		fclose(s->out);
-		if (!(s->out = fopen(rec->final_tmp, "we")))
-			snprintf(rec->r.error, sizeof(rec->r.error), "cannot write '%.100s': %s",
-				 rec->final_tmp, strerror(errno));
-	}
-	if (written && !o->output_path && !o->period_ns) {
-		char sep[128];
-		if (window_separator(o->format, "the profile of the whole run", sep, sizeof(sep)))
-			fputs(sep, s->out);
-	}
+	char sep[128];
+	if (continuous_writes(rec->cont) && !o->output_path && !o->period_ns &&
+	    window_separator(o->format, "the profile of the whole run", sep, sizeof(sep)))
+		fputs(sep, s->out);
 }
 
 /* The profile of the whole run: stap went out sample by sample, and the
@@ -132,22 +123,6 @@ static void report(struct recording *rec, struct session *s)
 	continuous_summary(stderr, rec->cont);
 }
 
-/* The final file, closed, renamed over FILE; removed if the run failed. */
-static int replace_file(struct recording *rec, struct session *s, int rc)
-{
-	if (!rec->final_tmp[0] || !s->out)
-		return rc;
-	fclose(s->out); /* flushed and checked above */
-	s->out = NULL;
-	if (rc == 0 && rename(rec->final_tmp, s->o->output_path) == 0)
-		return 0;
-	if (rc == 0)
-		fprintf(stderr, "ptrace_profiler: cannot rename '%s' to '%s': %s\n", rec->final_tmp,
-			s->o->output_path, strerror(errno));
-	unlink(rec->final_tmp);
-	return -1;
-}
-
 int mode_record(const struct options *o, int argc, char **argv)
 {
 	struct session s;
@@ -158,8 +133,13 @@ int mode_record(const struct options *o, int argc, char **argv)
 	start(&rec, &s);
 	int rc = rec.sampler ? sampler_run(rec.sampler, s.quit, &rec.r) : -1;
 	session_detach(&s);
+	session_naming(&s, true);
 	if (rc == 0 && sampler_name_stacks(rec.sampler, &rec.r) != 0)
 		rc = -1;
+	session_naming(&s, false);
+	if (session_hurried(&s) && symbolize_hurried())
+		fprintf(stderr, "ptrace_profiler: naming cut short by a second signal: %" PRIu64
+			" addresses named after their module only ([module])\n", symbolize_hurried());
 	/* Every window and SIGUSR1 profile written, and pushed (or given up). */
 	continuous_stop(rec.cont);
 	after_earlier_profiles(&rec, &s);
@@ -174,6 +154,5 @@ int mode_record(const struct options *o, int argc, char **argv)
 	continuous_free(rec.cont);
 	sampler_free(rec.sampler);
 	stack_table_free(rec.table);
-	rc = replace_file(&rec, &s, rc);
 	return session_end(&s, rc);
 }

@@ -3,8 +3,10 @@
  *
  * Whatever ends a run - -n or -t reached, SIGINT/SIGTERM/SIGHUP/SIGPIPE,
  * the target's exit - the threads are detached first (the target must not
- * wait for our output), then what was collected is written.  SIGUSR1 asks
- * for the profile so far and sampling goes on.
+ * wait for our output), then what was collected is named and written.  A
+ * signal that would end us never does, at any moment: before sampling it
+ * ends the run at once, after it is only noted, and a second one makes
+ * naming hurry.  SIGUSR1 asks for the profile so far and sampling goes on.
  */
 #define _GNU_SOURCE
 #include "cli/session.h"
@@ -19,17 +21,39 @@
 #include <unistd.h>
 
 #include "db/pgstate.h"
+#include "name/symbolize.h"
+#include "output/output_file.h"
 #include "tracee/snapshot.h"
 #include "unwind/files.h"
 #include "unwind/modules.h"
 
 static volatile int quit;
-static volatile sig_atomic_t dump; /* SIGUSR1: the profile so far */
+static volatile sig_atomic_t dump;   /* SIGUSR1: the profile so far */
+static volatile sig_atomic_t stops;  /* signals that asked us to end, up to 2 */
+static volatile sig_atomic_t hurry;  /* the second: name no more (symbolize_hurry) */
+static volatile sig_atomic_t naming; /* naming after detaching, now */
 
+static void say(const char *text)
+{
+	ssize_t w = write(STDERR_FILENO, text, strlen(text));
+	(void)w; /* stderr gone: nothing else to say it with */
+}
+
+/* A signal that would end us.  The first ends sampling (or, once the
+ * target is let go, is only noted: the profile is named and written as
+ * it would have been); the second makes naming take what it knows and
+ * leave the rest to the modules' names. */
 static void on_quit(int sig)
 {
 	(void)sig;
 	quit = 1;
+	if (stops < 2)
+		stops++;
+	if (stops < 2 && naming)
+		say("ptrace_profiler: naming the stacks, then writing the profile; a second signal "
+		    "writes it at once, frames not named yet as [module]\n");
+	if (stops >= 2)
+		hurry = 1;
 }
 
 static void on_dump(int sig)
@@ -158,33 +182,24 @@ const char *session_target_line(struct session *s)
 	return s->target;
 }
 
-/* Opens where the output goes: stdout, -o FILE, or, with --period, only
- * checks that FILE's directory takes the windows' files.  0, or -1. */
+/* Opens where the output goes: stdout, or a file beside -o FILE that
+ * replaces it at the end (output_file.h); with --period only checks that
+ * FILE's directory takes the windows' files.  0, or -1. */
 static int open_output(struct session *s)
 {
 	const struct options *o = s->o;
 	s->out = stdout;
-	if (o->output_path && o->period_ns) {
-		/* Windows go to FILE.STAMP.EXT: FILE itself is never made, but
-		 * its directory must take them. */
-		char probe[4200];
-		snprintf(probe, sizeof(probe), "%s.probe.%d", o->output_path, (int)getpid());
-		FILE *f = fopen(probe, "we");
-		if (!f) {
-			fprintf(stderr, "ptrace_profiler: cannot write '%s' (next to '%s'): %s\n", probe,
-				o->output_path, strerror(errno));
-			return -1;
-		}
-		fclose(f);
-		unlink(probe);
-	} else if (o->output_path) {
-		s->out = fopen(o->output_path, "we");
-		if (!s->out) {
-			fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n", o->output_path,
-				strerror(errno));
-			return -1;
-		}
+	if (!o->output_path)
+		return 0;
+	if (output_file_open(&s->file, o->output_path) != 0) {
+		fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n", o->output_path,
+			strerror(errno));
+		return -1;
 	}
+	if (o->period_ns)
+		output_file_discard(&s->file); /* FILE itself is never made */
+	else
+		s->out = s->file.f;
 	return 0;
 }
 
@@ -256,6 +271,8 @@ int session_start(struct session *s, const struct options *o, int argc, char **a
 	s->quit = &quit;
 	s->dump = &dump;
 	command_line(argc, argv, s->command, sizeof(s->command));
+	/* From here on a signal that would end us ends the run instead. */
+	setup_signals();
 
 	/* Everything the user gave is checked before the target is touched. */
 	char err[512];
@@ -263,17 +280,22 @@ int session_start(struct session *s, const struct options *o, int argc, char **a
 		fprintf(stderr, "ptrace_profiler: %s\n", err);
 		return 2;
 	}
-	if (open_output(s) != 0)
+	if (open_output(s) != 0) {
+		oracle_names_free(s->names);
 		return 2;
-	setup_signals();
+	}
 	/* Wake up on time: the default 50 us timer slack is half of a 100 us tick. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	int rc = take_targets(s);
 	if (rc == 0)
 		rc = check_targets(s);
-	if (rc == 0)
-		session_target_line(s);
-	return rc;
+	if (rc != 0) {
+		output_file_discard(&s->file); /* FILE as it was */
+		oracle_names_free(s->names);
+		return rc;
+	}
+	session_target_line(s);
+	return 0;
 }
 
 void session_detach(struct session *s)
@@ -282,11 +304,6 @@ void session_detach(struct session *s)
 		s->exited[i] = s->ts[i].exited;
 		target_detach(&s->ts[i]);
 	}
-	/* Detached: nothing is left to protect.  Naming may take a while
-	 * (debug info, debuginfod), and Ctrl-C then means stop now. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	if (s->o->command && !s->exited[0]) {
 		/* Launched and still running: it was started for this run, so
 		 * it ends with it, as with perf record -- COMMAND. */
@@ -295,13 +312,32 @@ void session_detach(struct session *s)
 	}
 }
 
+void session_naming(struct session *s, bool now)
+{
+	(void)s;
+	symbolize_hurry(&hurry);
+	naming = now;
+}
+
+bool session_hurried(const struct session *s)
+{
+	(void)s;
+	return hurry;
+}
+
 int session_end(struct session *s, int rc)
 {
 	oracle_names_free(s->names);
 	for (size_t i = 0; i < s->n; i++)
 		target_free(&s->ts[i]);
-	if (s->out && s->out != stdout)
-		fclose(s->out); /* flushed and checked by the mode */
+	/* The new file in FILE's place, or FILE left as it was. */
+	if (rc != 0) {
+		output_file_discard(&s->file);
+	} else if (output_file_commit(&s->file) != 0) {
+		fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n", s->o->output_path,
+			strerror(errno));
+		rc = -1;
+	}
 	if (rc != 0)
 		return 1;
 	/* Launched: the command's own status, as a shell reports it, when it
