@@ -152,6 +152,8 @@ struct parsing {
 	char *err;
 	size_t errlen;
 	bool format_given, push_queue_given;
+	int argc;              /* the command line, for an option of two values */
+	char **argv;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -337,6 +339,25 @@ static enum parse_result option_push_queue(struct parsing *ps, const struct opti
 	return PARSE_OK;
 }
 
+/* --diff BEFORE AFTER: getopt gives BEFORE, AFTER is the next word. */
+static enum parse_result option_diff(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (optind >= ps->argc || !ps->argv[optind])
+		return fail(ps, "option '--diff' needs two files: --diff BEFORE AFTER");
+	const char *after = ps->argv[optind];
+	if (after[0] == '-' && after[1])
+		return fail(ps, "option '--diff' needs two files: --diff BEFORE AFTER, not '%s' after '%s'",
+			    after, arg);
+	if (!arg[0] || !after[0])
+		return fail(ps, "invalid file '' for --diff");
+	optind++; /* getopt goes on after AFTER */
+	ps->o->mode = MODE_DIFF;
+	ps->o->diff_before = arg;
+	ps->o->diff_after = after;
+	return PARSE_OK;
+}
+
 static enum parse_result option_help(struct parsing *ps, const struct option_row *row, const char *arg)
 {
 	(void)ps, (void)row, (void)arg;
@@ -433,6 +454,17 @@ static const struct option_row option_rows[] = {
 	  "windows kept while the server is behind (default 16)" },
 	{ .label = "SIGUSR1", .help = "writes the profile so far (replacing -o FILE) and\n"
 				      "goes on; with --period, ends the current window" },
+	{ .label = "\nComparing two profiles (no target):" },
+	{ "diff", 0, "BEFORE AFTER", option_diff, 0, NULL,
+	  "two folded profiles (ours, or any stackcollapse\n"
+	  "output) as the two-count lines flamegraph.pl draws\n"
+	  "a differential flame graph from (stack COUNT1\n"
+	  "COUNT2, COUNT1 scaled to AFTER's total); with -o\n"
+	  "x.svg or --format svg, that flame graph: AFTER's\n"
+	  "shapes, red where a frame grew, blue where it shrank" },
+	{ "diff-counts", 0, NULL, FLAG(diff_counts), NULL,
+	  "compare raw sample counts, not shares of each total" },
+	{ .label = "" },
 	{ "help", 'h', NULL, option_help, 0, NULL, "show this help" },
 	{ "version", 'V', NULL, option_version, 0, NULL, "show the version" },
 };
@@ -486,6 +518,7 @@ static void make_getopt_tables(void)
 static const char help_intro[] =
 "Usage: ptrace_profiler -p PID [OPTIONS]\n"
 "       ptrace_profiler [OPTIONS] -- COMMAND [ARGS...]\n"
+"       ptrace_profiler --diff BEFORE AFTER [-o OUT.svg]\n"
 "\n"
 "Sample where a live process spends its wall-clock time, on and off CPU.\n"
 "Each tick reads every thread's state and kernel stack from /proc, stops\n"
@@ -518,6 +551,7 @@ static const char help_end[] =
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "  ptrace_profiler -p 1234 --push http://pyroscope:4040 --label env=prod  # to Grafana\n"
 "  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
+"  ptrace_profiler --diff before.folded after.folded -o diff.svg   # what changed\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
 "kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n";
@@ -610,11 +644,32 @@ static enum parse_result continuous_rules(struct parsing *ps)
 	return PARSE_OK;
 }
 
+/* --diff compares two files: nothing about a target goes with it. */
+static enum parse_result diff_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	const char *target_option = o->n_pids ? "-p" : o->command ? "COMMAND" : o->n_tids ? "--tid" :
+		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" : o->push_url ? "--push" :
+		o->ksuseopc_addr || o->ksusetim_addr ? "--ksuseopc" : o->pg_wait_events ? "--pg-wait-events" :
+		o->event_names ? "--event-names" : NULL;
+	if (target_option)
+		return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it%s%s%s",
+			    target_option, o->command ? " ('" : "", o->command ? o->command[0] : "",
+			    o->command ? "')" : "");
+	if (o->format != FORMAT_FOLDED && o->format != FORMAT_SVG)
+		return fail(ps, "--diff writes folded or svg, not --format %s", format_name(o->format));
+	return PARSE_OK;
+}
+
 /* The options that name the target, and those that go together or not,
  * once every option is read. */
 static enum parse_result combination_rules(struct parsing *ps)
 {
 	struct options *o = ps->o;
+	if (o->mode == MODE_DIFF)
+		return diff_rules(ps);
+	if (o->diff_counts)
+		return fail(ps, "--diff-counts needs --diff BEFORE AFTER");
 	bool have_pid = o->n_pids > 0;
 	if (have_pid && o->command)
 		return fail(ps, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
@@ -647,7 +702,7 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 	o->format = FORMAT_FOLDED;
 	o->push_queue = DEFAULT_PUSH_QUEUE;
 	err[0] = '\0';
-	struct parsing ps = { .o = o, .err = err, .errlen = errlen };
+	struct parsing ps = { .o = o, .err = err, .errlen = errlen, .argc = argc, .argv = argv };
 	make_getopt_tables();
 
 	opterr = 0;
@@ -657,6 +712,8 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		int c = getopt_long(argc, argv, short_options, long_options, NULL);
 		if (c == -1)
 			break;
+		if (c == ':' && row_of_value(optopt) && row_of_value(optopt)->parse == option_diff)
+			return fail(&ps, "option '--diff' needs two files: --diff BEFORE AFTER");
 		if (c == ':')
 			return fail(&ps, "option '%s' needs a value", spelled(argc, argv, prev));
 		const struct option_row *row = row_of_value(c);

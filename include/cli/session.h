@@ -33,10 +33,10 @@ struct session {
 	volatile sig_atomic_t *dump; /* set by SIGUSR1 */
 };
 
-/* Checks every input o names, opens the output, installs the signal
+/* Checks every input o names (command: the command line as typed), opens the output, installs the signal
  * handlers, and attaches to the processes (or launches the command).
  * 0, or the exit status to return at once (the reason is on stderr). */
-int session_start(struct session *s, const struct options *o, int argc, char **argv);
+int session_start(struct session *s, const struct options *o, const char *command);
 
 /* Lets every target go: each one's exit noted in s->exited, its threads
  * detached, and a launched command still running ended (it was started

@@ -5,10 +5,24 @@
 #include "cli/modes.h"
 #include "options.h"
 
+/* The command line as typed (for the SVG's title, pprof's comments). */
+static const char *command_line(int argc, char **argv, char *out, size_t outsz)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < argc && used + 1 < outsz; i++) {
+		int w = snprintf(out + used, outsz - used, "%s%s", i ? " " : "", argv[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w < outsz - used ? (size_t)w : outsz - used - 1;
+	}
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
-	char err[512];
+	char err[512], command[512];
 	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
 	case PARSE_EXIT_OK:
 		return 0;
@@ -18,5 +32,12 @@ int main(int argc, char **argv)
 	case PARSE_OK:
 		break;
 	}
-	return mode_record(&o, argc, argv);
+	command_line(argc, argv, command, sizeof(command));
+	switch (o.mode) {
+	case MODE_DIFF:
+		return mode_diff(&o, command);
+	case MODE_RECORD:
+		break;
+	}
+	return mode_record(&o, command);
 }

@@ -123,10 +123,10 @@ static void report(struct recording *rec, struct session *s)
 	continuous_summary(stderr, rec->cont);
 }
 
-int mode_record(const struct options *o, int argc, char **argv)
+int mode_record(const struct options *o, const char *command)
 {
 	struct session s;
-	int status = session_start(&s, o, argc, argv);
+	int status = session_start(&s, o, command);
 	if (status != 0)
 		return status;
 	static struct recording rec; /* large: the result's histograms */

@@ -158,20 +158,6 @@ static bool missing_thread(const struct options *o, const struct target *ts, siz
 	return false;
 }
 
-/* The command line as typed (for the SVG's title, pprof's comments). */
-static const char *command_line(int argc, char **argv, char *out, size_t outsz)
-{
-	size_t used = 0;
-	out[0] = '\0';
-	for (int i = 0; i < argc && used + 1 < outsz; i++) {
-		int w = snprintf(out + used, outsz - used, "%s%s", i ? " " : "", argv[i]);
-		if (w < 0)
-			break;
-		used += (size_t)w < outsz - used ? (size_t)w : outsz - used - 1;
-	}
-	return out;
-}
-
 const char *session_target_line(struct session *s)
 {
 	if (s->n == 1)
@@ -260,7 +246,7 @@ static int check_targets(struct session *s)
 	return 0;
 }
 
-int session_start(struct session *s, const struct options *o, int argc, char **argv)
+int session_start(struct session *s, const struct options *o, const char *command)
 {
 	static struct target ts[MAX_TARGETS];
 	static bool exited[MAX_TARGETS];
@@ -270,7 +256,7 @@ int session_start(struct session *s, const struct options *o, int argc, char **a
 	s->exited = exited;
 	s->quit = &quit;
 	s->dump = &dump;
-	command_line(argc, argv, s->command, sizeof(s->command));
+	snprintf(s->command, sizeof(s->command), "%s", command);
 	/* From here on a signal that would end us ends the run instead. */
 	setup_signals();
 
