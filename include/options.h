@@ -25,6 +25,7 @@
 enum run_mode {
 	MODE_RECORD,  /* sample the target, write its profile (the default) */
 	MODE_DIFF,    /* --diff BEFORE AFTER: two profiles compared, no target */
+	MODE_DUMP,    /* --dump: every thread's stacks once, as eu-stack prints them */
 };
 
 struct options {

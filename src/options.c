@@ -152,6 +152,7 @@ struct parsing {
 	char *err;
 	size_t errlen;
 	bool format_given, push_queue_given;
+	const char *sampling_option; /* -d, -n or -t, as given: not with --dump */
 	int argc;              /* the command line, for an option of two values */
 	char **argv;
 };
@@ -202,6 +203,7 @@ static enum parse_result option_delay(struct parsing *ps, const struct option_ro
 	(void)row;
 	if (parse_interval(arg, &ps->o->interval_ns) != 0)
 		return fail(ps, "invalid interval '%s' for -d: " TIME_UNITS, arg);
+	ps->sampling_option = "-d";
 	return PARSE_OK;
 }
 
@@ -210,6 +212,7 @@ static enum parse_result option_count(struct parsing *ps, const struct option_ro
 	(void)row;
 	if (parse_count(arg, &ps->o->count) != 0)
 		return fail(ps, "invalid count '%s' for -n: expected a positive integer", arg);
+	ps->sampling_option = "-n";
 	return PARSE_OK;
 }
 
@@ -219,6 +222,7 @@ static enum parse_result option_duration(struct parsing *ps, const struct option
 	(void)row;
 	if (parse_interval(arg, &ps->o->duration_ns) != 0)
 		return fail(ps, "invalid duration '%s' for -t: " TIME_UNITS, arg);
+	ps->sampling_option = "-t";
 	return PARSE_OK;
 }
 
@@ -351,10 +355,21 @@ static enum parse_result option_diff(struct parsing *ps, const struct option_row
 			    after, arg);
 	if (!arg[0] || !after[0])
 		return fail(ps, "invalid file '' for --diff");
+	if (ps->o->mode == MODE_DUMP)
+		return fail(ps, "--diff and --dump do not go together: one mode at a time");
 	optind++; /* getopt goes on after AFTER */
 	ps->o->mode = MODE_DIFF;
 	ps->o->diff_before = arg;
 	ps->o->diff_after = after;
+	return PARSE_OK;
+}
+
+static enum parse_result option_dump(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row, (void)arg;
+	if (ps->o->mode == MODE_DIFF)
+		return fail(ps, "--diff and --dump do not go together: one mode at a time");
+	ps->o->mode = MODE_DUMP;
 	return PARSE_OK;
 }
 
@@ -454,6 +469,14 @@ static const struct option_row option_rows[] = {
 	  "windows kept while the server is behind (default 16)" },
 	{ .label = "SIGUSR1", .help = "writes the profile so far (replacing -o FILE) and\n"
 				      "goes on; with --period, ends the current window" },
+	{ .label = "\nOne look at every thread:" },
+	{ "dump", 0, NULL, option_dump, 0, NULL,
+	  "each thread of the -p processes once, stopped as\n"
+	  "briefly as a sample (a blocked one read without a\n"
+	  "stop): state, kernel frames, then user frames\n"
+	  "innermost first with file:line and inlined frames,\n"
+	  "as eu-stack and pstack print them; with\n"
+	  "--pg-wait-events each one's wait event" },
 	{ .label = "\nComparing two profiles (no target):" },
 	{ "diff", 0, "BEFORE AFTER", option_diff, 0, NULL,
 	  "two folded profiles (ours, or any stackcollapse\n"
@@ -518,6 +541,7 @@ static void make_getopt_tables(void)
 static const char help_intro[] =
 "Usage: ptrace_profiler -p PID [OPTIONS]\n"
 "       ptrace_profiler [OPTIONS] -- COMMAND [ARGS...]\n"
+"       ptrace_profiler --dump -p PID [OPTIONS]\n"
 "       ptrace_profiler --diff BEFORE AFTER [-o OUT.svg]\n"
 "\n"
 "Sample where a live process spends its wall-clock time, on and off CPU.\n"
@@ -552,6 +576,7 @@ static const char help_end[] =
 "  ptrace_profiler -p 1234 --push http://pyroscope:4040 --label env=prod  # to Grafana\n"
 "  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
 "  ptrace_profiler --diff before.folded after.folded -o diff.svg   # what changed\n"
+"  ptrace_profiler --dump -p 1234                  # every thread's stack, once\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
 "kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n";
@@ -661,6 +686,19 @@ static enum parse_result diff_rules(struct parsing *ps)
 	return PARSE_OK;
 }
 
+/* --dump looks once at running processes: nothing about sampling or
+ * output formats goes with it. */
+static enum parse_result dump_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	const char *other = ps->sampling_option ? ps->sampling_option : ps->format_given ? "--format" :
+		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" :
+		o->push_url ? "--push" : NULL;
+	if (other)
+		return fail(ps, "--dump takes one look and writes text: %s does not go with it", other);
+	return PARSE_OK;
+}
+
 /* The options that name the target, and those that go together or not,
  * once every option is read. */
 static enum parse_result combination_rules(struct parsing *ps)
@@ -675,6 +713,9 @@ static enum parse_result combination_rules(struct parsing *ps)
 		return fail(ps, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
 	if (o->n_tids && !have_pid)
 		return fail(ps, "--tid needs -p: the threads of which process?");
+	if (o->mode == MODE_DUMP && !have_pid)
+		return fail(ps, "--dump needs -p PID: %s", o->command ?
+			    "a command just started has nothing to show" : "the threads of which process?");
 	if (!have_pid && !o->command)
 		return fail(ps, "no target: give -p PID or -- COMMAND");
 	if (!o->ksuseopc_addr != !o->ksusetim_addr)
@@ -691,6 +732,8 @@ static enum parse_result combination_rules(struct parsing *ps)
 		return fail(ps, "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)");
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(ps, "--event-names '%s' needs --ksuseopc and --ksusetim", o->event_names);
+	if (o->mode == MODE_DUMP)
+		return dump_rules(ps);
 	return continuous_rules(ps);
 }
 

@@ -36,6 +36,8 @@ int main(int argc, char **argv)
 	switch (o.mode) {
 	case MODE_DIFF:
 		return mode_diff(&o, command);
+	case MODE_DUMP:
+		return mode_dump(&o, command);
 	case MODE_RECORD:
 		break;
 	}
