@@ -111,6 +111,8 @@ $(B)/test/targets/fake_pg13: test/targets/fake_pg.c | $(B)/test/targets
 # which.c twice: the same code under two names (work_a, work_b).
 $(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<
+# vforker: no unwind tables, frame pointers: only a stop unwinds it.
+$(B)/test/targets/vforker: TARGET_CFLAGS += -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-omit-frame-pointer
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<

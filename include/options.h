@@ -21,7 +21,15 @@
 #define MAX_TARGETS 4096 /* processes in one run, with --subprocesses */
 #define MAX_TIDS 256
 
+/* What a run does (modes.h). */
+enum run_mode {
+	MODE_RECORD,  /* sample the target, write its profile (the default) */
+	MODE_DIFF,    /* --diff BEFORE AFTER: two profiles compared, no target */
+	MODE_DUMP,    /* --dump: every thread's stacks once, as eu-stack prints them */
+};
+
 struct options {
+	enum run_mode mode;
 	pid_t pids[MAX_PIDS];      /* -p PID[,PID...]; none when a command is launched */
 	size_t n_pids;
 	pid_t tids[MAX_TIDS];      /* --tid TID[,TID...]; none = every thread */
@@ -49,6 +57,10 @@ struct options {
 	struct pyroscope_label labels[PYROSCOPE_LABELS_MAX]; /* --label k=v, in order */
 	size_t n_labels;
 	size_t push_queue;         /* --push-queue: windows waiting to be sent, at most */
+	/* --diff (docs/diff.md) */
+	const char *diff_before;   /* --diff BEFORE AFTER: the two folded files */
+	const char *diff_after;
+	bool diff_counts;          /* --diff-counts: raw samples, not shares */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see docs/usage.md "Defaults" */

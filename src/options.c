@@ -1,4 +1,6 @@
-/* options.c - command line parsing; see options.h for the rules. */
+/* options.c - command line parsing, from one table of options (getopt_long's
+ * tables, the parsers and --help are all made from its rows); see options.h
+ * for the rules. */
 #define _GNU_SOURCE
 #include "options.h"
 #include "db/oracle.h"
@@ -9,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,11 +140,441 @@ static const char *item_text(const char *bad, char *buf, size_t len)
 	return buf;
 }
 
-void options_print_help(void)
+/* --- the table of options ------------------------------------------------
+ *
+ * One row per option, in the order --help lists them: getopt_long's table,
+ * the short options' string, the dispatch and the help text are all made
+ * from it, so an option is added in one place. */
+
+struct parsing;
+struct option_row;
+typedef enum parse_result (*option_parser)(struct parsing *ps, const struct option_row *row,
+					   const char *value);
+
+struct option_row {
+	const char *name;      /* long name, without "--"; NULL: a help line only */
+	char short_name;       /* 'p' for -p; 0: none */
+	const char *value;     /* what it takes, as --help names it; NULL: nothing */
+	option_parser parse;
+	size_t flag;           /* option_flag's bool in struct options */
+	const char *label;     /* help only: a heading (no help text) or a left column */
+	const char *help;      /* lines after the first are indented under it */
+};
+
+/* What parsing remembers beside the options themselves. */
+struct parsing {
+	struct options *o;
+	char *err;
+	size_t errlen;
+	bool format_given, push_queue_given;
+	const char *sampling_option; /* -d, -n or -t, as given: not with --dump */
+	int argc;              /* the command line, for an option of two values */
+	char **argv;
+};
+
+__attribute__((format(printf, 2, 3)))
+static enum parse_result fail(struct parsing *ps, const char *fmt, ...)
 {
-	printf(
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->err, ps->errlen, fmt, ap);
+	va_end(ap);
+	return PARSE_ERROR;
+}
+
+static enum parse_result pid_list(struct parsing *ps, const char *arg, bool pids)
+{
+	struct options *o = ps->o;
+	const char *bad, *what = pids ? "pid" : "tid";
+	char item[64];
+	int n = pids ? parse_pid_list(arg, o->pids, MAX_PIDS, &bad)
+		     : parse_pid_list(arg, o->tids, MAX_TIDS, &bad);
+	if (n < 0 && !bad)
+		return fail(ps, "too many %ss in '%s' (at most %d)", what, arg,
+			    pids ? MAX_PIDS : MAX_TIDS);
+	if (n < 0)
+		return fail(ps, "invalid %s '%s' in '%s' for %s: expected positive integers, comma-separated, each once",
+			    what, item_text(bad, item, sizeof(item)), arg, pids ? "-p" : "--tid");
+	*(pids ? &o->n_pids : &o->n_tids) = (size_t)n;
+	return PARSE_OK;
+}
+
+static enum parse_result option_pid(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	return pid_list(ps, arg, true);
+}
+
+static enum parse_result option_tid(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	return pid_list(ps, arg, false);
+}
+
+#define TIME_UNITS "expected a positive number with unit ns, us, ms or s"
+
+static enum parse_result option_delay(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (parse_interval(arg, &ps->o->interval_ns) != 0)
+		return fail(ps, "invalid interval '%s' for -d: " TIME_UNITS, arg);
+	ps->sampling_option = "-d";
+	return PARSE_OK;
+}
+
+static enum parse_result option_count(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (parse_count(arg, &ps->o->count) != 0)
+		return fail(ps, "invalid count '%s' for -n: expected a positive integer", arg);
+	ps->sampling_option = "-n";
+	return PARSE_OK;
+}
+
+static enum parse_result option_duration(struct parsing *ps, const struct option_row *row,
+					 const char *arg)
+{
+	(void)row;
+	if (parse_interval(arg, &ps->o->duration_ns) != 0)
+		return fail(ps, "invalid duration '%s' for -t: " TIME_UNITS, arg);
+	ps->sampling_option = "-t";
+	return PARSE_OK;
+}
+
+static enum parse_result option_output(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (!arg[0])
+		return fail(ps, "invalid output file '' for -o");
+	ps->o->output_path = arg;
+	return PARSE_OK;
+}
+
+static enum parse_result option_format(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (parse_format(arg, &ps->o->format) != 0)
+		return fail(ps, "unknown format '%s' for --format: expected folded, stap, svg, speedscope, pprof or perf-script", arg);
+	ps->format_given = true;
+	return PARSE_OK;
+}
+
+/* --ksuseopc and --ksusetim */
+static enum parse_result option_address(struct parsing *ps, const struct option_row *row,
+					const char *arg)
+{
+	bool opc = strcmp(row->name, "ksuseopc") == 0;
+	if (parse_address(arg, opc ? &ps->o->ksuseopc_addr : &ps->o->ksusetim_addr) != 0)
+		return fail(ps, "invalid address '%s' for --%s: expected a decimal or 0x hex address",
+			    arg, row->name);
+	return PARSE_OK;
+}
+
+static enum parse_result option_event_names(struct parsing *ps, const struct option_row *row,
+					    const char *arg)
+{
+	(void)row;
+	if (!arg[0])
+		return fail(ps, "invalid file '' for --event-names");
+	ps->o->event_names = arg;
+	return PARSE_OK;
+}
+
+static enum parse_result option_debuginfo_path(struct parsing *ps, const struct option_row *row,
+					       const char *arg)
+{
+	(void)row;
+	if (!arg[0])
+		return fail(ps, "invalid path '' for --debuginfo-path");
+	ps->o->debuginfo_path = arg;
+	return PARSE_OK;
+}
+
+/* An option that only turns something on: the row says which bool. */
+static enum parse_result option_flag(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)arg;
+	*(bool *)((char *)ps->o + row->flag) = true;
+	return PARSE_OK;
+}
+
+static enum parse_result option_period(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (parse_interval(arg, &ps->o->period_ns) != 0)
+		return fail(ps, "invalid period '%s' for --period: " TIME_UNITS, arg);
+	if (ps->o->period_ns < MIN_PERIOD_NS)
+		return fail(ps, "invalid period '%s' for --period: at least 1s (windows are named and pushed to the second)", arg);
+	return PARSE_OK;
+}
+
+static enum parse_result option_push(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (pyroscope_check_url(arg, ps->err, ps->errlen) != 0)
+		return PARSE_ERROR;
+	ps->o->push_url = arg;
+	return PARSE_OK;
+}
+
+static enum parse_result option_app_name(struct parsing *ps, const struct option_row *row,
+					 const char *arg)
+{
+	(void)row;
+	if (!pyroscope_app_name_ok(arg))
+		return fail(ps, "invalid application name '%s' for --app-name: expected 1 to %d of A-Z a-z 0-9 _ . - /",
+			    arg, PYROSCOPE_NAME_MAX);
+	ps->o->app_name = arg;
+	return PARSE_OK;
+}
+
+static enum parse_result option_label(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	struct options *o = ps->o;
+	struct pyroscope_label l;
+	if (pyroscope_parse_label(arg, &l, ps->err, ps->errlen) != 0)
+		return PARSE_ERROR;
+	for (size_t i = 0; i < o->n_labels; i++)
+		if (strcmp(o->labels[i].key, l.key) == 0)
+			return fail(ps, "label key '%s' given twice for --label ('%s')", l.key, arg);
+	if (o->n_labels == PYROSCOPE_LABELS_MAX)
+		return fail(ps, "too many labels at '%s' for --label (at most %d)", arg,
+			    PYROSCOPE_LABELS_MAX);
+	o->labels[o->n_labels++] = l;
+	return PARSE_OK;
+}
+
+static enum parse_result option_push_queue(struct parsing *ps, const struct option_row *row,
+					   const char *arg)
+{
+	(void)row;
+	uint64_t n;
+	if (parse_count(arg, &n) != 0 || n > MAX_PUSH_QUEUE)
+		return fail(ps, "invalid queue length '%s' for --push-queue: expected an integer from 1 to %d",
+			    arg, MAX_PUSH_QUEUE);
+	ps->o->push_queue = (size_t)n;
+	ps->push_queue_given = true;
+	return PARSE_OK;
+}
+
+static enum parse_result option_max_overhead(struct parsing *ps, const struct option_row *row,
+					     const char *arg)
+{
+	(void)row;
+	if (parse_share(arg, &ps->o->max_overhead) != 0)
+		return fail(ps, "invalid share '%s' for --max-overhead: expected a percentage above 0 and at most 100, such as 1%% or 0.5%%",
+			    arg);
+	return PARSE_OK;
+}
+
+/* --diff BEFORE AFTER: getopt gives BEFORE, AFTER is the next word. */
+static enum parse_result option_diff(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row;
+	if (optind >= ps->argc || !ps->argv[optind])
+		return fail(ps, "option '--diff' needs two files: --diff BEFORE AFTER");
+	const char *after = ps->argv[optind];
+	if (after[0] == '-' && after[1])
+		return fail(ps, "option '--diff' needs two files: --diff BEFORE AFTER, not '%s' after '%s'",
+			    after, arg);
+	if (!arg[0] || !after[0])
+		return fail(ps, "invalid file '' for --diff");
+	if (ps->o->mode == MODE_DUMP)
+		return fail(ps, "--diff and --dump do not go together: one mode at a time");
+	optind++; /* getopt goes on after AFTER */
+	ps->o->mode = MODE_DIFF;
+	ps->o->diff_before = arg;
+	ps->o->diff_after = after;
+	return PARSE_OK;
+}
+
+static enum parse_result option_dump(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row, (void)arg;
+	if (ps->o->mode == MODE_DIFF)
+		return fail(ps, "--diff and --dump do not go together: one mode at a time");
+	ps->o->mode = MODE_DUMP;
+	return PARSE_OK;
+}
+
+static enum parse_result option_help(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)ps, (void)row, (void)arg;
+	options_print_help();
+	return PARSE_EXIT_OK;
+}
+
+static enum parse_result option_version(struct parsing *ps, const struct option_row *row,
+					const char *arg)
+{
+	(void)ps, (void)row, (void)arg;
+	printf("ptrace_profiler %s\n", PROFILER_VERSION);
+	return PARSE_EXIT_OK;
+}
+
+#define FLAG(field) option_flag, offsetof(struct options, field)
+
+static const struct option_row option_rows[] = {
+	{ .label = "Options:" },
+	{ "pid", 'p', "PID[,PID...]", option_pid, 0, NULL,
+	  "profile these running processes (all threads)" },
+	{ "tid", 0, "TID[,TID...]", option_tid, 0, NULL,
+	  "only these threads (of the processes given with -p)" },
+	{ "subprocesses", 0, NULL, FLAG(subprocesses), NULL,
+	  "also every descendant of the processes, present\n"
+	  "and future (picked up within 50 ms)" },
+	{ "delay", 'd', "INTERVAL", option_delay, 0, NULL,
+	  "time between samples: 100us, 1.5ms, 2s, 500ns;\n"
+	  "a bare number means milliseconds (default 10ms)" },
+	{ "count", 'n', "N", option_count, 0, NULL,
+	  "stop after N ticks (a round that runs past the next\n"
+	  "tick stands for it too)" },
+	{ "duration", 't', "TIME", option_duration, 0, NULL,
+	  "stop after TIME (same units as --delay)" },
+	{ "max-overhead", 0, "PCT", option_max_overhead, 0, NULL,
+	  "keep every target thread stopped at most PCT of its\n"
+	  "time, and the profiler's CPU at most PCT of the\n"
+	  "machine's (1%, 0.5%): busy threads are stopped at\n"
+	  "fewer ticks, ticks come less often" },
+	{ "output", 'o', "FILE", option_output, 0, NULL,
+	  "write the profile to FILE (default: stdout); a name\n"
+	  "ending in .svg, .speedscope.json or .pb.gz picks\n"
+	  "that format, any other folded" },
+	{ "format", 0, "FORMAT", option_format, 0, NULL,
+	  "what to write (wins over the name of -o):\n"
+	  "  folded       stacks and counts, for flamegraph.pl\n"
+	  "               (default)\n"
+	  "  svg          interactive flame graph, one file\n"
+	  "  speedscope   speedscope.app JSON, a timeline per\n"
+	  "               thread\n"
+	  "  pprof        gzipped profile.proto, for go tool pprof\n"
+	  "  perf-script  perf script text, one block per sample\n"
+	  "               (FlameScope, Firefox Profiler)\n"
+	  "  stap         the original Ptrace_Profiler's blocks" },
+	{ "ksuseopc", 0, "ADDR", option_address, 0, NULL,
+	  "Oracle: address of X$KSUSE.KSUSEOPC (event#) of the\n"
+	  "session, decimal or 0x hex (oracle_scripts/)" },
+	{ "ksusetim", 0, "ADDR", option_address, 0, NULL,
+	  "Oracle: address of X$KSUSE.KSUSETIM; with --ksuseopc\n"
+	  "adds the wait event under the thread name" },
+	{ "event-names", 0, "FILE", option_event_names, 0, NULL,
+	  "Oracle: event names (eventsname.sql's sed file,\n"
+	  "or N<TAB>NAME lines)" },
+	{ "pg-wait-events", 0, NULL, FLAG(pg_wait_events), NULL,
+	  "PostgreSQL 14-17: each process's wait event under\n"
+	  "the thread name, as pg_stat_activity names it\n"
+	  "(event=IO:WALSync, On CPU); with --subprocesses on\n"
+	  "the postmaster, the whole instance" },
+	{ "no-inline", 0, NULL, FLAG(no_inline), NULL,
+	  "no frames for inlined functions (default: shown,\n"
+	  "NAME_[i], where debug info has them)" },
+	{ "lines", 0, NULL, FLAG(lines), NULL,
+	  "source file and line after each name, where debug\n"
+	  "info has them: NAME (file.c:42)" },
+	{ "addresses", 0, NULL, FLAG(addresses), NULL,
+	  "frames without a name as module+0xOFFSET (the\n"
+	  "address addr2line -e module takes), not [module]" },
+	{ "debuginfo-path", 0, "PATH", option_debuginfo_path, 0, NULL,
+	  "where separate debug files are looked for,\n"
+	  "colon-separated (default :.debug:/usr/lib/debug)" },
+	{ .label = "\nContinuous profiling:" },
+	{ "period", 0, "TIME", option_period, 0, NULL,
+	  "a profile per window of TIME (at least 1s): with -o,\n"
+	  "each to FILE with the window's start (UTC) before\n"
+	  "the extension (out.20261123T140000Z.folded); to\n"
+	  "stdout one after the other (folded: an empty line\n"
+	  "between them)" },
+	{ "push", 0, "URL", option_push, 0, NULL,
+	  "POST each window (folded) to Grafana Pyroscope's\n"
+	  "URL/ingest, from a queue a sender thread empties;\n"
+	  "failed pushes are retried, and when the queue is\n"
+	  "full the oldest window is dropped (default --period\n"
+	  "10s; nothing on stdout unless -o, and a --format\n"
+	  "other than folded only with -o)" },
+	{ "app-name", 0, "NAME", option_app_name, 0, NULL,
+	  "the application in Pyroscope (default: the target's\n"
+	  "command name); NAME.wall is the profile's name" },
+	{ "label", 0, "KEY=VALUE", option_label, 0, NULL,
+	  "a label on every window pushed (repeatable, up to 16)" },
+	{ "push-queue", 0, "N", option_push_queue, 0, NULL,
+	  "windows kept while the server is behind (default 16)" },
+	{ .label = "SIGUSR1", .help = "writes the profile so far (replacing -o FILE) and\n"
+				      "goes on; with --period, ends the current window" },
+	{ .label = "\nOne look at every thread:" },
+	{ "dump", 0, NULL, option_dump, 0, NULL,
+	  "each thread of the -p processes once, stopped as\n"
+	  "briefly as a sample (a blocked one read without a\n"
+	  "stop): state, kernel frames, then user frames\n"
+	  "innermost first with file:line and inlined frames,\n"
+	  "as eu-stack and pstack print them; with\n"
+	  "--pg-wait-events each one's wait event" },
+	{ .label = "\nComparing two profiles (no target):" },
+	{ "diff", 0, "BEFORE AFTER", option_diff, 0, NULL,
+	  "two folded profiles (ours, or any stackcollapse\n"
+	  "output) as the two-count lines flamegraph.pl draws\n"
+	  "a differential flame graph from (stack COUNT1\n"
+	  "COUNT2, COUNT1 scaled to AFTER's total); with -o\n"
+	  "x.svg or --format svg, that flame graph: AFTER's\n"
+	  "shapes, red where a frame grew, blue where it shrank" },
+	{ "diff-counts", 0, NULL, FLAG(diff_counts), NULL,
+	  "compare raw sample counts, not shares of each total" },
+	{ .label = "" },
+	{ "help", 'h', NULL, option_help, 0, NULL, "show this help" },
+	{ "version", 'V', NULL, option_version, 0, NULL, "show the version" },
+};
+#define N_ROWS (sizeof(option_rows) / sizeof(option_rows[0]))
+
+/* getopt_long's value for a row: its short option, else past every char. */
+static int row_value(size_t i)
+{
+	return option_rows[i].short_name ? option_rows[i].short_name : 256 + (int)i;
+}
+
+static const struct option_row *row_of_value(int value)
+{
+	for (size_t i = 0; i < N_ROWS; i++)
+		if (option_rows[i].name && row_value(i) == value)
+			return &option_rows[i];
+	return NULL;
+}
+
+/* getopt_long's tables, made from the rows.  "+": options end at the
+ * first operand (the command's own options are its own); ":": a missing
+ * value is told apart from an unknown option. */
+static struct option long_options[N_ROWS + 1];
+static char short_options[2 + 2 * N_ROWS + 1];
+
+static void make_getopt_tables(void)
+{
+	size_t n = 0, s = 0;
+	short_options[s++] = '+';
+	short_options[s++] = ':';
+	for (size_t i = 0; i < N_ROWS; i++) {
+		const struct option_row *r = &option_rows[i];
+		if (!r->name)
+			continue;
+		long_options[n++] = (struct option){ r->name, r->value ? required_argument : no_argument,
+						     NULL, row_value(i) };
+		if (r->short_name) {
+			short_options[s++] = r->short_name;
+			if (r->value)
+				short_options[s++] = ':';
+		}
+	}
+	long_options[n] = (struct option){ 0 };
+	short_options[s] = '\0';
+}
+
+/* --- --help --------------------------------------------------------------- */
+
+#define HELP_COLUMN 25 /* where the help text of an option starts */
+
+static const char help_intro[] =
 "Usage: ptrace_profiler -p PID [OPTIONS]\n"
 "       ptrace_profiler [OPTIONS] -- COMMAND [ARGS...]\n"
+"       ptrace_profiler --dump -p PID [OPTIONS]\n"
+"       ptrace_profiler --diff BEFORE AFTER [-o OUT.svg]\n"
 "\n"
 "Sample where a live process spends its wall-clock time, on and off CPU.\n"
 "Each tick reads every thread's state and kernel stack from /proc, stops\n"
@@ -149,73 +582,16 @@ void options_print_help(void)
 "run, and then unwinds and names the copy. Output is folded stacks\n"
 "(thread;state;user frames;kernel frames_[k] COUNT) for flamegraph.pl, or\n"
 "a flame graph, speedscope, pprof or perf script file (--format).\n"
-"\n"
-"Options:\n"
-"  -p, --pid PID[,PID...] profile these running processes (all threads)\n"
-"      --tid TID[,TID...] only these threads (of the processes given with -p)\n"
-"      --subprocesses     also every descendant of the processes, present\n"
-"                         and future (picked up within 50 ms)\n"
-"  -d, --delay INTERVAL   time between samples: 100us, 1.5ms, 2s, 500ns;\n"
-"                         a bare number means milliseconds (default 10ms)\n"
-"  -n, --count N          stop after N sampling rounds\n"
-"  -t, --duration TIME    stop after TIME (same units as --delay)\n"
-"  -o, --output FILE      write the profile to FILE (default: stdout); a name\n"
-"                         ending in .svg, .speedscope.json or .pb.gz picks\n"
-"                         that format, any other folded\n"
-"      --format FORMAT    what to write (wins over the name of -o):\n"
-"                           folded       stacks and counts, for flamegraph.pl\n"
-"                                        (default)\n"
-"                           svg          interactive flame graph, one file\n"
-"                           speedscope   speedscope.app JSON, a timeline per\n"
-"                                        thread\n"
-"                           pprof        gzipped profile.proto, for go tool pprof\n"
-"                           perf-script  perf script text, one block per sample\n"
-"                                        (FlameScope, Firefox Profiler)\n"
-"                           stap         the original Ptrace_Profiler's blocks\n"
-"      --ksuseopc ADDR    Oracle: address of X$KSUSE.KSUSEOPC (event#) of the\n"
-"                         session, decimal or 0x hex (oracle_scripts/)\n"
-"      --ksusetim ADDR    Oracle: address of X$KSUSE.KSUSETIM; with --ksuseopc\n"
-"                         adds the wait event under the thread name\n"
-"      --event-names FILE Oracle: event names (eventsname.sql's sed file,\n"
-"                         or N<TAB>NAME lines)\n"
-"      --pg-wait-events   PostgreSQL 14-17: each process's wait event under\n"
-"                         the thread name, as pg_stat_activity names it\n"
-"                         (event=IO:WALSync, On CPU); with --subprocesses on\n"
-"                         the postmaster, the whole instance\n"
-"      --no-inline        no frames for inlined functions (default: shown,\n"
-"                         NAME_[i], where debug info has them)\n"
-"      --lines            source file and line after each name, where debug\n"
-"                         info has them: NAME (file.c:42)\n"
-"      --addresses        frames without a name as module+0xOFFSET (the\n"
-"                         address addr2line -e module takes), not [module]\n"
-"      --debuginfo-path PATH  where separate debug files are looked for,\n"
-"                         colon-separated (default :.debug:/usr/lib/debug)\n"
-"\n"
-"Continuous profiling:\n"
-"      --period TIME      a profile per window of TIME (at least 1s): with -o,\n"
-"                         each to FILE with the window's start (UTC) before\n"
-"                         the extension (out.20261123T140000Z.folded); to\n"
-"                         stdout one after the other (folded: an empty line\n"
-"                         between them)\n"
-"      --push URL         POST each window (folded) to Grafana Pyroscope's\n"
-"                         URL/ingest, from a queue a sender thread empties;\n"
-"                         failed pushes are retried, and when the queue is\n"
-"                         full the oldest window is dropped (default --period\n"
-"                         10s; nothing on stdout unless -o, and a --format\n"
-"                         other than folded only with -o)\n"
-"      --app-name NAME    the application in Pyroscope (default: the target's\n"
-"                         command name); NAME.wall is the profile's name\n"
-"      --label KEY=VALUE  a label on every window pushed (repeatable, up to 16)\n"
-"      --push-queue N     windows kept while the server is behind (default 16)\n"
-"  SIGUSR1                writes the profile so far (replacing -o FILE) and\n"
-"                         goes on; with --period, ends the current window\n"
-"  -h, --help             show this help\n"
-"  -V, --version          show the version\n"
+"\n";
+
+static const char help_end[] =
 "\n"
 "Without -n or -t it runs until Ctrl-C (SIGINT), SIGTERM (or any signal\n"
-"that would end it but SIGUSR1) or the target's exit; in every case it detaches and\n"
-"writes what it collected. A summary\n"
-"(rate reached, how long the target was kept stopped) goes to stderr.\n"
+"that would end it but SIGUSR1) or the target's exit; in every case it\n"
+"detaches, names and writes what it collected (a second signal while it\n"
+"names writes at once, frames not named yet as [module]); -o FILE is\n"
+"replaced only by a whole profile. A summary (rate reached, how long the\n"
+"target was kept stopped) goes to stderr.\n"
 "A COMMAND is started, profiled, and ended with the run if still alive;\n"
 "options end at \"--\" or at the first word that is not one, so the\n"
 "command's own options are its own.\n"
@@ -233,55 +609,48 @@ void options_print_help(void)
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "  ptrace_profiler -p 1234 --push http://pyroscope:4040 --label env=prod  # to Grafana\n"
 "  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
+"  ptrace_profiler --diff before.folded after.folded -o diff.svg   # what changed\n"
+"  ptrace_profiler --dump -p 1234                  # every thread's stack, once\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
-"kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n");
-}
+"kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n";
 
-__attribute__((format(printf, 3, 4)))
-static enum parse_result fail(char *err, size_t errlen, const char *fmt, ...)
+/* "  -p, --pid PID[,PID...]", then its help, each further line under the
+ * first. */
+static void print_row(const struct option_row *r)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return PARSE_ERROR;
+	if (!r->help) { /* a heading */
+		printf("%s\n", r->label);
+		return;
+	}
+	char left[64];
+	if (r->label)
+		snprintf(left, sizeof(left), "  %s", r->label);
+	else
+		snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", r->short_name ? '-' : ' ',
+			 r->short_name ? r->short_name : ' ', r->short_name ? ", " : "  ", r->name,
+			 r->value ? " " : "", r->value ? r->value : "");
+	int len = (int)strlen(left);
+	printf("%s%*s", left, len < HELP_COLUMN ? HELP_COLUMN - len : 2, "");
+	for (const char *line = r->help;;) {
+		int n = (int)strcspn(line, "\n");
+		printf("%.*s\n", n, line);
+		if (!line[n])
+			break;
+		line += n + 1;
+		printf("%*s", HELP_COLUMN, "");
+	}
 }
 
-enum {
-	OPT_FORMAT = 256, OPT_KSUSEOPC, OPT_KSUSETIM, OPT_EVENT_NAMES, OPT_TID,
-	OPT_NO_INLINE, OPT_LINES, OPT_ADDRESSES, OPT_DEBUGINFO_PATH, OPT_SUBPROCESSES,
-	OPT_PG_WAIT_EVENTS,
-	OPT_PERIOD, OPT_PUSH, OPT_APP_NAME, OPT_LABEL, OPT_PUSH_QUEUE, OPT_MAX_OVERHEAD,
-};
+void options_print_help(void)
+{
+	fputs(help_intro, stdout);
+	for (size_t i = 0; i < N_ROWS; i++)
+		print_row(&option_rows[i]);
+	fputs(help_end, stdout);
+}
 
-static const struct option long_options[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "delay", required_argument, NULL, 'd' },
-	{ "count", required_argument, NULL, 'n' },
-	{ "duration", required_argument, NULL, 't' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "ksuseopc", required_argument, NULL, OPT_KSUSEOPC },
-	{ "ksusetim", required_argument, NULL, OPT_KSUSETIM },
-	{ "event-names", required_argument, NULL, OPT_EVENT_NAMES },
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
-	{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
-	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
-	{ "pg-wait-events", no_argument, NULL, OPT_PG_WAIT_EVENTS },
-	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
-	{ "period", required_argument, NULL, OPT_PERIOD },
-	{ "push", required_argument, NULL, OPT_PUSH },
-	{ "app-name", required_argument, NULL, OPT_APP_NAME },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
+/* --- parsing ----------------------------------------------------------- */
 
 /* The option as the user wrote it, for messages: "-d" or "--delay". */
 static const char *spelled(int argc, char **argv, int index)
@@ -292,48 +661,114 @@ static const char *spelled(int argc, char **argv, int index)
 /* What getopt_long's '?' was about.  optopt is the short option, or the
  * long option's value when "--help=x" gave a value to one that takes none,
  * or 0 for a long option unknown or ambiguous ("--d": --delay, --duration). */
-static enum parse_result bad_option(int argc, char **argv, int index, char *err,
-				    size_t errlen)
+static enum parse_result bad_option(struct parsing *ps, const char *word)
 {
-	const char *word = spelled(argc, argv, index);
 	if (strncmp(word, "--", 2) != 0 || !word[2])
-		return fail(err, errlen, "unknown option '-%c'", optopt ? optopt : '?');
+		return fail(ps, "unknown option '-%c'", optopt ? optopt : '?');
 	size_t len = strcspn(word + 2, "=");
 	if (optopt)
-		return fail(err, errlen, "option '%.*s' takes no value", (int)len + 2, word);
+		return fail(ps, "option '%.*s' takes no value", (int)len + 2, word);
 	int matches = 0;
 	for (const struct option *lo = long_options; lo->name; lo++)
 		matches += strncmp(lo->name, word + 2, len) == 0;
 	if (matches > 1)
-		return fail(err, errlen, "ambiguous option '%.*s'", (int)len + 2, word);
-	return fail(err, errlen, "unknown option '%.*s'", (int)len + 2, word);
+		return fail(ps, "ambiguous option '%.*s'", (int)len + 2, word);
+	return fail(ps, "unknown option '%.*s'", (int)len + 2, word);
 }
 
 /* --period, --push and their companions, once every option is read. */
-static enum parse_result continuous_rules(struct options *o, bool push_queue_given, char *err,
-					  size_t errlen)
+static enum parse_result continuous_rules(struct parsing *ps)
 {
-	if (!o->push_url && (o->app_name || o->n_labels || push_queue_given))
-		return fail(err, errlen, "%s needs --push URL", o->app_name ? "--app-name" :
+	struct options *o = ps->o;
+	if (!o->push_url && (o->app_name || o->n_labels || ps->push_queue_given))
+		return fail(ps, "%s needs --push URL", o->app_name ? "--app-name" :
 			    o->n_labels ? "--label" : "--push-queue");
 	if (o->push_url && !o->period_ns)
 		o->period_ns = DEFAULT_PUSH_PERIOD_NS;
 	if (!o->period_ns)
 		return PARSE_OK;
 	if (o->period_ns < o->interval_ns)
-		return fail(err, errlen, "--period is shorter than the interval (-d): a window would hold no round");
+		return fail(ps, "--period is shorter than the interval (-d): a window would hold no round");
 	if (o->format == FORMAT_STAP)
-		return fail(err, errlen, "--format stap is written sample by sample: it has no windows (--period, --push)");
+		return fail(ps, "--format stap is written sample by sample: it has no windows (--period, --push)");
 	/* Without -o a push run writes nothing: what it sends is folded. */
 	if (o->push_url && !o->output_path && o->format != FORMAT_FOLDED)
-		return fail(err, errlen, "--push sends folded stacks and writes nothing without -o: --format %s needs -o FILE",
+		return fail(ps, "--push sends folded stacks and writes nothing without -o: --format %s needs -o FILE",
 			    format_name(o->format));
 	bool one_per_file = o->format == FORMAT_SVG || o->format == FORMAT_SPEEDSCOPE ||
 			    o->format == FORMAT_PPROF;
 	if (!o->output_path && one_per_file)
-		return fail(err, errlen, "--period with --format %s to stdout: one document per file, give -o FILE",
+		return fail(ps, "--period with --format %s to stdout: one document per file, give -o FILE",
 			    format_name(o->format));
 	return PARSE_OK;
+}
+
+/* --diff compares two files: nothing about a target goes with it. */
+static enum parse_result diff_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	const char *target_option = o->n_pids ? "-p" : o->command ? "COMMAND" : o->n_tids ? "--tid" :
+		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" : o->push_url ? "--push" :
+		o->ksuseopc_addr || o->ksusetim_addr ? "--ksuseopc" : o->pg_wait_events ? "--pg-wait-events" :
+		o->event_names ? "--event-names" : NULL;
+	if (target_option)
+		return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it%s%s%s",
+			    target_option, o->command ? " ('" : "", o->command ? o->command[0] : "",
+			    o->command ? "')" : "");
+	if (o->format != FORMAT_FOLDED && o->format != FORMAT_SVG)
+		return fail(ps, "--diff writes folded or svg, not --format %s", format_name(o->format));
+	return PARSE_OK;
+}
+
+/* --dump looks once at running processes: nothing about sampling or
+ * output formats goes with it. */
+static enum parse_result dump_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	const char *other = ps->sampling_option ? ps->sampling_option : ps->format_given ? "--format" :
+		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" :
+		o->push_url ? "--push" : NULL;
+	if (other)
+		return fail(ps, "--dump takes one look and writes text: %s does not go with it", other);
+	return PARSE_OK;
+}
+
+/* The options that name the target, and those that go together or not,
+ * once every option is read. */
+static enum parse_result combination_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	if (o->mode == MODE_DIFF)
+		return diff_rules(ps);
+	if (o->diff_counts)
+		return fail(ps, "--diff-counts needs --diff BEFORE AFTER");
+	bool have_pid = o->n_pids > 0;
+	if (have_pid && o->command)
+		return fail(ps, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
+	if (o->n_tids && !have_pid)
+		return fail(ps, "--tid needs -p: the threads of which process?");
+	if (o->mode == MODE_DUMP && !have_pid)
+		return fail(ps, "--dump needs -p PID: %s", o->command ?
+			    "a command just started has nothing to show" : "the threads of which process?");
+	if (!have_pid && !o->command)
+		return fail(ps, "no target: give -p PID or -- COMMAND");
+	if (!o->ksuseopc_addr != !o->ksusetim_addr)
+		return fail(ps, "--ksuseopc and --ksusetim go together (only --%s was given)",
+			    o->ksuseopc_addr ? "ksuseopc" : "ksusetim");
+	if (o->ksuseopc_addr && o->n_pids > 1)
+		return fail(ps, "--ksuseopc and --ksusetim are addresses in one session's process: give one pid, not %zu",
+			    o->n_pids);
+	if (o->subprocesses && o->n_tids)
+		return fail(ps, "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p");
+	if (o->subprocesses && o->ksuseopc_addr)
+		return fail(ps, "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's");
+	if (o->pg_wait_events && o->ksuseopc_addr)
+		return fail(ps, "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)");
+	if (o->event_names && !o->ksuseopc_addr)
+		return fail(ps, "--event-names '%s' needs --ksuseopc and --ksusetim", o->event_names);
+	if (o->mode == MODE_DUMP)
+		return dump_rules(ps);
+	return continuous_rules(ps);
 }
 
 enum parse_result options_parse(int argc, char **argv, struct options *o,
@@ -344,170 +779,30 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 	o->format = FORMAT_FOLDED;
 	o->push_queue = DEFAULT_PUSH_QUEUE;
 	err[0] = '\0';
+	struct parsing ps = { .o = o, .err = err, .errlen = errlen, .argc = argc, .argv = argv };
+	make_getopt_tables();
 
 	opterr = 0;
 	optind = 0; /* glibc: full re-initialization, so tests can call us again */
-	bool have_pid = false, format_given = false, push_queue_given = false;
 	for (;;) {
 		int prev = optind ? optind : 1;
-		int c = getopt_long(argc, argv, "+:p:d:n:t:o:hV", long_options, NULL);
+		int c = getopt_long(argc, argv, short_options, long_options, NULL);
 		if (c == -1)
 			break;
-		const char *arg = optarg;
-		switch (c) {
-		case 'p':
-		case OPT_TID: {
-			const char *bad, *what = c == 'p' ? "pid" : "tid";
-			char item[64];
-			int n = c == 'p' ? parse_pid_list(optarg, o->pids, MAX_PIDS, &bad)
-					 : parse_pid_list(optarg, o->tids, MAX_TIDS, &bad);
-			if (n < 0 && !bad)
-				return fail(err, errlen, "too many %ss in '%s' (at most %d)", what, arg,
-					    c == 'p' ? MAX_PIDS : MAX_TIDS);
-			if (n < 0)
-				return fail(err, errlen, "invalid %s '%s' in '%s' for %s: expected positive integers, comma-separated, each once",
-					    what, item_text(bad, item, sizeof(item)), arg, c == 'p' ? "-p" : "--tid");
-			if (c == 'p')
-				o->n_pids = (size_t)n;
-			else
-				o->n_tids = (size_t)n;
-			have_pid |= c == 'p';
-			break;
-		}
-		case 'd':
-			if (parse_interval(arg, &o->interval_ns) != 0)
-				return fail(err, errlen, "invalid interval '%s' for -d: expected a positive number with unit ns, us, ms or s", arg);
-			break;
-		case 'n':
-			if (parse_count(arg, &o->count) != 0)
-				return fail(err, errlen, "invalid count '%s' for -n: expected a positive integer", arg);
-			break;
-		case 't':
-			if (parse_interval(arg, &o->duration_ns) != 0)
-				return fail(err, errlen, "invalid duration '%s' for -t: expected a positive number with unit ns, us, ms or s", arg);
-			break;
-		case 'o':
-			if (!arg[0])
-				return fail(err, errlen, "invalid output file '' for -o");
-			o->output_path = arg;
-			break;
-		case OPT_FORMAT:
-			if (parse_format(arg, &o->format) != 0)
-				return fail(err, errlen, "unknown format '%s' for --format: expected folded, stap, svg, speedscope, pprof or perf-script", arg);
-			format_given = true;
-			break;
-		case OPT_KSUSEOPC:
-		case OPT_KSUSETIM:
-			if (parse_address(arg, c == OPT_KSUSEOPC ? &o->ksuseopc_addr : &o->ksusetim_addr) != 0)
-				return fail(err, errlen, "invalid address '%s' for --%s: expected a decimal or 0x hex address",
-					    arg, c == OPT_KSUSEOPC ? "ksuseopc" : "ksusetim");
-			break;
-		case OPT_EVENT_NAMES:
-			if (!arg[0])
-				return fail(err, errlen, "invalid file '' for --event-names");
-			o->event_names = arg;
-			break;
-		case OPT_NO_INLINE:
-			o->no_inline = true;
-			break;
-		case OPT_LINES:
-			o->lines = true;
-			break;
-		case OPT_ADDRESSES:
-			o->addresses = true;
-			break;
-		case OPT_SUBPROCESSES:
-			o->subprocesses = true;
-			break;
-		case OPT_PG_WAIT_EVENTS:
-			o->pg_wait_events = true;
-			break;
-		case OPT_MAX_OVERHEAD:
-			if (parse_share(arg, &o->max_overhead) != 0)
-				return fail(err, errlen, "invalid share '%s' for --max-overhead: expected a percentage above 0 and at most 100, such as 1%% or 0.5%%", arg);
-			break;
-		case OPT_DEBUGINFO_PATH:
-			if (!arg[0])
-				return fail(err, errlen, "invalid path '' for --debuginfo-path");
-			o->debuginfo_path = arg;
-			break;
-		case OPT_PERIOD:
-			if (parse_interval(arg, &o->period_ns) != 0)
-				return fail(err, errlen, "invalid period '%s' for --period: expected a positive number with unit ns, us, ms or s", arg);
-			if (o->period_ns < MIN_PERIOD_NS)
-				return fail(err, errlen, "invalid period '%s' for --period: at least 1s (windows are named and pushed to the second)", arg);
-			break;
-		case OPT_PUSH:
-			if (pyroscope_check_url(arg, err, errlen) != 0)
-				return PARSE_ERROR;
-			o->push_url = arg;
-			break;
-		case OPT_APP_NAME:
-			if (!pyroscope_app_name_ok(arg))
-				return fail(err, errlen, "invalid application name '%s' for --app-name: expected 1 to %d of A-Z a-z 0-9 _ . - /",
-					    arg, PYROSCOPE_NAME_MAX);
-			o->app_name = arg;
-			break;
-		case OPT_LABEL: {
-			struct pyroscope_label l;
-			if (pyroscope_parse_label(arg, &l, err, errlen) != 0)
-				return PARSE_ERROR;
-			for (size_t i = 0; i < o->n_labels; i++)
-				if (strcmp(o->labels[i].key, l.key) == 0)
-					return fail(err, errlen, "label key '%s' given twice for --label ('%s')", l.key, arg);
-			if (o->n_labels == PYROSCOPE_LABELS_MAX)
-				return fail(err, errlen, "too many labels at '%s' for --label (at most %d)", arg,
-					    PYROSCOPE_LABELS_MAX);
-			o->labels[o->n_labels++] = l;
-			break;
-		}
-		case OPT_PUSH_QUEUE: {
-			uint64_t n;
-			if (parse_count(arg, &n) != 0 || n > MAX_PUSH_QUEUE)
-				return fail(err, errlen, "invalid queue length '%s' for --push-queue: expected an integer from 1 to %d",
-					    arg, MAX_PUSH_QUEUE);
-			o->push_queue = (size_t)n;
-			push_queue_given = true;
-			break;
-		}
-		case 'h':
-			options_print_help();
-			return PARSE_EXIT_OK;
-		case 'V':
-			printf("ptrace_profiler %s\n", PROFILER_VERSION);
-			return PARSE_EXIT_OK;
-		case ':':
-			return fail(err, errlen, "option '%s' needs a value", spelled(argc, argv, prev));
-		default:
-			return bad_option(argc, argv, prev, err, errlen);
-		}
+		if (c == ':' && row_of_value(optopt) && row_of_value(optopt)->parse == option_diff)
+			return fail(&ps, "option '--diff' needs two files: --diff BEFORE AFTER");
+		if (c == ':')
+			return fail(&ps, "option '%s' needs a value", spelled(argc, argv, prev));
+		const struct option_row *row = row_of_value(c);
+		if (!row)
+			return bad_option(&ps, spelled(argc, argv, prev));
+		enum parse_result r = row->parse(&ps, row, optarg);
+		if (r != PARSE_OK)
+			return r;
 	}
-	if (!format_given && o->output_path)
+	if (!ps.format_given && o->output_path)
 		o->format = format_for_path(o->output_path);
-	if (optind < argc) {
-		/* "--" ends the options; without it the first operand does. */
-		o->command = &argv[optind];
-	}
-	if (have_pid && o->command)
-		return fail(err, errlen, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
-	if (o->n_tids && !have_pid)
-		return fail(err, errlen, "--tid needs -p: the threads of which process?");
-	if (!have_pid && !o->command)
-		return fail(err, errlen, "no target: give -p PID or -- COMMAND");
-	if (!o->ksuseopc_addr != !o->ksusetim_addr)
-		return fail(err, errlen, "--ksuseopc and --ksusetim go together (only --%s was given)",
-			    o->ksuseopc_addr ? "ksuseopc" : "ksusetim");
-	if (o->ksuseopc_addr && o->n_pids > 1)
-		return fail(err, errlen, "--ksuseopc and --ksusetim are addresses in one session's process: give one pid, not %zu",
-			    o->n_pids);
-	if (o->subprocesses && o->n_tids)
-		return fail(err, errlen, "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p");
-	if (o->subprocesses && o->ksuseopc_addr)
-		return fail(err, errlen, "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's");
-	if (o->pg_wait_events && o->ksuseopc_addr)
-		return fail(err, errlen, "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)");
-	if (o->event_names && !o->ksuseopc_addr)
-		return fail(err, errlen, "--event-names '%s' needs --ksuseopc and --ksusetim",
-			    o->event_names);
-	return continuous_rules(o, push_queue_given, err, errlen);
+	if (optind < argc)
+		o->command = &argv[optind]; /* "--" ends the options; without it the first operand does */
+	return combination_rules(&ps);
 }

@@ -34,6 +34,7 @@
 #ifndef PTRACE_PROFILER_SYMBOLIZE_H
 #define PTRACE_PROFILER_SYMBOLIZE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,5 +81,15 @@ void symbolizer_freeze(struct symbolizer *s);
  * life. */
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names);
+
+/* Once *flag is set (a second stop signal while naming, from a signal
+ * handler): no file is read any more; an address whose name is not known
+ * yet is named after its module, "[libfoo.so]" (or libfoo.so+0x1a2b with
+ * --addresses), so that the profile can be written at once.  For the
+ * whole process. */
+void symbolize_hurry(const volatile sig_atomic_t *flag);
+
+/* Addresses named after their module because of it. */
+uint64_t symbolize_hurried(void);
 
 #endif

@@ -100,10 +100,14 @@ int output_stap_sample(FILE *f, const struct sample_view *s);
 
 /* The writers behind output_write, with their knobs for tests and tools. */
 
+struct stack_diff;
 struct svg_options {
 	unsigned width;      /* pixels; 0: 1200 */
 	double min_width;    /* frames narrower (pixels) are left out, as
 			        flamegraph.pl's --minwidth; < 0: 0.1 */
+	const struct stack_diff *diff; /* a differential flame graph of it
+				   (diff.h): its AFTER's boxes, coloured by
+				   the change; p gives the title.  NULL: p's */
 };
 int output_svg(FILE *f, const struct profile *p, const struct svg_options *o);
 

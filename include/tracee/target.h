@@ -109,6 +109,11 @@ void thread_forget_stop(struct thread *th);
 /* Lets a stopped thread run again (or stay in its group stop). */
 void thread_resume(struct target *t, struct thread *th);
 
+/* Lets a stopped thread go for good: detached from its stop, so that
+ * target_detach need not stop it again (--dump looks at each thread once).
+ * It is marked gone. */
+void thread_detach(struct target *t, struct thread *th);
+
 /* The trap of a thread whose stop was pending: it is stopped now, and
  * the callee must call thread_resume. */
 typedef void (*trap_fn)(void *arg, struct target *t, struct thread *th, uint64_t seen_ns);

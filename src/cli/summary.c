@@ -259,8 +259,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves);
 	fputc('\n', f);
 	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching, at nice 19; %u ELF files, each read once, maps re-read %u times\n",
-			(double)r->naming_ns / 1e6, r->images_opened, r->maps_reads);
+		fprintf(f, "  naming                 %.1f ms after detaching, at nice %d; %u ELF files, each read once, maps re-read %u times\n",
+			(double)r->naming_ns / 1e6, r->nice, r->images_opened, r->maps_reads);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
 }

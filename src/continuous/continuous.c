@@ -12,6 +12,7 @@
 
 #include "base/bqueue.h"
 #include "output/output.h"
+#include "output/output_file.h"
 #include "base/priority.h"
 #include "continuous/push.h"
 #include "output/pyroscope.h"
@@ -101,27 +102,20 @@ static int write_profile(struct continuous *c, struct window *w, FILE *f)
 	return output_write(f, c->o->format, &p);
 }
 
-/* FILE written through a temporary file renamed over it: a reader sees
- * the old profile or the new one, never half of one. */
+/* FILE written through a file beside it renamed over it (output_file.h):
+ * a reader sees the old profile or the new one, never half of one. */
 static int write_file(struct continuous *c, struct window *w, const char *path)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "we");
-	if (!f)
+	struct output_file of;
+	if (output_file_open(&of, path) != 0)
 		return -1;
-	int rc = write_profile(c, w, f);
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0) {
+	if (write_profile(c, w, of.f) != 0) {
 		int e = errno;
-		unlink(tmp);
+		output_file_discard(&of);
 		errno = e;
 		return -1;
 	}
-	return 0;
+	return output_file_commit(&of);
 }
 
 static int write_stdout(struct continuous *c, struct window *w, const char *what)

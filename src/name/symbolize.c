@@ -6,6 +6,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -878,18 +879,36 @@ static bool same_vaddr(const void *table, uint32_t id, const void *key)
 	return ((const struct file_names *)table)->at[id].vaddr == *(const uint64_t *)key;
 }
 
+/* symbolize_hurry's flag, and what it left to the modules' names. */
+static const volatile sig_atomic_t *hurry;
+static uint64_t hurried;
+
+void symbolize_hurry(const volatile sig_atomic_t *flag)
+{
+	hurry = flag;
+}
+
+uint64_t symbolize_hurried(void)
+{
+	return hurried;
+}
+
 /* The frames at vaddr in file, whichever process asks: looked up once. */
 static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
 			    const char *const **names)
 {
-	struct file_names *f = names_of(n, file);
-	if (!f)
-		return 0;
+	bool in_a_hurry = hurry && *hurry;
+	size_t i = file_index(file);
+	struct file_names *f = !in_a_hurry ? names_of(n, file) : i < n->cap_files ? n->files[i] : NULL;
 	uint64_t h = hash_word(vaddr);
-	uint32_t id = hash_index_find(&f->at_index, h, same_vaddr, f, &vaddr);
+	uint32_t id = f ? hash_index_find(&f->at_index, h, same_vaddr, f, &vaddr) : HASH_NONE;
 	if (id != HASH_NONE) {
 		*names = f->at[id].names;
 		return f->at[id].n;
+	}
+	if (!f || in_a_hurry) {
+		hurried += in_a_hurry; /* named after its module, uncached here */
+		return 0;
 	}
 	n->lookups++;
 	const char *found[1 + SYMBOLIZE_MAX_INLINE];

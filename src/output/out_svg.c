@@ -16,8 +16,16 @@
  * details on the bottom line.  Names
  * only ever reach the document as escaped XML text; the script reads and
  * writes them with textContent and never builds markup from them.
+ *
+ * A differential flame graph (svg_options.diff, diff.h) is the same
+ * document: the boxes are AFTER's, each also summing the BEFORE samples
+ * of the stacks through it (those only BEFORE had too: they draw nothing,
+ * but their ancestors lost them), coloured by the change (diff_colour,
+ * scaled to the largest change drawn, which the measuring pass finds),
+ * and the change is in the title.
  */
 #include "output/output.h"
+#include "output/diff.h"
 #include "output/output_util.h"
 #include "base/hash_index.h"
 
@@ -38,6 +46,7 @@
 struct open_frame {
 	const char *name;
 	uint64_t start;
+	uint64_t before;         /* a diff's BEFORE samples through it */
 };
 
 struct svg_layout {
@@ -53,6 +62,8 @@ struct svg_layout {
 	uint64_t omitted;
 	size_t max_level;        /* deepest level drawn ("all" is 0) */
 	int err;
+	const struct stack_diff *diff; /* a differential flame graph; NULL: not */
+	double max_change;       /* the largest |change| drawn, from the measuring pass */
 };
 
 /* A colour from the name, in the band of its kind: the same name always
@@ -99,20 +110,41 @@ static size_t label_chars(double w)
 	return fit < 3 ? 0 : (size_t)fit;
 }
 
+/* A diff box's change, after its samples and share: "(before: 405
+ * samples, 20.25%; +20.35 points)", or in samples with --diff-counts. */
+static void write_change(FILE *f, const struct stack_diff *d, uint64_t before, uint64_t after)
+{
+	double change = stack_diff_delta(d, before, after);
+	if (d->raw) {
+		fprintf(f, " (before: %" PRIu64 " sample%s; %+.0f sample%s)", before,
+			before == 1 ? "" : "s", change, fabs(change) == 1 ? "" : "s");
+		return;
+	}
+	double share = d->total_before ? 100.0 * (double)before / (double)d->total_before : 0;
+	fprintf(f, " (before: %" PRIu64 " sample%s, %.2f%%; %+.2f points)", before,
+		before == 1 ? "" : "s", share, 100 * change);
+}
+
 static void write_box(struct svg_layout *l, const char *name, enum frame_kind kind, size_t level,
-		      uint64_t start, uint64_t n)
+		      uint64_t start, uint64_t n, uint64_t before)
 {
 	FILE *f = l->f;
 	double x = PAD + (double)start * l->scale, w = (double)n * l->scale;
 	double y = l->height - BOTTOM - (double)(level + 1) * FRAME_H;
 	char colour[32];
-	frame_colour(name, kind, (int)level, colour, sizeof(colour));
+	if (l->diff)
+		diff_colour(stack_diff_delta(l->diff, before, n), l->max_change, colour, sizeof(colour));
+	else
+		frame_colour(name, kind, (int)level, colour, sizeof(colour));
 	fprintf(f, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"><title>", start, n);
 	xml_escape(f, name, SIZE_MAX);
-	fprintf(f, "\n%" PRIu64 " sample%s, %.2f%%</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+	fprintf(f, "\n%" PRIu64 " sample%s, %.2f%%", n, n == 1 ? "" : "s",
+		100.0 * (double)n / (double)l->total);
+	if (l->diff)
+		write_change(f, l->diff, before, n);
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
 		"height=\"%d\" fill=\"%s\"/><text x=\"%.2f\" y=\"%.1f\">",
-		n, n == 1 ? "" : "s", 100.0 * (double)n / (double)l->total, x, y, w, BOX_H, colour,
-		x + 3, y + 11.5);
+		x, y, w, BOX_H, colour, x + 3, y + 11.5);
 	size_t fit = label_chars(w), len = utf8_chars(name);
 	if (fit >= len)
 		xml_escape(f, name, SIZE_MAX);
@@ -123,26 +155,39 @@ static void write_box(struct svg_layout *l, const char *name, enum frame_kind ki
 	fputs("</text></g>\n", f);
 }
 
+/* The measuring pass: the largest change of a box that is drawn. */
+static void measure_change(struct svg_layout *l, uint64_t before, uint64_t after)
+{
+	double change = fabs(stack_diff_delta(l->diff, before, after));
+	if (change > l->max_change)
+		l->max_change = change;
+}
+
 static void close_to(struct svg_layout *l, size_t keep)
 {
 	while (l->depth > keep) {
 		size_t d = --l->depth;
-		uint64_t start = l->open[d].start;
-		if ((double)(l->offset - start) * l->scale < l->min_width) {
+		uint64_t start = l->open[d].start, n = l->offset - start;
+		if (n == 0)
+			continue; /* a diff's frame only BEFORE had: nothing to draw */
+		if ((double)n * l->scale < l->min_width) {
 			l->omitted++;
 			continue;
 		}
 		if (d + 1 > l->max_level)
 			l->max_level = d + 1;
 		if (l->f)
-			write_box(l, l->open[d].name, l->kinds[d], d + 1, start, l->offset - start);
+			write_box(l, l->open[d].name, l->kinds[d], d + 1, start, n, l->open[d].before);
+		else if (l->diff)
+			measure_change(l, l->open[d].before, n);
 	}
 }
 
-static void layout_stack(const char *const *frames, size_t n, uint64_t count, void *arg)
+/* One stack: count samples (AFTER's in a diff, where before are BEFORE's). */
+static void layout_one(struct svg_layout *l, const char *const *frames, size_t n, uint64_t count,
+		       uint64_t before)
 {
-	struct svg_layout *l = arg;
-	if (l->err || count == 0)
+	if (l->err || (count == 0 && before == 0))
 		return; /* no samples, no box */
 	size_t k = 0;
 	while (k < n && k < l->depth && l->open[k].name == frames[k])
@@ -163,11 +208,18 @@ static void layout_stack(const char *const *frames, size_t n, uint64_t count, vo
 	}
 	size_t code = frame_code_start(frames, n);
 	for (size_t d = k; d < n; d++) {
-		l->open[d] = (struct open_frame){ frames[d], l->offset };
+		l->open[d] = (struct open_frame){ frames[d], l->offset, 0 };
 		l->kinds[d] = frame_kind_at(frames, code, d);
 	}
+	for (size_t d = 0; d < n; d++)
+		l->open[d].before += before;
 	l->depth = n;
 	l->offset += count;
+}
+
+static void layout_stack(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	layout_one(arg, frames, n, count, 0);
 }
 
 /* One layout pass; with l->f NULL it only measures. */
@@ -177,7 +229,12 @@ static int layout(struct svg_layout *l, const struct stack_table *t)
 	l->offset = 0;
 	l->omitted = 0;
 	l->max_level = 0;
-	stack_table_visit_sorted(t, layout_stack, l);
+	if (l->diff)
+		for (size_t i = 0; i < l->diff->n; i++)
+			layout_one(l, l->diff->stacks[i].frames, l->diff->stacks[i].n,
+				   l->diff->stacks[i].after, l->diff->stacks[i].before);
+	else
+		stack_table_visit_sorted(t, layout_stack, l);
 	close_to(l, 0);
 	if (l->err) {
 		errno = l->err;
@@ -330,6 +387,33 @@ static const char svg_script[] =
 	"})();\n"
 	"]]></script>\n";
 
+/* "db (PID 1234), every 10 ms, 5913 samples in 3.0 s" */
+static void write_run_subtitle(FILE *f, const struct profile *p)
+{
+	char interval[32];
+	format_ns(interval, sizeof(interval), p->interval_ns);
+	if (p->target && p->target[0]) {
+		xml_escape(f, p->target, SIZE_MAX);
+		fputs(", ", f);
+	}
+	fprintf(f, "every %s, %" PRIu64 " samples", interval, p->total_samples);
+	if (p->duration_ns >= 1000000000ULL)
+		fprintf(f, " in %.1f s", (double)p->duration_ns / 1e9);
+	else if (p->duration_ns)
+		fprintf(f, " in %.1f ms", (double)p->duration_ns / 1e6);
+}
+
+/* What a differential graph shows: whose widths, whose change. */
+static void write_diff_subtitle(FILE *f, const struct stack_diff *d)
+{
+	fputs("widths: ", f);
+	xml_escape(f, d->after_name, SIZE_MAX);
+	fprintf(f, " (%" PRIu64 " samples); red grew, blue shrank since ", d->total_after);
+	xml_escape(f, d->before_name, SIZE_MAX);
+	fprintf(f, " (%" PRIu64 " samples), %s", d->total_before,
+		d->raw ? "in samples" : "in shares of each total");
+}
+
 static void write_header(FILE *f, const struct profile *p, const struct svg_layout *l,
 			 unsigned width)
 {
@@ -346,17 +430,10 @@ static void write_header(FILE *f, const struct profile *p, const struct svg_layo
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\">", PAD);
 	xml_escape(f, p->command && p->command[0] ? p->command : "ptrace_profiler", SIZE_MAX);
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
-	char interval[32];
-	format_ns(interval, sizeof(interval), p->interval_ns);
-	if (p->target && p->target[0]) {
-		xml_escape(f, p->target, SIZE_MAX);
-		fputs(", ", f);
-	}
-	fprintf(f, "every %s, %" PRIu64 " samples", interval, p->total_samples);
-	if (p->duration_ns >= 1000000000ULL)
-		fprintf(f, " in %.1f s", (double)p->duration_ns / 1e9);
-	else if (p->duration_ns)
-		fprintf(f, " in %.1f ms", (double)p->duration_ns / 1e6);
+	if (l->diff)
+		write_diff_subtitle(f, l->diff);
+	else
+		write_run_subtitle(f, p);
 	if (l->omitted)
 		fprintf(f, "; %" PRIu64 " frame%s narrower than %.2g px not drawn", l->omitted,
 			l->omitted == 1 ? "" : "s", l->min_width);
@@ -375,7 +452,8 @@ int output_svg(FILE *f, const struct profile *p, const struct svg_options *o)
 {
 	unsigned width = o && o->width ? o->width : 1200;
 	struct svg_layout l = { 0 };
-	l.total = stack_table_total(p->stacks);
+	l.diff = o ? o->diff : NULL;
+	l.total = l.diff ? l.diff->total_after : stack_table_total(p->stacks);
 	l.min_width = o && o->min_width >= 0 ? o->min_width : 0.1;
 	l.scale = l.total ? (double)(width - 2 * PAD) / (double)l.total : 0;
 	int rc = layout(&l, p->stacks);
@@ -388,7 +466,8 @@ int output_svg(FILE *f, const struct profile *p, const struct svg_options *o)
 	}
 	if (rc == 0 && l.total) {
 		l.f = f;
-		write_box(&l, "all", FRAME_THREAD, 0, 0, l.total); /* the root */
+		uint64_t before = l.diff ? l.diff->total_before : 0;
+		write_box(&l, "all", FRAME_THREAD, 0, 0, l.total, before); /* the root */
 	}
 	free(l.open);
 	free(l.kinds);

@@ -515,6 +515,14 @@ void thread_resume(struct target *t, struct thread *th)
 		ptrace(PTRACE_CONT, th->tid, NULL, NULL);
 }
 
+void thread_detach(struct target *t, struct thread *th)
+{
+	(void)t;
+	/* In a group stop it stays stopped: the kernel puts it back there. */
+	ptrace(PTRACE_DETACH, th->tid, NULL, NULL);
+	th->gone = true; /* ours no more: target_detach passes it by */
+}
+
 /* The target an event of tid belongs to. */
 static struct target *owner_of(struct target *ts, size_t n, pid_t tid)
 {

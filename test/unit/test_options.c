@@ -496,6 +496,34 @@ static void help_text(void **state)
 	}
 }
 
+/* --help and the parser come from one table: every option --help names is
+ * one the parser knows, by that very name. */
+static void help_names_what_parses(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	enum parse_result r;
+	char *help = parse_caught(&o, err, (const char *const[]){ "--help", NULL }, &r);
+	assert_int_equal(r, PARSE_EXIT_OK);
+	size_t checked = 0;
+	for (const char *p = help; (p = strstr(p, "--")); ) {
+		size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+		char word[64];
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		p += n;
+		if (n == 2)
+			continue; /* "--" before COMMAND */
+		char *printed = parse_caught(&o, err, (const char *const[]){ word, NULL }, &r);
+		free(printed);
+		if (r == PARSE_ERROR && (strstr(err, "unknown option") || strstr(err, "ambiguous")))
+			fail_msg("--help names '%s', which does not parse: %s", word, err);
+		checked++;
+	}
+	assert_true(checked >= 23);
+	free(help);
+}
+
 static void version_text(void **state)
 {
 	(void)state;
@@ -785,6 +813,58 @@ static void shares(void **state)
 		assert_int_equal(parse_share(bad[i], &v), -1);
 }
 
+static void diff_option(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "1", NULL }), PARSE_OK);
+	assert_int_equal(o.mode, MODE_RECORD);
+	/* two files, options before and after them */
+	const char *w[] = { "--diff-counts", "--diff", "a.folded", "b.folded", "-o", "d.svg", NULL };
+	assert_int_equal(parse(&o, err, w), PARSE_OK);
+	assert_int_equal(o.mode, MODE_DIFF);
+	assert_string_equal(o.diff_before, "a.folded");
+	assert_string_equal(o.diff_after, "b.folded");
+	assert_true(o.diff_counts);
+	assert_int_equal(o.format, FORMAT_SVG);
+	const char *w2[] = { "--diff=a", "b", NULL };
+	assert_int_equal(parse(&o, err, w2), PARSE_OK);
+	assert_string_equal(o.diff_after, "b");
+	assert_int_equal(o.format, FORMAT_FOLDED);
+	assert_false(o.diff_counts);
+	/* a first word that is not an option is still a command */
+	const char *w3[] = { "top", NULL };
+	assert_int_equal(parse(&o, err, w3), PARSE_OK);
+	assert_int_equal(o.mode, MODE_RECORD);
+	assert_string_equal(o.command[0], "top");
+
+	struct { const char *words[8]; const char *message; } bad[] = {
+		{ { "--diff" }, "option '--diff' needs two files: --diff BEFORE AFTER" },
+		{ { "--diff", "a" }, "option '--diff' needs two files: --diff BEFORE AFTER" },
+		{ { "--diff", "a", "-o", "x" },
+		  "option '--diff' needs two files: --diff BEFORE AFTER, not '-o' after 'a'" },
+		{ { "--diff", "", "b" }, "invalid file '' for --diff" },
+		{ { "--diff", "a", "b", "-p", "1" },
+		  "--diff compares two profiles and takes no target: -p does not go with it" },
+		{ { "--diff", "a", "b", "c" },
+		  "--diff compares two profiles and takes no target: COMMAND does not go with it ('c')" },
+		{ { "--diff", "a", "b", "--period", "1s" },
+		  "--diff compares two profiles and takes no target: --period does not go with it" },
+		{ { "--diff", "a", "b", "--format", "speedscope" },
+		  "--diff writes folded or svg, not --format speedscope" },
+		{ { "--diff", "a", "b", "-o", "x.pb.gz" }, "--diff writes folded or svg, not --format pprof" },
+		{ { "-p", "1", "--diff-counts" }, "--diff-counts needs --diff BEFORE AFTER" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(&o, err, bad[i].words) != PARSE_ERROR)
+			fail_msg("case %zu accepted", i);
+		if (strcmp(err, bad[i].message) != 0)
+			fail_msg("case %zu: '%s', expected '%s'", i, err, bad[i].message);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -807,6 +887,7 @@ int main(void)
 		cmocka_unit_test(every_option_needs_its_value),
 		cmocka_unit_test(every_error_prints_nothing),
 		cmocka_unit_test(help_text),
+		cmocka_unit_test(help_names_what_parses),
 		cmocka_unit_test(version_text),
 		cmocka_unit_test(parses_again_after_an_early_return),
 		cmocka_unit_test(command_without_double_dash),
@@ -815,6 +896,7 @@ int main(void)
 		cmocka_unit_test(output_name_picks_the_format),
 		cmocka_unit_test(explicit_format_wins_over_the_name),
 		cmocka_unit_test(continuous_options),
+		cmocka_unit_test(diff_option),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

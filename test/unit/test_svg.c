@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "output/diff.h"
 #include "output/output.h"
 #include "output/output_util.h"
 #include "profile_fixture.h"
@@ -591,6 +592,65 @@ static void empty_profile_and_write_error(void **state)
 	fixture_free(&fx);
 }
 
+/* --diff: AFTER's boxes, the change since BEFORE in colour and title. */
+static void differential_graph(void **state)
+{
+	(void)state;
+	static const char before[] = "main;a;x 10\nmain;b 30\nmain;gone 20\nmain;a;y 40\n";
+	static const char after[] = "main;a;x 50\nmain;b 30\nmain;new 5\nmain;a;y 15\n";
+	FILE *b = fmemopen((void *)before, strlen(before), "r");
+	FILE *a = fmemopen((void *)after, strlen(after), "r");
+	struct stack_diff d;
+	char err[256];
+	assert_int_equal(stack_diff_read_streams(&d, b, "old <1>.folded", a, "new.folded", false, err,
+						 sizeof(err)), 0);
+	fclose(b);
+	fclose(a);
+	struct stack_table *none = stack_table_new();
+	struct profile p = { .stacks = none, .command = "ptrace_profiler --diff x y" };
+	struct svg_options o = { .width = 1200, .min_width = -1, .diff = &d };
+	char *svg = svg_of(&p, &o);
+	struct xml_check x;
+	if (xml_wellformed(svg, &x))
+		fail_msg("not well-formed: %s", x.err);
+	struct box bx[16];
+	size_t n = boxes(svg, bx, 16);
+	assert_int_equal(n, 7); /* all, main, a, x, y, b, new: not "gone" */
+	assert_null(find_box(bx, n, "gone", -1));
+	const struct box *x_ = find_box(bx, n, "x", -1), *y_ = find_box(bx, n, "y", -1),
+			 *main_ = find_box(bx, n, "main", -1), *new_ = find_box(bx, n, "new", -1),
+			 *b_ = find_box(bx, n, "b", -1), *a_ = find_box(bx, n, "a", -1);
+	assert_true(x_ && y_ && main_ && new_ && b_ && a_);
+	/* widths: AFTER's samples */
+	assert_int_equal(x_->n, 50);
+	assert_int_equal(y_->n, 15);
+	assert_true(fabs(x_->w - 50 * 11.8) < 0.01);
+	/* the largest change (x, +40 points) deep red; y (-25) blue; b and main
+	 * (their share unchanged: main lost "gone" as it gained "new" and a)
+	 * grey; new (+5) a pale red */
+	assert_true(x_->r == 255 && x_->g == 80 && x_->b == 80);
+	assert_true(y_->b == 255 && y_->r == y_->g && y_->r == (int)lround(80 + 130 * (1 - 25.0 / 40)));
+	assert_true(b_->r == 220 && b_->g == 220 && b_->b == 220);
+	assert_true(main_->r == 220 && main_->g == 220);
+	assert_true(new_->r == 255 && new_->g == (int)lround(80 + 130 * (1 - 5.0 / 40)));
+	assert_true(a_->r == 255 && a_->g > x_->g); /* +15: redder than grey, paler than x */
+	/* the change in the title; the files in the subtitle */
+	assert_non_null(strstr(svg, "<title>x\n50 samples, 50.00% (before: 10 samples, 10.00%; +40.00 points)</title>"));
+	assert_non_null(strstr(svg, "<title>y\n15 samples, 15.00% (before: 40 samples, 40.00%; -25.00 points)</title>"));
+	assert_non_null(strstr(svg, "widths: new.folded (100 samples); red grew, blue shrank since old &lt;1&gt;.folded (100 samples), in shares of each total"));
+	assert_null(strstr(svg, "not drawn")); /* "gone" is no narrow frame */
+	free(svg);
+
+	/* raw counts: the change in samples */
+	d.raw = true;
+	svg = svg_of(&p, &o);
+	assert_non_null(strstr(svg, "<title>x\n50 samples, 50.00% (before: 10 samples; +40 samples)</title>"));
+	assert_non_null(strstr(svg, "in samples</text>"));
+	free(svg);
+	stack_table_free(none);
+	stack_diff_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +662,7 @@ int main(void)
 		cmocka_unit_test(colours_by_kind_and_stable),
 		cmocka_unit_test(script_is_self_contained),
 		cmocka_unit_test(empty_profile_and_write_error),
+		cmocka_unit_test(differential_graph),
 	};
 	return cmocka_run_group_tests_name("svg", tests, NULL, NULL);
 }

@@ -1,0 +1,145 @@
+# --- a stop signal at any moment keeps the profile; -o never destroys FILE --
+# (issue 25).  Naming is made to last: the target is a copy of split
+# without debug info, and DEBUGINFOD_URLS a local server (slow_server) that
+# answers each request after 2 s, so that the profiler, detached, is still
+# naming when the signal comes.
+
+# naming_run NAME SIGNAL...: profiles a debug-less split for 0.3 s into
+# $TMP/NAME.folded (stderr $TMP/NAME.err), and once the target is let go
+# (untraced) while the profiler still runs, sends it each SIGNAL, 0.3 s
+# apart.  The exit status in $NRC; 1 when the naming phase was not seen.
+naming_run() {
+	local name=$1 i pp sig
+	shift
+	"$PP" -p "$TPID" -d 1ms -t 300ms -o "$TMP/$name.folded" 2>"$TMP/$name.err" &
+	pp=$!
+	for i in $(seq 300); do
+		sleep 0.02
+		kill -0 $pp 2>/dev/null || break
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$TPID/status")" = 0 ] && [ -n "$(grep -l . "/proc/$pp/status" 2>/dev/null)" ] &&
+			[ "$i" -gt 15 ] && break
+	done
+	if ! kill -0 $pp 2>/dev/null; then
+		wait $pp
+		NRC=$?
+		return 1
+	fi
+	for sig in "$@"; do
+		kill -s "$sig" $pp
+		sleep 0.3
+	done
+	wait $pp
+	NRC=$?
+	return 0
+}
+
+# samples_said FILE.err: the thread samples the summary counts.
+samples_said() { sed -n 's/.* rounds in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
+
+signal_tests() {
+	if ! command -v objcopy >/dev/null; then
+		skip "stop signals while naming" "objcopy (binutils) is needed for a binary without debug info"
+		return
+	fi
+	mkdir -p "$TMP/stop"
+	cp "$T/split" "$TMP/stop/split" && objcopy --strip-debug "$TMP/stop/split"
+	"$T/slow_server" "$TMP/stop/port" 2 &
+	local server=$! port= i sig n said named
+	PIDS+=("$server")
+	for i in $(seq 50); do port=$(cat "$TMP/stop/port" 2>/dev/null) && [ -n "$port" ] && break; sleep 0.1; done
+	start "$TMP/stop/split"
+	export DEBUGINFOD_URLS=http://127.0.0.1:$port
+	for sig in INT TERM HUP; do
+		export DEBUGINFOD_CACHE_PATH=$TMP/stop/cache.$sig # a miss is remembered
+		if ! naming_run "stop_$sig" "$sig"; then
+			fail "SIG$sig while naming" "the profiler ended (exit $NRC) before it could be signalled while naming" "$TMP/stop_$sig.err"
+			continue
+		fi
+		n=$(total "$TMP/stop_$sig.folded")
+		said=$(samples_said "$TMP/stop_$sig.err")
+		named=$(share "$TMP/stop_$sig.folded" ';main;(cpu_work|sleep_work|cpu_other)')
+		if [ "$NRC" = 0 ] && [ "$n" -gt 0 ] && [ "$n" = "$said" ] && atleast "$named" 95 &&
+			grep -q "a second signal writes it at once" "$TMP/stop_$sig.err" &&
+			grep -q "^  naming " "$TMP/stop_$sig.err"; then
+			pass "SIG$sig while naming: exit 0, all $n samples written, named (${named}%), the summary on stderr"
+		else fail "SIG$sig while naming" "exit $NRC, $n samples in the file, the summary says ${said:-none}: $(head -c 300 "$TMP/stop_$sig.err")" "$TMP/stop_$sig.folded"; fi
+	done
+	export DEBUGINFOD_CACHE_PATH=$TMP/stop/cache.twice
+	if naming_run stop_twice INT INT; then
+		n=$(total "$TMP/stop_twice.folded")
+		said=$(samples_said "$TMP/stop_twice.err")
+		if [ "$NRC" = 0 ] && [ "$n" -gt 0 ] && [ "$n" = "$said" ] &&
+			grep -q "naming cut short by a second signal: [1-9][0-9]* addresses named after their module" "$TMP/stop_twice.err" &&
+			grep -Eq '\[(split|libc\.so\.6)\]' "$TMP/stop_twice.folded"; then
+			pass "a second SIGINT while naming: exit 0, all $n samples written at once, frames not named yet as [module], said on stderr"
+		else fail "a second SIGINT while naming" "exit $NRC, $n samples in the file, the summary says ${said:-none}: $(head -c 300 "$TMP/stop_twice.err")" "$TMP/stop_twice.folded"; fi
+	else
+		fail "a second SIGINT while naming" "the profiler ended (exit $NRC) before it could be signalled while naming"
+	fi
+	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+	stop_target "$TPID"
+	stop_target "$server"
+}
+
+# -o FILE over a file that is there: a run that cannot start, or dies,
+# leaves it as it was.
+file_tests() {
+	true &
+	local gone=$! rc dir
+	wait $gone
+	echo previous >"$TMP/keep.folded"
+	"$PP" -p "$gone" -o "$TMP/keep.folded" >/dev/null 2>"$TMP/keep.err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(cat "$TMP/keep.folded")" = previous ] && [ -z "$(ls "$TMP" | grep 'keep.folded.tmp')" ]; then
+		pass "-o FILE with no such process: exit 2, FILE as it was, nothing left beside it"
+	else fail "-o FILE with no such process" "exit $rc, FILE now '$(head -c 80 "$TMP/keep.folded")', $(ls "$TMP" | grep -c 'keep.folded.tmp') files beside it"; fi
+
+	bad_input "-o in a directory that is not there" "$TMP/no/such/dir/x.folded" -p 1 -o "$TMP/no/such/dir/x.folded"
+
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+		# nobody may write the file and its directory, not trace root's
+		# target ($TMP is root's alone: a directory of its own)
+		dir=$(mktemp -d /tmp/pp-nobody.XXXXXX)
+		chmod 777 "$dir" && echo previous >"$dir/keep.folded" && chmod 666 "$dir/keep.folded"
+		start "$T/split"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$PP" -p "$TPID" -n 10 -o "$dir/keep.folded" >/dev/null 2>"$TMP/keep2.err"
+		rc=$?
+		stop_target "$TPID"
+		if [ $rc = 1 ] && [ "$(cat "$dir/keep.folded")" = previous ] && [ -z "$(ls "$dir" | grep tmp)" ]; then
+			pass "-o FILE with a process we may not trace (as nobody): exit 1, FILE as it was"
+		else fail "-o FILE with a process we may not trace" "exit $rc, FILE now '$(head -c 80 "$dir/keep.folded")': $(cat "$TMP/keep2.err")"; fi
+		rm -rf "$dir"
+	else
+		skip "-o FILE with a process we may not trace" "needs root and setpriv to run the profiler as another user"
+	fi
+
+	# killed mid-run: FILE as it was (the file written beside it stays, named after our pid)
+	start "$T/split"
+	echo previous >"$TMP/kill9.folded"
+	"$PP" -p "$TPID" -d 1ms -o "$TMP/kill9.folded" 2>/dev/null &
+	local pp=$!
+	sleep 0.5
+	kill -9 $pp
+	wait $pp 2>/dev/null
+	stop_target "$TPID"
+	if [ "$(cat "$TMP/kill9.folded")" = previous ]; then pass "-o FILE, the profiler killed by SIGKILL mid-run: FILE as it was"
+	else fail "-o FILE, the profiler killed mid-run" "FILE now '$(head -c 80 "$TMP/kill9.folded")'"; fi
+	rm -f "$TMP"/kill9.folded.tmp.*
+
+	# and a run that ends well replaces it; a symbolic link stays one
+	start "$T/split"
+	echo previous >"$TMP/real.folded"
+	ln -sf real.folded "$TMP/link.folded"
+	"$PP" -p "$TPID" -d 1ms -n 50 -o "$TMP/link.folded" 2>/dev/null
+	rc=$?
+	stop_target "$TPID"
+	if [ $rc = 0 ] && [ -L "$TMP/link.folded" ] && [ "$(total "$TMP/real.folded")" -ge 50 ] &&
+		[ -z "$(ls "$TMP" | grep 'real.folded.tmp')" ]; then
+		pass "-o LINK: the file it leads to replaced by the profile, the link kept"
+	else fail "-o LINK" "exit $rc, link $( [ -L "$TMP/link.folded" ] && echo kept || echo replaced), $(total "$TMP/real.folded") samples in its file"; fi
+}
+
+if [ $CAN_ATTACH = 1 ]; then
+	signal_tests
+	file_tests
+else skip "stop signals while naming, -o over a file" "$WHY_NO_ATTACH"; fi
