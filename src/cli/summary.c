@@ -218,7 +218,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
-		"were, %" PRIu64 " known unchanged\n", r->peeked, r->reused);
+		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
+		r->peeked, r->reused, r->still);
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);

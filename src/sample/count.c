@@ -231,9 +231,9 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one
-			 * whose CPU our round held waited for us meanwhile */
+			 * whose CPU our round held waited for it meanwhile */
 			if (ps->took_its_cpu) {
-				ps->frozen_ticks += ticks - 1;
+				ps->waited_ticks += ticks - 1;
 			} else {
 				ps->ticks[ps->n_ticks - 1].count += ticks - 1;
 				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;
