@@ -194,7 +194,8 @@ demo: deps
 	@sh demo/run-demo.sh
 
 # --- benchmark (bench/run.sh says what it measures) ----------------------
-BENCH_BINS := $(B)/bench/freeze_target $(B)/bench/bare_loop
+# (the target that measures its own freezes is a test target too)
+BENCH_BINS := $(B)/test/targets/freeze_target $(B)/bench/bare_loop
 $(B)/bench/%: bench/%.c | $(B)/bench
 	$(CC) -O2 -g -Wall -Wextra -o $@ $<
 
