@@ -223,6 +223,67 @@ static bool is_sigreturn(struct modules *m, uint64_t ip)
 	return memcmp(code, glibc, sizeof(glibc)) == 0 || memcmp(code, musl, sizeof(musl)) == 0;
 }
 
+/* Does the stack begin at f, as its code says?  Code of a mapped file
+ * (unwind.h) whose unwind info ended the chain - libunwind stops there
+ * only because that info says there is no caller - or, without unwind
+ * info, with rbp 0: libunwind's frame-pointer guess stops at a zero rbp,
+ * and also, as if at an end, where rbp does not look like a frame pointer
+ * (JIT code using it for data), which is no end at all. */
+static bool begins_thread(struct unwind_ctx *c, const struct unwound_frame *f, bool rbp_zero)
+{
+	uint64_t addr = f->kind == FRAME_CALL ? f->ip - 1 : f->ip;
+	if (!modules_find(c->u->modules, addr))
+		return false;
+	unw_proc_info_t pi;
+	return find_proc_info(c->u->as, addr, &pi, 0, c) == 0 || rbp_zero;
+}
+
+/* The frames after the first, by libunwind, into frames[1..max - 1).
+ * Returns their number in all; *ended says whether libunwind found no
+ * caller (rather than failing), *rbp_zero whether rbp was 0 in the last
+ * frame. */
+static int step_all(struct unwind_ctx *ctx, unw_cursor_t *cursor, struct unwound_frame *frames,
+		    int max, bool *ended, bool *rbp_zero)
+{
+	struct unwinder *u = ctx->u;
+	const struct snapshot *s = ctx->snap;
+	int n = 1;
+	uint64_t prev_sp = s->regs.rsp;
+	/* A register libunwind cannot give (sp and pc only) is not 0. */
+	*rbp_zero = !s->partial_regs && s->regs.rbp == 0;
+	*ended = false;
+	for (;;) {
+		/* Leaving a signal frame may move to another stack (sigaltstack),
+		 * and the frame it leads to was interrupted, not calling. */
+		bool from_signal = frames[n - 1].kind == FRAME_SIGNAL;
+		int r = unw_step(cursor);
+		if (r == 0) {
+			*ended = true;
+			break;
+		}
+		unw_word_t ip, sp, rbp;
+		if (r < 0 || unw_get_reg(cursor, UNW_REG_IP, &ip) != 0 ||
+		    unw_get_reg(cursor, UNW_REG_SP, &sp) != 0)
+			break;
+		if (ip == 0) {
+			*ended = true; /* the outermost frame's return address */
+			break;
+		}
+		/* Stacks grow down: a frame that does not move up is garbage
+		 * (or a loop) and would never end.  The last slot is the
+		 * mark of a cut stack's. */
+		if ((sp < prev_sp && !from_signal) || n >= max - 1)
+			break;
+		prev_sp = sp;
+		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
+		if (is_sigreturn(u->modules, ip))
+			kind = FRAME_SIGNAL;
+		frames[n++] = (struct unwound_frame){ ip, kind };
+		*rbp_zero = unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) == 0 && rbp == 0;
+	}
+	return n;
+}
+
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete)
 {
@@ -242,47 +303,18 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		return 0;
 	frames[n++] = (struct unwound_frame){
 		s->regs.rip, is_sigreturn(u->modules, s->regs.rip) ? FRAME_SIGNAL : FRAME_EXACT };
+	bool ended = false, rbp_zero = false;
 	sigprocmask_elide(true); /* base/sigprocmask.h */
-	if (unw_init_remote(&cursor, u->as, &ctx) != 0) {
-		sigprocmask_elide(false);
-		return n;
-	}
-	uint64_t prev_sp = s->regs.rsp;
-	while (n < max) {
-		/* Leaving a signal frame may move to another stack (sigaltstack),
-		 * and the frame it leads to was interrupted, not calling. */
-		bool from_signal = frames[n - 1].kind == FRAME_SIGNAL;
-		int r = unw_step(&cursor);
-		if (r == 0) {
-			*complete = 1;
-			break;
-		}
-		if (r < 0)
-			break;
-		unw_word_t ip, sp;
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 ||
-		    unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0)
-			break;
-		if (ip == 0) {
-			*complete = 1; /* the outermost frame's return address */
-			break;
-		}
-		/* Stacks grow down: a frame that does not move up is garbage
-		 * (or a loop) and would never end. */
-		if (sp < prev_sp && !from_signal)
-			break;
-		prev_sp = sp;
-		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
-		if (is_sigreturn(u->modules, ip))
-			kind = FRAME_SIGNAL;
-		frames[n++] = (struct unwound_frame){ ip, kind };
-	}
+	if (unw_init_remote(&cursor, u->as, &ctx) == 0)
+		n = step_all(&ctx, &cursor, frames, max, &ended, &rbp_zero);
+	bool whole = ended && begins_thread(&ctx, &frames[n - 1], rbp_zero);
 	sigprocmask_elide(false);
 	/* Code in no mapping we know (a library not seen yet) has no unwind
 	 * info: whatever libunwind made of it is not a full stack.  Code in
 	 * anonymous memory (JIT) is known to have none: if its frame pointer
 	 * led to the outermost frame, the stack is whole. */
-	if (!leaf_known && !modules_anon_name(u->modules, s->regs.rip))
-		*complete = 0;
+	*complete = ended && (leaf_known || modules_anon_name(u->modules, s->regs.rip));
+	if (!whole && n < max)
+		frames[n++] = (struct unwound_frame){ 0, FRAME_TRUNCATED };
 	return n;
 }
