@@ -223,6 +223,13 @@ static bool is_sigreturn(struct modules *m, uint64_t ip)
 	return memcmp(code, glibc, sizeof(glibc)) == 0 || memcmp(code, musl, sizeof(musl)) == 0;
 }
 
+/* Is addr in code of the process: a module's, or anonymous memory's (JIT)?
+ * An address in no mapping re-reads the maps first (rate limited). */
+static bool known_code(struct modules *m, uint64_t addr)
+{
+	return modules_at(m, addr) || modules_anon_name(m, addr) || modules_find(m, addr);
+}
+
 /* Does the stack begin at f, as its code says?  Code of a mapped file
  * (unwind.h) whose unwind info ended the chain - libunwind stops there
  * only because that info says there is no caller - or, without unwind
@@ -276,6 +283,10 @@ static int step_all(struct unwind_ctx *ctx, unw_cursor_t *cursor, struct unwound
 			break;
 		prev_sp = sp;
 		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
+		/* A return address in no mapping is none: what libunwind
+		 * would make of it (no unwind info there) is a guess. */
+		if (!known_code(u->modules, kind == FRAME_CALL ? ip - 1 : ip))
+			break;
 		if (is_sigreturn(u->modules, ip))
 			kind = FRAME_SIGNAL;
 		frames[n++] = (struct unwound_frame){ ip, kind };

@@ -389,6 +389,27 @@ static void code_without_unwind_info_ends_at_a_zero_rbp(void **state)
 	assert_string_equal(stack, "[truncated];nocfi_start;");
 }
 
+/* JIT code with a frame pointer whose saved return address lies in no
+ * mapping: no return address at all, and nothing to unwind it with.  The
+ * unwind stops there, cut, rather than guess on from it. */
+static void return_address_in_no_mapping_ends_the_unwind(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	level_one();
+	jit_snap = snap;
+	uint64_t frame[2] = { snap.regs.rsp + 64, 0x10000 }; /* saved rbp, return address */
+	memcpy(jit_snap.stack, frame, sizeof(frame));
+	jit_snap.regs.rip = (uint64_t)(uintptr_t)jit + 9;
+	jit_snap.regs.rsp = jit_snap.regs.rbp = jit_snap.stack_start;
+	int complete;
+	const char *stack = unwound(&jit_snap, &complete);
+	assert_string_equal(stack, "[truncated];[anon];");
+	assert_false(complete);
+	munmap(jit, 4096);
+}
+
 /* A stack deeper than the frames kept is cut: its last slot says so. */
 static void too_deep_is_cut(void **state)
 {
@@ -418,6 +439,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(jit_frame_keeps_its_callers, new_run, end_run),
 		cmocka_unit_test_setup_teardown(jit_frame_without_frame_pointer_is_cut, new_run, end_run),
 		cmocka_unit_test_setup_teardown(code_without_unwind_info_ends_at_a_zero_rbp, new_run,
+						end_run),
+		cmocka_unit_test_setup_teardown(return_address_in_no_mapping_ends_the_unwind, new_run,
 						end_run),
 		cmocka_unit_test_setup_teardown(too_deep_is_cut, new_run, end_run),
 	};
