@@ -33,7 +33,7 @@ TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
 	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13 \
-	$(B)/test/targets/which_a $(B)/test/targets/which_b
+	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
@@ -104,6 +104,9 @@ $(B)/test/targets/fake_pg13: test/targets/fake_pg.c | $(B)/test/targets
 # which.c twice: the same code under two names (work_a, work_b).
 $(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<
+# split linked statically: gcc then writes no .eh_frame_hdr, only .eh_frame.
+$(B)/test/targets/split_static: test/targets/split.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -static -o $@ $<
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<

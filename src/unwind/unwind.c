@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "unwind/unwind.h"
 #include "base/sigprocmask.h"
+#include "unwind/eh_frame.h"
 
 #include <errno.h>
 #include <libunwind.h>
@@ -36,9 +37,16 @@ struct unwinder {
 	unsigned generation; /* module list changes flush libunwind's cache */
 };
 
+/* Where libunwind reads a search table we made (eh_frame.h) while it
+ * looks an address up in it: a non-canonical address, which no target
+ * memory has. */
+#define INDEX_WINDOW (1ULL << 63)
+
 struct unwind_ctx {
 	struct unwinder *u;
 	const struct snapshot *snap;
+	const struct eh_frame_entry *index; /* at INDEX_WINDOW during a look-up */
+	size_t index_bytes;
 };
 
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
@@ -50,6 +58,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		return -UNW_EREADONLYREG;
 	if (snapshot_read(c->snap, addr, val, sizeof(*val)) == 0)
 		return 0;
+	if (c->index && addr >= INDEX_WINDOW && addr - INDEX_WINDOW <= c->index_bytes - sizeof(*val)) {
+		memcpy(val, (const uint8_t *)c->index + (addr - INDEX_WINDOW), sizeof(*val));
+		return 0;
+	}
 	if (modules_read(c->u->modules, addr, val, sizeof(*val)) == 0)
 		return 0;
 	if (modules_anon_name(c->u->modules, addr)) {
@@ -138,6 +150,33 @@ static int read_u32(struct modules *m, uint64_t addr, uint32_t *out)
 	return modules_read(m, addr, out, sizeof(*out));
 }
 
+/* Finds the FDE for ip in a file without .eh_frame_hdr, through the
+ * table made of its .eh_frame: libunwind searches it as it would the
+ * header's, reading it at INDEX_WINDOW. */
+static int find_in_index(unw_addr_space_t as, unw_word_t ip, const struct module_image *img,
+			 unw_proc_info_t *pi, int need_unwind_info, struct unwind_ctx *c)
+{
+	size_t n;
+	uint64_t base;
+	const struct eh_frame_entry *index = img->file ? file_eh_frame_index(img->file, &n, &base)
+						       : NULL;
+	if (!index)
+		return -UNW_ENOINFO;
+	unw_dyn_info_t di;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = img->low;
+	di.end_ip = img->high;
+	di.u.rti.segbase = base + img->bias;
+	di.u.rti.table_data = INDEX_WINDOW;
+	di.u.rti.table_len = n * sizeof(*index) / sizeof(unw_word_t);
+	c->index = index;
+	c->index_bytes = n * sizeof(*index);
+	int r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
+	c->index = NULL;
+	return r;
+}
+
 /* Finds the FDE for ip through the module's .eh_frame_hdr search table. */
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			  int need_unwind_info, void *arg)
@@ -145,8 +184,10 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	struct unwind_ctx *c = arg;
 	struct modules *m = c->u->modules;
 	const struct module_image *img = modules_find(m, ip);
-	if (!img || !img->eh_frame_hdr)
+	if (!img)
 		return -UNW_ENOINFO;
+	if (!img->eh_frame_hdr)
+		return find_in_index(as, ip, img, pi, need_unwind_info, c);
 
 	/* Header: version, eh_frame_ptr_enc, fde_count_enc, table_enc, then
 	 * eh_frame_ptr and fde_count.  Every linker we know of writes the
@@ -298,7 +339,7 @@ static int step_all(struct unwind_ctx *ctx, unw_cursor_t *cursor, struct unwound
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete)
 {
-	struct unwind_ctx ctx = { u, s };
+	struct unwind_ctx ctx = { u, s, NULL, 0 };
 	unw_cursor_t cursor;
 	int n = 0;
 
