@@ -82,6 +82,7 @@ $(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OB
 # with symbols.  Per-target flags below.
 TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
+$(B)/test/targets/jit_nofp: TARGET_CFLAGS += -fomit-frame-pointer
 $(B)/test/targets/%: test/targets/%.c test/targets/own_truth.h | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
 $(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets

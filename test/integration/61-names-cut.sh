@@ -1,4 +1,4 @@
-# --- names: static programs ----------------------------------------------
+# --- names: whole stacks and cut ones; static programs ---------------------
 
 # cut_of FILE.err: the summary's count of cut samples ("" if it has none).
 cut_of() { sed -n 's/^  cut stacks *\([0-9]*\) of .*/\1/p' "$1"; }
@@ -17,6 +17,43 @@ static_tests() {
 	else fail "static program" "from _start to main's callees ${whole}% (>= 95), cut stacks ${cut:-none in the summary} (0)" "$TMP/static.folded"; fi
 }
 
+# JIT code without frame pointers (a JVM without -XX:+PreserveFramePointer):
+# its stacks were one frame, [anon], and "0 unwind failures".  They are
+# cut, and the summary says where and what to do.
+cut_jit_tests() {
+	start "$T/jit_nofp"
+	profile jit_nofp 1s
+	stop_target "$TPID"
+	local marked cut total
+	marked=$(share "$TMP/jit_nofp.folded" '^jit_nofp;[^;]*;\[truncated\];\[anon\]( |$)')
+	cut=$(cut_of "$TMP/jit_nofp.err")
+	total=$(total "$TMP/jit_nofp.folded")
+	if atleast "$marked" 90 && [ -n "$cut" ] && atleast "$cut" "$((total * 9 / 10))" &&
+		grep -q "^  cut stacks .*, most in \[anon\] (" "$TMP/jit_nofp.err" &&
+		grep -q -- "-XX:+PreserveFramePointer.*/tmp/perf-PID.map" "$TMP/jit_nofp.err"; then
+		pass "JIT code without frame pointers: [truncated];[anon] in ${marked}%, summary: $cut of $total cut, most in [anon], with the JIT hint"
+	else fail "JIT code without frame pointers" "[truncated];[anon] ${marked}% (>= 90), cut stacks ${cut:-none in the summary} of $total (>= 90%), most in [anon] and the hint: $(grep -E 'cut stacks|JIT code' "$TMP/jit_nofp.err")" "$TMP/jit_nofp.folded"; fi
+}
+
+# Stacks that reach their thread's first frame are never called cut:
+# glibc's _start, a program built without frame pointers, deep recursion,
+# a signal handler, blocked threads, JIT code that keeps a frame pointer.
+whole_tests() {
+	local t cut bad="" line=""
+	for t in split recursion sighandler blocked jit; do
+		start "$T/$t"
+		profile "whole_$t" 1s
+		stop_target "$TPID"
+		cut=$(cut_of "$TMP/whole_$t.err")
+		line="$line $t ${cut:-?},"
+		if [ "$cut" != 0 ] || ! nowhere "$TMP/whole_$t.folded" "[truncated]"; then bad="$bad $t"; fi
+	done
+	if [ -z "$bad" ]; then pass "whole stacks are not cut: cut stacks${line%,}"
+	else fail "whole stacks called cut" "cut stacks (0 each):${line%,}" "$TMP/whole_${bad# }.folded"; fi
+}
+
 if [ $CAN_ATTACH = 1 ]; then
 	static_tests
-else skip "static programs" "$WHY_NO_ATTACH"; fi
+	cut_jit_tests
+	whole_tests
+else skip "whole and cut stacks, static programs" "$WHY_NO_ATTACH"; fi
