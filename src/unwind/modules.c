@@ -137,8 +137,10 @@ static int open_image(const char *path, uint64_t inode)
 
 /* The file mapped at [start, end): the mapping itself, right even if the
  * file was deleted, replaced or lives in another mount namespace (needs
- * CAP_SYS_ADMIN); else the path as the target sees it, then as we do,
- * only if it is still the inode that is mapped. */
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); else the path as the target
+ * sees it, then as we do; else the program's own file, /proc/PID/exe,
+ * which a tracer without either capability may open (deleted or not) - the
+ * last three only if they are still the inode that is mapped. */
 static int open_mapped(const struct modules *m, const char *path, bool deleted, uint64_t inode,
 		       uint64_t start, uint64_t end)
 {
@@ -151,6 +153,10 @@ static int open_mapped(const struct modules *m, const char *path, bool deleted, 
 		fd = open_image(proc, inode);
 		if (fd < 0)
 			fd = open_image(path, inode);
+	}
+	if (fd < 0 && inode) {
+		snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)m->task);
+		fd = open_image(proc, inode);
 	}
 	return fd;
 }
