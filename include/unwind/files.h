@@ -57,8 +57,8 @@ void files_free(struct files *fs);
  * *added says whether it was read for the first time. */
 struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *added);
 
-/* The same for an image in memory (the vDSO, read from the target),
- * copied; name is what libdw calls it ("[vdso]"). */
+/* The same for an image in memory (the vDSO, or a deleted file, read
+ * from the target), copied; name is what libdw calls it ("[vdso]"). */
 struct file *files_add_memory(struct files *fs, const void *image, size_t size, const char *name,
 			      bool *added);
 

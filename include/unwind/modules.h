@@ -21,7 +21,9 @@
  * else PATH under /proc/PID/root, else PATH, else /proc/PID/exe (the
  * program's own file, which a tracer without that capability may open,
  * deleted or not) - the last three only when their inode is the mapped
- * one.  No such file: no image, and its frames are named after the
+ * one.  A deleted file none of these opens (a library, unprivileged) is
+ * read from the target's memory as it is mapped (image.h), as eu-stack
+ * does.  No such file: no image, and its frames are named after the
  * module, never after another file's symbols.  The vDSO's image is read
  * from the target's memory.  Files are opened when the maps are read, so
  * the unwinder reads .eh_frame from our memory, not the target's.

@@ -4,7 +4,8 @@
 # open a mapping.  A deleted program was then all unwind failures, one
 # frame "[app (deleted)]", where eu-stack, as the same user, reads the
 # file's pages from memory and unwinds.  Now: the program through
-# /proc/PID/exe (the whole file: its own names).
+# /proc/PID/exe (the whole file: its own names), a deleted library from
+# the process's memory (names from .dynsym, as eu-stack's).
 unprivileged_deleted_tests() {
 	local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	local dir failures whole lib
@@ -30,6 +31,16 @@ unprivileged_deleted_tests() {
 		pass "deleted program, as its unprivileged user: _start...main;cpu_work|sleep_work|cpu_other in ${whole}%, named from /proc/PID/exe, no unwind failures"
 	else fail "deleted program, as its unprivileged user" "_start...main's callees ${whole}% (>= 95), unwind failures ${failures:-?} (0)" "$TMP/nb_app.folded"; fi
 
+	start "${as_nobody[@]}" "$dir/loader" "$dir/liblate.so" 0
+	sleep 0.2 # loaded
+	rm "$dir/liblate.so"
+	"${as_nobody[@]}" "$PP" -p "$TPID" -d 1ms -t 1s >"$TMP/nb_lib.folded" 2>"$TMP/nb_lib.err"
+	stop_target "$TPID"
+	lib=$(share "$TMP/nb_lib.folded" '^loader;[^;]*;_start;__libc_start_main;__libc_start_call_main;main;late_spin(;|$| )')
+	failures=$(sed -n 's/.*unwind failures *\([0-9]*\) of.*/\1/p' "$TMP/nb_lib.err")
+	if atleast "$lib" 90 && [ "${failures:-1}" = 0 ]; then
+		pass "deleted library, as its unprivileged user: read from memory, _start...main;late_spin in ${lib}%, no unwind failures"
+	else fail "deleted library, as its unprivileged user" "_start...main;late_spin ${lib}% (>= 90), unwind failures ${failures:-?} (0)" "$TMP/nb_lib.folded"; fi
 	rm -rf "$dir"
 }
 
