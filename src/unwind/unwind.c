@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "unwind/unwind.h"
+#include "base/hash_index.h"
 #include "base/sigprocmask.h"
 #include "unwind/eh_frame.h"
 
@@ -31,10 +32,19 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip
 #define DW_EH_PE_pcrel 0x10
 #define DW_EH_PE_datarel 0x30
 
+/* Whether unwind info covers an address where unwinds end, remembered:
+ * stacks end at a few addresses (_start's, clone3's), and the look-up
+ * costs as much as the rest of the unwind. */
+#define ENDS_CACHED 64
+
 struct unwinder {
 	struct modules *modules;
 	unw_addr_space_t as;
 	unsigned generation; /* module list changes flush libunwind's cache */
+	struct {
+		uint64_t addr; /* 0: none */
+		bool has_info;
+	} ends[ENDS_CACHED];
 };
 
 /* Where libunwind reads a search table we made (eh_frame.h) while it
@@ -282,8 +292,14 @@ static bool begins_thread(struct unwind_ctx *c, const struct unwound_frame *f, b
 	uint64_t addr = f->kind == FRAME_CALL ? f->ip - 1 : f->ip;
 	if (!modules_find(c->u->modules, addr))
 		return false;
-	unw_proc_info_t pi;
-	return find_proc_info(c->u->as, addr, &pi, 0, c) == 0 || rbp_zero;
+	struct unwinder *u = c->u;
+	size_t slot = (size_t)(hash_word(addr) % ENDS_CACHED);
+	if (u->ends[slot].addr != addr) {
+		unw_proc_info_t pi;
+		u->ends[slot].addr = addr;
+		u->ends[slot].has_info = find_proc_info(u->as, addr, &pi, 0, c) == 0;
+	}
+	return u->ends[slot].has_info || rbp_zero;
 }
 
 /* The frames after the first, by libunwind, into frames[1..max - 1).
@@ -350,6 +366,7 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	if (modules_generation(u->modules) != u->generation) {
 		u->generation = modules_generation(u->modules);
 		unw_flush_cache(u->as, 0, 0);
+		memset(u->ends, 0, sizeof(u->ends));
 	}
 	if (max <= 0)
 		return 0;
