@@ -24,8 +24,10 @@ static void stopped_in(struct program *p, const struct unwound_frame *f, char *o
 	const struct module_image *img = modules_at(p->modules, addr);
 	const char *anon_name = img ? NULL : modules_anon_name(p->modules, addr);
 	*anon = anon_name != NULL;
-	if (img)
+	if (img && img->name[0] != '[')
 		frame_module_name(img->name, out, len);
+	else if (img)
+		frame_sanitize(img->name, out, len); /* "[vdso]" */
 	else
 		frame_sanitize(anon_name ? anon_name : "[unknown]", out, len);
 }
