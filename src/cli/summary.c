@@ -152,12 +152,15 @@ static void print_most_stopped(FILE *f, const struct sampler *s)
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		if (tf.sched_known && tf.stopped > most.stopped)
+		if (tf.sched_known && tf.stopped + tf.waited_after > most.stopped + most.waited_after)
 			most = tf;
 	}
+	/* A stop costs a thread more than the stop: once resumed it waits
+	 * for a CPU (a busy machine's, or the one it lost to us). */
 	if (most.tid)
-		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time\n", (int)most.tid,
-			most.comm, most.stopped);
+		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time, and %.2f%% more "
+			"waiting for a CPU after we resumed it\n", (int)most.tid, most.comm, most.stopped,
+			most.waited_after);
 }
 
 /* --max-overhead: what the bound held, where it held anything. */

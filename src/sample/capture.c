@@ -307,7 +307,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
 	overhead_stopped(&st->cost, c.resumed_ns - lost_from);
 	if (c.runs_known)
-		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.resumed_ns);
+		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.stopped.runs, c.resumed_ns);
 	/* ticks the budget refused a stop: this stop's state and stack */
 	ps->ticks[ps->n_ticks - 1].count += st->cost.owed;
 	st->cost.owed = 0;

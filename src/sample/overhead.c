@@ -78,18 +78,26 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns)
 	t->stops += 1;
 }
 
-void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t resumed_ns)
+void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
+			  uint64_t resumed_ns)
 {
 	t->resumed = true;
 	t->wait_at_resume_ns = wait_ns;
+	t->runs_at_resume = runs;
 	t->resumed_ns = resumed_ns;
 }
 
-void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t now_ns)
+void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs, uint64_t now_ns)
 {
-	if (!t->resumed || wait_ns < t->wait_at_resume_ns || now_ns < t->resumed_ns)
+	if (!t->resumed || runs == t->runs_at_resume)
+		return; /* not run since: its wait, if any, is not counted yet */
+	if (wait_ns < t->wait_at_resume_ns || now_ns < t->resumed_ns) {
+		t->resumed = false;
 		return;
+	}
 	t->resumed = false;
 	uint64_t waited = wait_ns - t->wait_at_resume_ns, since = now_ns - t->resumed_ns;
-	t->stopped_ns += (double)(waited < since ? waited : since);
+	uint64_t lost = waited < since ? waited : since;
+	t->stopped_ns += (double)lost;
+	t->waited_after_ns += lost;
 }

@@ -349,6 +349,7 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		double span = (double)(st->sched_last_ns - st->sched_first_ns);
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped_ns / span;
+		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
 	}
 	out->lowest_rate = st->cost.lowest_rate;
 	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
