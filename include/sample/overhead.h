@@ -40,7 +40,6 @@ struct overhead_thread {
 	double stops;       /* stops made */
 	uint64_t last_ns;   /* when the sums were last decayed */
 	double lowest_rate; /* the lowest rate held, for the summary */
-	uint64_t owed;      /* ticks that needed a stop and had none yet */
 	bool resumed;       /* its wait for a CPU after our last resume: */
 	uint64_t wait_at_resume_ns, runs_at_resume, resumed_ns; /* its schedstat then */
 	uint64_t waited_after_ns; /* in all (not decayed): for the summary */
@@ -62,7 +61,9 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns);
  * too.  The kernel adds a wait to schedstat only when the wait ends, so
  * it is counted at the first look (overhead_looked) that finds the thread
  * has run since: as far as its queued time grew, at most the time since
- * the resume. */
+ * the resume, against the budget; in waited_after_ns, divided by the
+ * times it was put on a CPU since (a thread that competes for a CPU
+ * queues anyway). */
 void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
 			  uint64_t resumed_ns);
 void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs, uint64_t now_ns);

@@ -97,6 +97,13 @@ static void wait_after_resume_counted_once_run(void **state)
 	overhead_note_resume(&t, 2000000, 60, 1000000);
 	overhead_looked(&t, 9000000, 61, 1100000);
 	assert_true(t.waited_after_ns == 160000);
+	/* put on a CPU 4 times since: the budget counts the whole wait, the
+	 * summary's estimate a quarter of it */
+	double before = t.stopped_ns;
+	overhead_note_resume(&t, 9000000, 61, 2000000);
+	overhead_looked(&t, 9400000, 65, 3000000);
+	assert_true(t.waited_after_ns == 260000);
+	assert_true(fabs(t.stopped_ns - before - 400000.0) < 1);
 }
 
 int main(void)
