@@ -264,6 +264,68 @@ static void count_parked(struct sampler *s, struct process *p, struct thread *th
 			    "parked");
 }
 
+/* What the stop cost the thread, for the summary, the frozen ticks
+ * (count.h) and the budget (overhead.h). */
+static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
+			   const struct pending_stop *ps, const struct stop_copy *c, uint64_t seen_ns)
+{
+	/* Until PTRACE_CONT wakes it: one on a CPU from the interrupt; one
+	 * that was not (blocked, or queued for a CPU) from its trap, when it
+	 * would have run on. */
+	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
+	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
+	uint64_t frozen = c->resumed_ns - frozen_from;
+	hist_add(&s->r->frozen, frozen);
+	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
+		st->frozen_round = s->round;
+		st->frozen_from_ns = frozen_from;
+		st->frozen_to_ns = c->resumed_ns;
+	}
+	st->stopped_ns += frozen;
+	/* What the budget counts is what the thread lost: from when it stopped
+	 * running (our round's start, when the round held its CPU) to
+	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
+	 * (overhead_looked). */
+	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
+	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
+	if (c->runs_known)
+		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns);
+}
+
+/* The copy unwound, remembered, and counted for every tick the stop
+ * stands for (those the budget refused before it too). */
+static void unwind_and_count(struct sampler *s, struct process *p, struct thread *th,
+			     struct sampled_thread *st, struct pending_stop *ps,
+			     struct thread_memory *m, const struct stop_copy *c,
+			     const struct stop_facts *f, const struct stop_times *when)
+{
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	int n = 0, complete = 1;
+	struct unwind_input in = snap_input(s, p);
+	if (c->copied) {
+		n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
+				    &complete);
+		stack_bounds(p, st, s->snap->regs.rsp, true);
+		memory_remember(m, &in, frames, n, complete);
+		memory_after_stop(m, f);
+		/* the wait's own kernel frames, if our stop aborts it */
+		memcpy(m->kernel, ps->ticks[0].kernel, sizeof(m->kernel));
+		m->n_kernel = ps->ticks[0].n_kernel;
+	}
+	tick_trace_stop(s->trace, th->tid, c->copied, false, &in, complete, f, when);
+	/* Without a kernel stack to tell, the trap does: a thread on a CPU
+	 * traps where it is, one queued for a CPU must be put on it first. */
+	bool on_cpu_by_runs = c->runs_known && ps->runs_known && c->stopped.runs == ps->runs;
+	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
+	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, th->group_stop,
+			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
+	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
+		struct observation ob = { .state = "R (runnable)", .user = c->copied };
+		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
+			  when->seen_ns, "waited");
+	}
+}
+
 /* Completes the sample(s) of a thread we stopped, now that it is: copy,
  * resume, then unwind and count.  Called as soon as its trap is seen. */
 static void complete_stop(struct sampler *s, struct process *p, struct thread *th,
@@ -288,27 +350,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
 			  sizeof(*s->resumed)))
 		s->resumed[s->n_resumed++] = thread_ref_of(s, p, th);
-	/* What the stop cost the thread: until PTRACE_CONT wakes it.  One on
-	 * a CPU from the interrupt; one that was not (blocked, or queued for a
-	 * CPU) from its trap, when it would have run on. */
-	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
-	uint64_t frozen = c.resumed_ns - frozen_from;
-	hist_add(&s->r->frozen, frozen);
-	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
-		st->frozen_round = s->round;
-		st->frozen_from_ns = frozen_from;
-		st->frozen_to_ns = c.resumed_ns;
-	}
-	st->stopped_ns += frozen;
-	/* What the budget counts is what the thread lost: from when it stopped
-	 * running (our round's start, when the round held its CPU) to
-	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
-	 * (overhead_looked). */
-	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
-	overhead_stopped(&st->cost, c.resumed_ns - lost_from);
-	if (c.runs_known)
-		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.stopped.runs, c.resumed_ns);
+	note_stop_cost(s, st, ps, &c, seen_ns);
 	if (p->t->execs != execs || !m) {
 		/* An execve completed while we waited: what /proc said before
 		 * the stop was the old program's, the stack is the new one's.
@@ -321,35 +363,8 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	if (c.parked) {
 		owed_count(s, p, st, m->frames, m->n_frames, m->complete);
 		count_parked(s, p, th, st, ps, &c, &f, &when);
-		free(ps);
-		return;
-	}
-	struct unwound_frame frames[UNWIND_MAX_FRAMES];
-	int n = 0, complete = 1;
-	struct unwind_input in = snap_input(s, p);
-	if (c.copied) {
-		n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
-				    &complete);
-		stack_bounds(p, st, s->snap->regs.rsp, true);
-		memory_remember(m, &in, frames, n, complete);
-		memory_after_stop(m, &f);
-		/* the wait's own kernel frames, if our stop aborts it */
-		memcpy(m->kernel, ps->ticks[0].kernel, sizeof(m->kernel));
-		m->n_kernel = ps->ticks[0].n_kernel;
-	}
-	tick_trace_stop(s->trace, th->tid, c.copied, false, &in, complete, &f, &when);
-	/* Without a kernel stack to tell, the trap does: a thread on a CPU
-	 * traps where it is, one queued for a CPU must be put on it first. */
-	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
-	/* ticks the budget refused a stop, before this one: what they showed,
-	 * with this stop's stack */
-	owed_count(s, p, st, c.copied ? frames : NULL, n, complete);
-	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
-			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
-	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
-		struct observation ob = { .state = "R (runnable)", .user = c.copied };
-		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
-			  seen_ns, "waited");
+	} else {
+		unwind_and_count(s, p, th, st, ps, m, &c, &f, &when);
 	}
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);
