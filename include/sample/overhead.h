@@ -25,7 +25,14 @@
 #include <stdint.h>
 
 #define OVERHEAD_WINDOW_NS 250000000ULL /* the sliding window's time constant */
-#define OVERHEAD_MIN_RATE 0.005         /* at least one stop in 200 such ticks */
+/* A running thread still gets this many stops a second at least, so that
+ * its ticks borrow a stack at most half a second old.  Not a share of its
+ * ticks: one in 200, as before, was 50 stops a second at -d 100us, and on a
+ * loaded machine, where a stop costs a CPU-bound thread its place on the
+ * CPU (1-3 ms each here), that alone was over a 1 % budget. */
+#define OVERHEAD_MIN_STOPS_PER_S 2.0
+#define OVERHEAD_START_RATE 0.01     /* of the ticks that need a stop, at first */
+#define OVERHEAD_RAMP_NS 25000000ULL /* the rate at most doubles in this time */
 #define OVERHEAD_MAX_SCALE 1000.0       /* ticks at most 1000 times rarer */
 #define OVERHEAD_NOT_STOPPED "[not stopped: --max-overhead]"
 
@@ -45,7 +52,8 @@ struct overhead_thread {
 	uint64_t waited_after_ns; /* in all (not decayed): for the summary */
 };
 
-/* Starts a thread's budget at now_ns: every stop allowed. */
+/* Starts a thread's budget at now_ns: its first tick stopped, the rate
+ * low (OVERHEAD_START_RATE) until its costs are measured. */
 void overhead_thread_start(struct overhead_thread *t, uint64_t now_ns);
 
 /* A tick that needs a stop of the thread, at now_ns: may it have one?
@@ -76,9 +84,13 @@ double overhead_share(const struct overhead_thread *t);
  * (needs / wall_ns) is what every such tick stopped would cost; the rate
  * is the budget's share of that, lowered again by budget / share while
  * the window is over budget (stopped_ns / wall_ns), within
- * [OVERHEAD_MIN_RATE, 1]; 1 when no stop has been measured yet. */
+ * [overhead_floor, 1]; 1 when no stop has been measured yet. */
 double overhead_next_rate(double budget, double wall_ns, double needs, double stops,
 			 double stopped_ns);
+
+/* Pure: the lowest rate, OVERHEAD_MIN_STOPS_PER_S for a thread that needs
+ * needs stops in wall_ns (at most 1). */
+double overhead_floor(double wall_ns, double needs);
 
 /* Pure: the scale of the tick interval (1: as asked) that keeps the
  * sampler's CPU within 70 % of budget of the machine's cpus CPUs: its CPU

@@ -5,7 +5,10 @@
 
 void overhead_thread_start(struct overhead_thread *t, uint64_t now_ns)
 {
-	*t = (struct overhead_thread){ .rate = 1, .last_ns = now_ns, .lowest_rate = 1 };
+	/* its first tick gets a stop; the rate starts low and rises as its
+	 * costs are measured (overhead_may_stop) */
+	*t = (struct overhead_thread){ .rate = OVERHEAD_START_RATE, .credit = 1,
+				       .last_ns = now_ns, .lowest_rate = 1 };
 }
 
 /* The window slides: older time weighs less, e^(-age/window). */
@@ -39,9 +42,18 @@ double overhead_next_rate(double budget, double wall_ns, double needs, double st
 	double share = stopped_ns / wall_ns;
 	if (share > budget)
 		rate *= budget / share;
-	if (rate < OVERHEAD_MIN_RATE)
-		rate = OVERHEAD_MIN_RATE;
+	double floor = overhead_floor(wall_ns, needs);
+	if (rate < floor)
+		rate = floor;
 	return rate > 1 ? 1 : rate;
+}
+
+double overhead_floor(double wall_ns, double needs)
+{
+	if (wall_ns <= 0 || needs <= 0)
+		return 1;
+	double floor = OVERHEAD_MIN_STOPS_PER_S / (needs / wall_ns * 1e9);
+	return floor > 1 ? 1 : floor;
 }
 
 double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
@@ -60,11 +72,21 @@ bool overhead_may_stop(struct overhead_thread *t, uint64_t now_ns, double budget
 {
 	if (budget <= 0)
 		return true;
+	uint64_t since = now_ns > t->last_ns ? now_ns - t->last_ns : 0;
 	decay(t, now_ns);
 	t->needs += 1;
-	t->rate = overhead_next_rate(budget, t->wall_ns, t->needs, t->stops, t->stopped_ns);
-	if (t->rate < t->lowest_rate)
-		t->lowest_rate = t->rate;
+	double want = overhead_next_rate(budget, t->wall_ns, t->needs, t->stops, t->stopped_ns);
+	/* Down at once, up at most twice as high each OVERHEAD_RAMP_NS: a
+	 * stop's full cost (the wait for a CPU after it) is known only at the
+	 * thread's next look, and a start at every tick cost a CPU-bound
+	 * thread 1 % of a 3 s run in its first 100 ms on a loaded machine. */
+	double cap = t->rate * exp2((double)since / (double)OVERHEAD_RAMP_NS);
+	t->rate = want < cap ? want : cap;
+	double floor = overhead_floor(t->wall_ns, t->needs);
+	if (t->rate < floor)
+		t->rate = floor;
+	if (want < t->lowest_rate) /* what the budget held, not the start */
+		t->lowest_rate = want;
 	t->credit += t->rate;
 	if (t->credit < 1)
 		return false;

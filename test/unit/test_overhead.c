@@ -23,16 +23,20 @@ static void rate_from_costs(void **state)
 	/* the same stops, but the window 2 % stopped (waits after them): half */
 	rate = overhead_next_rate(0.01, 250 * MS, 2500, 250, 250 * 20000.0);
 	assert_true(fabs(rate - 0.0175) < 0.0005);
-	/* every tick stopped so far (20 %): the floor */
-	assert_true(overhead_next_rate(0.01, 250 * MS, 2500, 2500, 2500 * 20000.0) ==
-		    OVERHEAD_MIN_RATE);
+	/* every tick stopped so far (20 %): 20 times lower again */
+	rate = overhead_next_rate(0.01, 250 * MS, 2500, 2500, 2500 * 20000.0);
+	assert_true(fabs(rate - 0.00175) < 0.00001);
 	/* within budget already: every tick */
 	assert_true(overhead_next_rate(0.5, 250 * MS, 2500, 2500, 2500 * 20000.0) == 1);
+	/* the floor: 2 stops a second of the 10 000 it needs */
+	assert_true(fabs(overhead_floor(250 * MS, 2500) - 0.0002) < 1e-9);
+	/* one that needs a stop a second: every one */
+	assert_true(overhead_floor(1000 * MS, 1) == 1);
 	/* nothing measured yet: every tick */
 	assert_true(overhead_next_rate(0.01, 250 * MS, 10, 0, 0) == 1);
 	/* a hopeless budget: the floor */
 	assert_true(overhead_next_rate(1e-9, 250 * MS, 2500, 2500, 2500 * 20000.0) ==
-		    OVERHEAD_MIN_RATE);
+		    overhead_floor(250 * MS, 2500));
 }
 
 /* The sampler at 40 us of CPU per tick, asked one every 100 us, on 2
