@@ -14,6 +14,10 @@
 # over the rounds: the share of its time the target lost, the profiler's
 # CPU as a share of the machine, and the sampling rate achieved.
 #
+# Then a server's shape: 1000 threads waking every 0.5 s (many_threads
+# ... nap) at 10 ms and 1 ms: the share of ticks sampled, the profiler's
+# CPU, and its CPU per thread per round.
+#
 # Tunables: BENCH_ROUNDS (3), BENCH_SECONDS (3).  Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,3 +95,21 @@ END {
 			kk[2], (kk[3] == "none" ? "none" : "--max-overhead " kk[3]), median(l, m), median(c, m), median(r, m)
 	}
 }' "$OUT/rows"
+
+# A thousand threads.
+echo
+echo "| 1000 threads waking every 0.5 s | ticks sampled | profiler CPU (of the machine) | CPU per thread per round |"
+echo "| --- | ---: | ---: | ---: |"
+for every in 10ms 1ms; do
+	build/test/targets/many_threads 1000 0 $((SECS + 2)) nap &
+	pid=$!
+	sleep 0.5
+	"$PP" -p "$pid" -d "$every" -t "${SECS}s" -o /dev/null 2>"$OUT/many.$every" || true
+	wait "$pid" || true
+	share=$(sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9.]*%\)).*/\1/p' "$OUT/many.$every")
+	cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs/\1 \2/p' "$OUT/many.$every")
+	rounds=$(sed -n 's/.* \([0-9]*\) rounds, .*/\1/p' "$OUT/many.$every")
+	echo "$every $share $cpu $rounds" | awk -v secs="$SECS" '{
+		per = $3 / 100 * $4 * secs * 1e6 / ($5 > 0 ? $5 : 1) / 1000
+		printf "| -d %s | %s | %.1f %% | %.2f us |\n", $1, $2, $3, per }'
+done
