@@ -53,7 +53,7 @@ POSTMASTER=$(head -n 1 "$WORK/data/postmaster.pid")
 echo "== windows (notes from the profiler's stderr)"
 grep -E "^ptrace_profiler: window .* (from|pushed)" "$WORK/pp.err" | cut -c1-200
 echo "== summary"
-grep -E "rounds in|rate |profiler CPU|windows  |pushed  |push failures" "$WORK/pp.err"
+grep -E "ticks in|rate |profiler CPU|windows  |pushed  |push failures" "$WORK/pp.err"
 echo "== requests: bytes, lines (distinct stacks), samples"
 python3 - "$WORK/requests.log" <<'PY'
 import json, sys
