@@ -185,11 +185,10 @@ static int stream_thread(struct ss *ss, size_t i, bool *first_profile)
 static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 {
 	const struct stack_table *t = ss->p->stacks;
-	size_t n_stacks = stack_table_distinct(t), len = 0, cap = 4096;
+	size_t n_stacks = stack_table_distinct(t), len = 0, cap = 0;
 	struct ptr_index idx = { 0 };
-	ss->text = malloc(cap);
 	ss->text_off = malloc((n_stacks + 1) * sizeof(*ss->text_off));
-	if (!ss->text || !ss->text_off)
+	if (!ss->text_off)
 		goto oom;
 	for (size_t id = 0; id < n_stacks; id++) {
 		size_t n;
@@ -200,23 +199,14 @@ static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 			uint32_t k;
 			if (ptr_index_get(&idx, name, &k, NULL) != 0)
 				goto oom;
-			if (len + 24 > cap) {
-				cap *= 2;
-				char *nt = realloc(ss->text, cap);
-				if (!nt)
-					goto oom;
-				ss->text = nt;
-			}
+			/* a comma or '[', and a number */
+			if (!array_reserve((void **)&ss->text, len + 24, &cap, 1))
+				goto oom;
 			ss->text[len++] = i ? ',' : '[';
 			len += u64_to_dec(k, ss->text + len);
 		}
-		if (len + 2 > cap) {
-			cap *= 2;
-			char *nt = realloc(ss->text, cap);
-			if (!nt)
-				goto oom;
-			ss->text = nt;
-		}
+		if (!array_reserve((void **)&ss->text, len + 2, &cap, 1))
+			goto oom;
 		if (n == 0)
 			ss->text[len++] = '[';
 		ss->text[len++] = ']';
