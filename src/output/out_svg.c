@@ -177,7 +177,8 @@ static void close_to(struct svg_layout *l, size_t keep)
 		if (d + 1 > l->max_level)
 			l->max_level = d + 1;
 		if (l->f)
-			write_box(l, l->open[d].name, l->open[d].kind, d + 1, start, n, l->open[d].before);
+			write_box(l, l->open[d].name, l->open[d].kind, d + 1, start, n,
+				  l->open[d].before);
 		else if (l->diff)
 			measure_change(l, l->open[d].before, n);
 	}

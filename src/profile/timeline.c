@@ -80,7 +80,8 @@ int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint
 int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named)
 {
 	size_t had = tl->cap_named;
-	if (!array_reserve((void **)&tl->named, (size_t)stack + 1, &tl->cap_named, sizeof(*tl->named)))
+	if (!array_reserve((void **)&tl->named, (size_t)stack + 1, &tl->cap_named,
+			   sizeof(*tl->named)))
 		return -1;
 	for (size_t i = had; i < tl->cap_named; i++)
 		tl->named[i] = UNNAMED;

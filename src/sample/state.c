@@ -46,7 +46,8 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 	 * meet a new thread. */
 	if (s->n_threads == s->cap_threads) {
 		size_t b = s->cap_threads / 64;
-		if (!array_reserve((void **)&s->blocks, b + 1, &s->cap_blocks, sizeof(*s->blocks)) ||
+		if (!array_reserve((void **)&s->blocks, b + 1, &s->cap_blocks,
+				   sizeof(*s->blocks)) ||
 		    !(s->blocks[b] = calloc(64, sizeof(**s->blocks))))
 			return NULL;
 		s->cap_threads += 64;
