@@ -51,7 +51,7 @@ struct stack_diff {
 	/* what it is made of */
 	struct stack_table *names;
 	const char **frame_pool;
-	uint64_t *counts[2];
+	uint64_t (*counts)[2];     /* by stack id: before's, after's */
 	size_t cap_counts;
 };
 

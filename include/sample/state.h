@@ -166,8 +166,10 @@ struct sampler {
 	size_t n_targets, cap_targets;
 	size_t *n_out;         /* the caller's count, kept up to date */
 	struct process *procs;
+	size_t cap_procs;      /* (n_targets of them are in use) */
 	struct sampled_thread **blocks; /* every thread met, in order, 64 a */
 	size_t n_threads, cap_threads;  /* block: a record never moves */
+	size_t cap_blocks;
 	struct stack_table *table; /* where every program's stacks are named */
 	struct timeline *timeline; /* the formats that keep time; else NULL */
 	struct profile_thread *profile_threads; /* every thread sampled, for them */
@@ -217,7 +219,7 @@ struct sampler {
 	/* --subprocesses */
 	uint64_t last_family_scan;
 	pid_t *pg_skipped;     /* --pg-wait-events: descendants not followed */
-	size_t n_pg_skipped;
+	size_t n_pg_skipped, cap_pg_skipped;
 	/* --period and SIGUSR1 (windows.c) */
 	struct continuous *cont;
 	volatile sig_atomic_t *dump;

@@ -45,14 +45,8 @@ const char *intern(struct intern_set *s, const char *text)
 	uint32_t id = hash_index_find(&s->index, h, same_text, s, text);
 	if (id != HASH_NONE)
 		return s->strings[id];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		char **n = realloc(s->strings, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->strings = n;
-		s->cap = cap;
-	}
+	if (!array_reserve((void **)&s->strings, s->n + 1, &s->cap, sizeof(*s->strings)))
+		return NULL;
 	char *copy = strdup(text);
 	if (!copy || hash_index_add(&s->index, h, (uint32_t)s->n) != 0) {
 		free(copy);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/frame.h"
+#include "base/hash_index.h"
 
 #define MAX_EVENT 1000000 /* Oracle has a few thousand events */
 
@@ -49,17 +50,10 @@ void oracle_names_free(struct event_names *n)
 
 static int set_name(struct event_names *n, unsigned long ev, const char *name)
 {
-	if (ev >= n->cap) {
-		size_t cap = n->cap ? n->cap : 1024;
-		while (cap <= ev)
-			cap *= 2;
-		char **grown = realloc(n->name, cap * sizeof(*grown));
-		if (!grown)
-			return -1;
-		memset(grown + n->cap, 0, (cap - n->cap) * sizeof(*grown));
-		n->name = grown;
-		n->cap = cap;
-	}
+	size_t had = n->cap;
+	if (!array_reserve((void **)&n->name, (size_t)ev + 1, &n->cap, sizeof(*n->name)))
+		return -1;
+	memset(n->name + had, 0, (n->cap - had) * sizeof(*n->name));
 	char clean[256];
 	frame_sanitize(name, clean, sizeof(clean));
 	free(n->name[ev]);

@@ -147,17 +147,10 @@ uint64_t namer_lookups(const struct namer *n)
 static struct file_names *names_of(struct namer *n, struct file *file)
 {
 	size_t i = file_index(file);
-	if (i >= n->cap_files) {
-		size_t cap = n->cap_files ? n->cap_files : 16;
-		while (cap <= i)
-			cap *= 2;
-		struct file_names **grown = realloc(n->files, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + n->cap_files, 0, (cap - n->cap_files) * sizeof(*grown));
-		n->files = grown;
-		n->cap_files = cap;
-	}
+	size_t had = n->cap_files;
+	if (!array_reserve((void **)&n->files, i + 1, &n->cap_files, sizeof(*n->files)))
+		return NULL;
+	memset(n->files + had, 0, (n->cap_files - had) * sizeof(*n->files));
 	if (n->files[i])
 		return n->files[i];
 	struct file_names *f = calloc(1, sizeof(*f));

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash_index.h"
+
 
 /* --- reading ------------------------------------------------------------ */
 
@@ -149,22 +151,14 @@ static int add_line(const char *const *frames, size_t n, uint64_t count, void *a
 	long id = stack_table_add(d->names, frames, n, 0);
 	if (id < 0)
 		return -1;
-	size_t want = (size_t)id + 1;
-	if (want > d->cap_counts) {
-		size_t cap = d->cap_counts ? d->cap_counts * 2 : 1024;
-		for (int s = 0; s < 2; s++) {
-			uint64_t *c = realloc(d->counts[s], cap * sizeof(*c));
-			if (!c)
-				return -1;
-			memset(c + d->cap_counts, 0, (cap - d->cap_counts) * sizeof(*c));
-			d->counts[s] = c;
-		}
-		d->cap_counts = cap;
-	}
-	uint64_t *total = r->side ? &d->total_after : &d->total_before;
-	if (d->counts[r->side][id] > UINT64_MAX - count || *total > UINT64_MAX - count)
+	size_t had = d->cap_counts;
+	if (!array_reserve((void **)&d->counts, (size_t)id + 1, &d->cap_counts, sizeof(*d->counts)))
 		return -1;
-	d->counts[r->side][id] += count;
+	memset(d->counts + had, 0, (d->cap_counts - had) * sizeof(*d->counts));
+	uint64_t *total = r->side ? &d->total_after : &d->total_before;
+	if (d->counts[id][r->side] > UINT64_MAX - count || *total > UINT64_MAX - count)
+		return -1;
+	d->counts[id][r->side] += count;
 	*total += count;
 	return 0;
 }
@@ -213,7 +207,7 @@ static int gather(struct stack_diff *d)
 	for (size_t id = 0; id < n; id++) {
 		uint64_t unused;
 		size_t k = stack_table_frames(d->names, id, pool, frames, &unused);
-		d->stacks[id] = (struct diff_stack){ pool, k, d->counts[0][id], d->counts[1][id] };
+		d->stacks[id] = (struct diff_stack){ pool, k, d->counts[id][0], d->counts[id][1] };
 		pool += k;
 		frames -= k;
 	}
@@ -274,8 +268,7 @@ void stack_diff_free(struct stack_diff *d)
 	stack_table_free(d->names);
 	free(d->frame_pool);
 	free(d->stacks);
-	free(d->counts[0]);
-	free(d->counts[1]);
+	free(d->counts);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -37,17 +37,9 @@ static void pb_raw(struct pb *b, const void *data, size_t len)
 {
 	if (b->oom)
 		return;
-	if (b->n + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->n + len)
-			cap *= 2;
-		uint8_t *d = realloc(b->d, cap);
-		if (!d) {
-			b->oom = true;
-			return;
-		}
-		b->d = d;
-		b->cap = cap;
+	if (!array_reserve((void **)&b->d, b->n + len, &b->cap, 1)) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->d + b->n, data, len);
 	b->n += len;
@@ -152,7 +144,7 @@ struct pp {
 	struct ptr_index strings; /* string pointer -> its number */
 	uint32_t *string_no;      /* pointer number -> index - 1 */
 	const char **string_list; /* index - 1 -> string */
-	size_t string_cap, n_list;
+	size_t cap_no, cap_list, n_list;
 	struct hash_index by_text; /* text -> index - 1 (in string_list) */
 	struct ptr_index frames;  /* frame name -> location and function id - 1 */
 	const char **frame_buf;
@@ -180,22 +172,16 @@ static uint64_t str_id(struct pp *pp, const char *s)
 		goto oom;
 	if (!added)
 		return (uint64_t)pp->string_no[k] + 1;
-	if (pp->strings.n > pp->string_cap) {
-		size_t cap = pp->string_cap ? pp->string_cap * 2 : 256;
-		const char **l = realloc(pp->string_list, cap * sizeof(*l));
-		if (l)
-			pp->string_list = l;
-		uint32_t *no = l ? realloc(pp->string_no, cap * sizeof(*no)) : NULL;
-		if (!no)
-			goto oom;
-		pp->string_no = no;
-		pp->string_cap = cap;
-	}
+	if (!array_reserve((void **)&pp->string_no, pp->strings.n, &pp->cap_no,
+			   sizeof(*pp->string_no)))
+		goto oom;
 	uint64_t h = hash_bytes(s, strlen(s));
 	uint32_t no = hash_index_find(&pp->by_text, h, text_eq, pp->string_list, s);
 	if (no == HASH_NONE) {
 		no = (uint32_t)pp->n_list;
-		if (hash_index_add(&pp->by_text, h, no) != 0)
+		if (!array_reserve((void **)&pp->string_list, pp->n_list + 1, &pp->cap_list,
+				   sizeof(*pp->string_list)) ||
+		    hash_index_add(&pp->by_text, h, no) != 0)
 			goto oom;
 		pp->string_list[pp->n_list++] = s;
 	}
@@ -325,14 +311,8 @@ static int pair_add(const struct profile_sample *s, void *arg)
 		ps->v[i].wall += s->weight_ns;
 		return 0;
 	}
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 256;
-		struct pair *v = realloc(ps->v, cap * sizeof(*v));
-		if (!v)
-			goto oom;
-		ps->v = v;
-		ps->cap = cap;
-	}
+	if (!array_reserve((void **)&ps->v, ps->n + 1, &ps->cap, sizeof(*ps->v)))
+		goto oom;
 	if (hash_index_add(&ps->ix, h, (uint32_t)ps->n) != 0)
 		goto oom;
 	ps->v[ps->n++] = (struct pair){ key, 1, s->weight_ns };

@@ -185,11 +185,10 @@ static int stream_thread(struct ss *ss, size_t i, bool *first_profile)
 static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 {
 	const struct stack_table *t = ss->p->stacks;
-	size_t n_stacks = stack_table_distinct(t), len = 0, cap = 4096;
+	size_t n_stacks = stack_table_distinct(t), len = 0, cap = 0;
 	struct ptr_index idx = { 0 };
-	ss->text = malloc(cap);
 	ss->text_off = malloc((n_stacks + 1) * sizeof(*ss->text_off));
-	if (!ss->text || !ss->text_off)
+	if (!ss->text_off)
 		goto oom;
 	for (size_t id = 0; id < n_stacks; id++) {
 		size_t n;
@@ -200,23 +199,14 @@ static int index_frames(struct ss *ss, const char ***names_out, size_t *n_names)
 			uint32_t k;
 			if (ptr_index_get(&idx, name, &k, NULL) != 0)
 				goto oom;
-			if (len + 24 > cap) {
-				cap *= 2;
-				char *nt = realloc(ss->text, cap);
-				if (!nt)
-					goto oom;
-				ss->text = nt;
-			}
+			/* a comma or '[', and a number */
+			if (!array_reserve((void **)&ss->text, len + 24, &cap, 1))
+				goto oom;
 			ss->text[len++] = i ? ',' : '[';
 			len += u64_to_dec(k, ss->text + len);
 		}
-		if (len + 2 > cap) {
-			cap *= 2;
-			char *nt = realloc(ss->text, cap);
-			if (!nt)
-				goto oom;
-			ss->text = nt;
-		}
+		if (!array_reserve((void **)&ss->text, len + 2, &cap, 1))
+			goto oom;
 		if (n == 0)
 			ss->text[len++] = '[';
 		ss->text[len++] = ']';
@@ -234,101 +224,134 @@ oom:
 	return -1;
 }
 
-int output_speedscope(FILE *f, const struct profile *p, size_t budget)
+/* The profile shown first: the heaviest thread's, by its position among
+ * the threads with samples. */
+static size_t heaviest_profile(const struct ss *ss)
 {
-	if (!budget)
-		budget = DEFAULT_BUDGET;
-	struct ss ss = { .f = f, .p = p };
-	const char **names = NULL;
-	size_t n_names = 0;
-	int rc = -1;
-	if (!p->samples) {
-		errno = EINVAL;
-		return -1;
-	}
-	ss.th = calloc(p->n_threads ? p->n_threads : 1, sizeof(*ss.th));
-	if (!ss.th) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (index_frames(&ss, &names, &n_names) != 0 || sample_pass(p, count_one, &ss) != 0)
-		goto out;
-
-	/* The heaviest thread is shown first. */
 	size_t active = 0, position = 0;
 	uint64_t heaviest = 0;
-	for (size_t i = 0; i < p->n_threads; i++) {
-		if (!ss.th[i].count)
+	for (size_t i = 0; i < ss->p->n_threads; i++) {
+		if (!ss->th[i].count)
 			continue;
-		if (position == 0 || ss.th[i].weight > heaviest) {
-			heaviest = ss.th[i].weight;
+		if (position == 0 || ss->th[i].weight > heaviest) {
+			heaviest = ss->th[i].weight;
 			active = position;
 		}
 		position++;
 	}
+	return active;
+}
 
+/* Everything before the profiles: the file's name, the profile shown
+ * first, and every frame once. */
+static void write_head(struct ss *ss, const char *const *names, size_t n_names)
+{
+	FILE *f = ss->f;
+	const struct profile *p = ss->p;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"ptrace_profiler " PROFILER_VERSION "\",\n\"name\":", f);
 	json_string(f, p->target && p->target[0] ? p->target
 			: p->command && p->command[0] ? p->command : "ptrace_profiler");
-	fprintf(f, ",\n\"activeProfileIndex\":%zu,\n\"shared\":{\"frames\":[", active);
+	fprintf(f, ",\n\"activeProfileIndex\":%zu,\n\"shared\":{\"frames\":[",
+		heaviest_profile(ss));
 	for (size_t i = 0; i < n_names; i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
 		json_string(f, names[i]);
 		fputc('}', f);
 	}
 	fputs("]},\n\"profiles\":[", f);
+}
 
-	bool first_profile = true;
-	for (size_t i = 0; i < p->n_threads;) {
-		if (!ss.th[i].count) {
-			i++;
-			continue;
-		}
-		if (ss.th[i].count > budget / PER_SAMPLE) {
-			if (stream_thread(&ss, i, &first_profile) != 0)
-				goto out;
-			i++;
-			continue;
-		}
-		/* A group: as many threads as fit. */
-		size_t bytes = 0, j = i;
-		for (; j < p->n_threads; j++) {
-			size_t need = ss.th[j].count * PER_SAMPLE;
-			if (ss.th[j].count > budget / PER_SAMPLE || bytes + need > budget)
-				break;
-			bytes += need;
-		}
-		ss.first = i;
-		ss.last = j;
-		bool ok = true;
-		for (size_t k = i; k < j && ok; k++) {
-			struct ss_thread *t = &ss.th[k];
-			if (!t->count)
-				continue;
-			t->stacks = malloc(t->count * sizeof(*t->stacks));
-			t->weights = malloc(t->count * sizeof(*t->weights));
-			ok = t->stacks && t->weights;
-		}
-		if (!ok)
-			errno = ENOMEM;
-		if (ok && sample_pass(p, gather_one, &ss) == 0)
-			write_group(&ss, &first_profile);
-		else
-			ok = false;
-		for (size_t k = i; k < j; k++) {
-			free(ss.th[k].stacks);
-			free(ss.th[k].weights);
-			ss.th[k].stacks = NULL;
-			ss.th[k].weights = NULL;
-		}
-		if (!ok)
-			goto out;
-		i = j;
+/* The end of a group that begins at thread i: as many threads as fit the
+ * budget together. */
+static size_t group_end(const struct ss *ss, size_t i, size_t budget)
+{
+	size_t bytes = 0, j = i;
+	for (; j < ss->p->n_threads; j++) {
+		size_t need = ss->th[j].count * PER_SAMPLE;
+		if (ss->th[j].count > budget / PER_SAMPLE || bytes + need > budget)
+			break;
+		bytes += need;
 	}
-	fputs("\n]}\n", f);
-	rc = ferror(f) ? -1 : 0;
-out:
+	return j;
+}
+
+/* Threads [first, last): their samples gathered in one pass, then
+ * written from memory. */
+static int gather_group(struct ss *ss, size_t first, size_t last, bool *first_profile)
+{
+	ss->first = first;
+	ss->last = last;
+	bool ok = true;
+	for (size_t k = first; k < last && ok; k++) {
+		struct ss_thread *t = &ss->th[k];
+		if (!t->count)
+			continue;
+		t->stacks = malloc(t->count * sizeof(*t->stacks));
+		t->weights = malloc(t->count * sizeof(*t->weights));
+		ok = t->stacks && t->weights;
+	}
+	if (!ok)
+		errno = ENOMEM;
+	if (ok && sample_pass(ss->p, gather_one, ss) == 0)
+		write_group(ss, first_profile);
+	else
+		ok = false;
+	for (size_t k = first; k < last; k++) {
+		free(ss->th[k].stacks);
+		free(ss->th[k].weights);
+		ss->th[k].stacks = NULL;
+		ss->th[k].weights = NULL;
+	}
+	return ok ? 0 : -1;
+}
+
+/* Every thread with samples, in order: one over the budget on its own
+ * streamed, the others in groups that fit it. */
+static int write_profiles(struct ss *ss, size_t budget)
+{
+	bool first_profile = true;
+	for (size_t i = 0; i < ss->p->n_threads;) {
+		if (!ss->th[i].count) {
+			i++;
+		} else if (ss->th[i].count > budget / PER_SAMPLE) {
+			if (stream_thread(ss, i, &first_profile) != 0)
+				return -1;
+			i++;
+		} else {
+			size_t j = group_end(ss, i, budget);
+			if (gather_group(ss, i, j, &first_profile) != 0)
+				return -1;
+			i = j;
+		}
+	}
+	return 0;
+}
+
+int output_speedscope(FILE *f, const struct profile *p, size_t budget)
+{
+	if (!budget)
+		budget = DEFAULT_BUDGET;
+	if (!p->samples) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct ss ss = { .f = f, .p = p };
+	ss.th = calloc(p->n_threads ? p->n_threads : 1, sizeof(*ss.th));
+	if (!ss.th) {
+		errno = ENOMEM;
+		return -1;
+	}
+	const char **names = NULL;
+	size_t n_names = 0;
+	int rc = -1;
+	if (index_frames(&ss, &names, &n_names) == 0 && sample_pass(p, count_one, &ss) == 0) {
+		write_head(&ss, names, n_names);
+		if (write_profiles(&ss, budget) == 0) {
+			fputs("\n]}\n", f);
+			rc = ferror(f) ? -1 : 0;
+		}
+	}
 	free(names);
 	free(ss.text);
 	free(ss.text_off);

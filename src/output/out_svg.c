@@ -47,6 +47,7 @@ struct open_frame {
 	const char *name;
 	uint64_t start;
 	uint64_t before;         /* a diff's BEFORE samples through it */
+	enum frame_kind kind;    /* from its stack */
 };
 
 struct svg_layout {
@@ -56,7 +57,6 @@ struct svg_layout {
 	double min_width;
 	double height;
 	struct open_frame *open; /* open[d]: the box at level d + 1 */
-	enum frame_kind *kinds;  /* of the open frames, from their stack */
 	size_t depth, cap;
 	uint64_t offset;
 	uint64_t omitted;
@@ -177,7 +177,8 @@ static void close_to(struct svg_layout *l, size_t keep)
 		if (d + 1 > l->max_level)
 			l->max_level = d + 1;
 		if (l->f)
-			write_box(l, l->open[d].name, l->kinds[d], d + 1, start, n, l->open[d].before);
+			write_box(l, l->open[d].name, l->open[d].kind, d + 1, start, n,
+				  l->open[d].before);
 		else if (l->diff)
 			measure_change(l, l->open[d].before, n);
 	}
@@ -193,24 +194,14 @@ static void layout_one(struct svg_layout *l, const char *const *frames, size_t n
 	while (k < n && k < l->depth && l->open[k].name == frames[k])
 		k++;
 	close_to(l, k);
-	if (n > l->cap) {
-		size_t cap = n * 2;
-		struct open_frame *o = realloc(l->open, cap * sizeof(*o));
-		enum frame_kind *kinds = o ? realloc(l->kinds, cap * sizeof(*kinds)) : NULL;
-		if (o)
-			l->open = o;
-		if (!o || !kinds) {
-			l->err = ENOMEM;
-			return;
-		}
-		l->kinds = kinds;
-		l->cap = cap;
+	if (!array_reserve((void **)&l->open, n, &l->cap, sizeof(*l->open))) {
+		l->err = ENOMEM;
+		return;
 	}
 	size_t code = frame_code_start(frames, n);
-	for (size_t d = k; d < n; d++) {
-		l->open[d] = (struct open_frame){ frames[d], l->offset, 0 };
-		l->kinds[d] = frame_kind_at(frames, code, d);
-	}
+	for (size_t d = k; d < n; d++)
+		l->open[d] = (struct open_frame){ frames[d], l->offset, 0,
+						   frame_kind_at(frames, code, d) };
 	for (size_t d = 0; d < n; d++)
 		l->open[d].before += before;
 	l->depth = n;
@@ -470,7 +461,6 @@ int output_svg(FILE *f, const struct profile *p, const struct svg_options *o)
 		write_box(&l, "all", FRAME_THREAD, 0, 0, l.total, before); /* the root */
 	}
 	free(l.open);
-	free(l.kinds);
 	if (rc != 0)
 		return -1;
 	fputs(svg_script, f);

@@ -202,14 +202,8 @@ int ptr_index_get(struct ptr_index *m, const void *key, uint32_t *out, bool *add
 	uint32_t id = hash_index_find(&m->ix, h, ptr_eq, m, key);
 	bool is_new = id == HASH_NONE;
 	if (is_new) {
-		if (m->n == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 256;
-			const void **keys = realloc(m->keys, cap * sizeof(*keys));
-			if (!keys)
-				return -1;
-			m->keys = keys;
-			m->cap = cap;
-		}
+		if (!array_reserve((void **)&m->keys, m->n + 1, &m->cap, sizeof(*m->keys)))
+			return -1;
 		id = (uint32_t)m->n;
 		if (hash_index_add(&m->ix, h, id) != 0)
 			return -1;

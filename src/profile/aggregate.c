@@ -92,14 +92,9 @@ long stack_table_add_words(struct stack_table *t, const uint64_t *words, size_t 
 	if (id == HASH_NONE) {
 		if (t->n_stacks >= HASH_NONE - 1)
 			return -1;
-		if (t->n_stacks == t->cap_stacks) {
-			size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 64;
-			struct stack_entry *e = realloc(t->stacks, cap * sizeof(*e));
-			if (!e)
-				return -1;
-			t->stacks = e;
-			t->cap_stacks = cap;
-		}
+		if (!array_reserve((void **)&t->stacks, t->n_stacks + 1, &t->cap_stacks,
+				   sizeof(*t->stacks)))
+			return -1;
 		uint64_t *copy = malloc(n * sizeof(*copy));
 		if (!copy)
 			return -1;

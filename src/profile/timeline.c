@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hash_index.h"
+
 struct record {
 	uint64_t time_ns, weight_ns;
 	uint32_t stack, thread;
@@ -77,18 +79,12 @@ int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint
 
 int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named)
 {
-	if (stack >= tl->cap_named) {
-		size_t cap = tl->cap_named ? tl->cap_named : 1024;
-		while (cap <= stack)
-			cap *= 2;
-		uint32_t *n = realloc(tl->named, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		for (size_t i = tl->cap_named; i < cap; i++)
-			n[i] = UNNAMED;
-		tl->named = n;
-		tl->cap_named = cap;
-	}
+	size_t had = tl->cap_named;
+	if (!array_reserve((void **)&tl->named, (size_t)stack + 1, &tl->cap_named,
+			   sizeof(*tl->named)))
+		return -1;
+	for (size_t i = had; i < tl->cap_named; i++)
+		tl->named[i] = UNNAMED;
 	tl->named[stack] = named;
 	return 0;
 }

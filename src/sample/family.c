@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/hash_index.h"
+
 enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, size_t len)
 {
 	if (!s->o->pg_wait_events)
@@ -69,11 +71,9 @@ static bool traced(const struct sampler *s, pid_t pid)
 static void skip_descendant(struct sampler *s, struct process *p, const char *why)
 {
 	fprintf(stderr, "ptrace_profiler: %s: not profiled\n", why);
-	pid_t *grown = realloc(s->pg_skipped, (s->n_pg_skipped + 1) * sizeof(*grown));
-	if (grown) {
-		s->pg_skipped = grown;
+	if (array_reserve((void **)&s->pg_skipped, s->n_pg_skipped + 1, &s->cap_pg_skipped,
+			  sizeof(*s->pg_skipped)))
 		s->pg_skipped[s->n_pg_skipped++] = p->t->pid;
-	}
 	program_free(p->program);
 	p->program = NULL;
 	target_detach(p->t);
@@ -94,10 +94,9 @@ void family_follow(struct sampler *s)
 				s->r->family_full++;
 				return;
 			}
-			struct process *procs = realloc(s->procs, (s->n_targets + 1) * sizeof(*procs));
-			if (!procs)
+			if (!array_reserve((void **)&s->procs, s->n_targets + 1, &s->cap_procs,
+					   sizeof(*s->procs)))
 				return;
-			s->procs = procs;
 			struct target *t = &s->ts[s->n_targets];
 			char err[256];
 			/* One that ended or exec'd a setuid program meanwhile is

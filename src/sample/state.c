@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash_index.h"
 
 void sampler_fail(struct sampler *s, const char *what, int err)
 {
@@ -44,15 +45,12 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 	/* Records never move: the look holds one across calls that may
 	 * meet a new thread. */
 	if (s->n_threads == s->cap_threads) {
-		size_t cap = s->cap_threads ? 2 * s->cap_threads : 64;
-		struct sampled_thread **blocks = realloc(s->blocks, (cap / 64) * sizeof(*blocks));
-		if (!blocks)
+		size_t b = s->cap_threads / 64;
+		if (!array_reserve((void **)&s->blocks, b + 1, &s->cap_blocks,
+				   sizeof(*s->blocks)) ||
+		    !(s->blocks[b] = calloc(64, sizeof(**s->blocks))))
 			return NULL;
-		s->blocks = blocks;
-		for (size_t b = s->cap_threads / 64; b < cap / 64; b++)
-			if (!(s->blocks[b] = calloc(64, sizeof(**s->blocks))))
-				return NULL;
-		s->cap_threads = cap;
+		s->cap_threads += 64;
 	}
 	struct sampled_thread *st = &s->blocks[s->n_threads / 64][s->n_threads % 64];
 	memset(st, 0, sizeof(*st));

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/hash_index.h"
+
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
 
 static void close_thread(struct thread *th);
@@ -57,14 +59,9 @@ static int open_task_file(pid_t pid, pid_t tid, const char *name)
  * Returns 0, or the errno of PTRACE_SEIZE. */
 static int add_thread(struct target *t, pid_t tid)
 {
-	if (t->n_threads == t->cap_threads) {
-		size_t cap = t->cap_threads ? t->cap_threads * 2 : 8;
-		struct thread *n = realloc(t->threads, cap * sizeof(*n));
-		if (!n)
-			return ENOMEM;
-		t->threads = n;
-		t->cap_threads = cap;
-	}
+	if (!array_reserve((void **)&t->threads, t->n_threads + 1, &t->cap_threads,
+			   sizeof(*t->threads)))
+		return ENOMEM;
 	/* PTRACE_O_TRACEEXEC: after an execve every address means something
 	 * else, and we must know.  No PTRACE_O_EXITKILL: if the profiler dies
 	 * the kernel detaches and the target runs on. */

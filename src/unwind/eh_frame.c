@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash_index.h"
+
 #define DW_EH_PE_absptr 0x00
 #define DW_EH_PE_uleb128 0x01
 #define DW_EH_PE_udata2 0x02
@@ -188,16 +190,10 @@ struct eh_frame_entry *eh_frame_index(const uint8_t *data, size_t len, uint64_t 
 		struct eh_frame_entry e;
 		bool is_cie = read_n(&r, 4) == 0 || r.bad;
 		if (!is_cie && fde_entry(data, len, off, id_pos, end, vaddr, base, &cie, &e)) {
-			if (*n == cap) {
-				size_t c = cap ? 2 * cap : 256;
-				struct eh_frame_entry *m = realloc(t, c * sizeof(*m));
-				if (!m) {
-					free(t);
-					*n = 0;
-					return NULL;
-				}
-				t = m;
-				cap = c;
+			if (!array_reserve((void **)&t, *n + 1, &cap, sizeof(*t))) {
+				free(t);
+				*n = 0;
+				return NULL;
 			}
 			t[(*n)++] = e;
 		}

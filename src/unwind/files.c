@@ -237,14 +237,9 @@ size_t files_count(const struct files *fs)
 
 static int hold_inode(struct files *fs, const struct file_key *key, int fd, uint32_t file)
 {
-	if (fs->n_inodes == fs->cap_inodes) {
-		size_t cap = fs->cap_inodes ? fs->cap_inodes * 2 : 64;
-		struct inode *n = realloc(fs->inodes, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		fs->inodes = n;
-		fs->cap_inodes = cap;
-	}
+	if (!array_reserve((void **)&fs->inodes, fs->n_inodes + 1, &fs->cap_inodes,
+			   sizeof(*fs->inodes)))
+		return -1;
 	if (hash_index_add(&fs->by_inode, key_hash(key), (uint32_t)fs->n_inodes) != 0)
 		return -1;
 	fs->inodes[fs->n_inodes++] = (struct inode){ *key, fd, file };
@@ -277,14 +272,8 @@ static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory
 			     const char *path, const uint8_t *build_id, size_t build_id_len)
 {
 	struct file *f = NULL;
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 64;
-		struct file **n = realloc(fs->files, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		fs->files = n;
-		fs->cap = cap;
-	}
+	if (!array_reserve((void **)&fs->files, fs->n + 1, &fs->cap, sizeof(*fs->files)))
+		return NULL;
 	if (!(f = calloc(1, sizeof(*f))) || !(f->path = strdup(path)))
 		goto fail;
 	f->owner = fs;

@@ -204,15 +204,10 @@ static ssize_t read_maps_of(struct modules *m, pid_t task)
 		return -1;
 	size_t len = 0;
 	for (;;) {
-		if (m->maps_cap - len < 4096) {
-			size_t cap = m->maps_cap ? m->maps_cap * 2 : 65536;
-			char *n = realloc(m->maps, cap);
-			if (!n) {
-				close(fd);
-				return -1;
-			}
-			m->maps = n;
-			m->maps_cap = cap;
+		/* a page free at least: what /proc gives per read */
+		if (!array_reserve((void **)&m->maps, len + 4096, &m->maps_cap, 1)) {
+			close(fd);
+			return -1;
 		}
 		ssize_t got = read(fd, m->maps + len, m->maps_cap - len - 1);
 		if (got < 0 && errno == EINTR)
@@ -520,13 +515,8 @@ static void parse_maps(struct modules *m, char *maps, size_t len)
 	}
 
 	/* A file's mappings, wherever they lie, by its identity. */
-	if (m->cap_order < m->n_rows) {
-		size_t *o = realloc(m->order, m->n_rows * sizeof(*o));
-		if (!o)
-			return;
-		m->order = o;
-		m->cap_order = m->n_rows;
-	}
+	if (!array_reserve((void **)&m->order, m->n_rows, &m->cap_order, sizeof(*m->order)))
+		return;
 	size_t n_files = 0;
 	for (size_t i = 0; i < m->n_rows; i++) {
 		if (m->rows[i].vdso)
