@@ -104,6 +104,9 @@ struct sampled_thread {
 	 * first, its state in turn */
 	unsigned quiet_looks;
 	bool cold;
+	uint64_t still_round;    /* a round that found it still */
+	uint64_t still_ticks;    /* ticks found still, not counted yet, */
+	uint64_t still_first_ns, still_last_ns; /* from, to */
 	uint64_t obs_round;     /* the round of obs; 0 none */
 	struct observation obs;
 	/* Its last counted stack, and what it was counted from: the same

@@ -9,6 +9,7 @@
 #include "base/frame.h"
 #include "base/hash_index.h"
 #include "sample/count.h"
+#include "sample/idle.h"
 #include "tracee/snapshot.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
@@ -468,6 +469,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
 	if (!st)
 		return;
+	idle_flush(s, st);
 	capture_unstopped(s, &s->procs[st->proc], st);
 	st->ended = true;
 	free(st->memory);

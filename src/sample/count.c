@@ -228,6 +228,7 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		struct pending_stop *ps = st->pending;
 		if (st->guarded_round == s->round) /* counted with its next stop */
 			st->cost.owed += ticks;
+
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one
 			 * whose CPU our round held waited for us meanwhile */

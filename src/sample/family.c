@@ -41,6 +41,9 @@ void follow_exec(struct sampler *s, struct process *p)
 		struct sampled_thread *st = sampled_of(s, p, &p->t->threads[k]);
 		if (!st)
 			continue;
+		st->still_ticks = 0; /* the old program's: it ran, to exec */
+		st->cold = false;
+		st->quiet_looks = 0;
 		st->stack_low = st->stack_top = 0;
 		free(st->memory);
 		st->memory = NULL;
