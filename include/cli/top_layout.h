@@ -7,10 +7,10 @@
  *   ptrace_profiler --top: split (PID 4242)                        PAUSED
  *   window 12: the last 1.00 s
  *   rate 99/s of 100/s; target stopped 1.9 ms/s, 0.19% of each thread's time
- *      %Own  %Total  OwnTime TotalTime  Function (by own, last 1 s)      <- a bar
+ *      %Own  %Total  OwnTime TotalTime  Function (by own, last window)   <- a bar
  *     50.2%   50.2%    0.50s     0.50s  cpu_work
  *     ...
- *     Share     Time  Thread state (last 1 s)                            <- a bar
+ *     Share     Time  Thread state (last window)                         <- a bar
  *     69.8%    0.70s  R (running)
  *     ...
  *   (the same for wait events and queries, where the stacks have them)

@@ -52,7 +52,6 @@ enum top_kind { TOP_FUNCTION, TOP_STATE, TOP_WAIT, TOP_QUERY, TOP_KINDS };
 /* What a window is besides its stacks (continuous.h's struct window). */
 struct top_window_info {
 	uint64_t duration_ns;  /* from its cut to the next */
-	uint64_t rounds;       /* rounds run in it */
 	uint64_t ticks;        /* ticks its samples stand for */
 	uint64_t stopped_ns;   /* time the target's threads were kept stopped */
 };
@@ -60,7 +59,7 @@ struct top_window_info {
 /* A span's figures: a window's, or their sums since the start. */
 struct top_figures {
 	unsigned windows;
-	uint64_t duration_ns, rounds, ticks, stopped_ns;
+	uint64_t duration_ns, ticks, stopped_ns;
 	uint64_t samples;      /* thread samples */
 	size_t processes;      /* in the last window, when the root frames name
 				  them ("comm[PID]/thread"); 0 when they do not */

@@ -52,7 +52,7 @@ static void count_window(struct top_model *m, const struct window *w, struct top
 {
 	struct top_window_info info = {
 		.duration_ns = w->end_unix_ns > w->start_unix_ns ? w->end_unix_ns - w->start_unix_ns : 0,
-		.rounds = w->rounds, .ticks = w->ticks, .stopped_ns = w->stopped_ns,
+		.ticks = w->ticks, .stopped_ns = w->stopped_ns,
 	};
 	if (top_model_add_window(m, w->stacks, &info) != 0 && !t->error[0])
 		snprintf(t->error, sizeof(t->error), "out of memory counting a window: the screen left out some of it");

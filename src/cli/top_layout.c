@@ -77,7 +77,7 @@ static size_t name_width(const struct screen *sc, size_t used)
 
 static const char *span_words(enum top_span span)
 {
-	return span == TOP_WINDOW ? "last window" : "since the start";
+	return span == TOP_WINDOW ? "last window" : "since start";
 }
 
 static void header(struct screen *sc, const struct top_model *m, const struct top_view *v)
@@ -102,16 +102,20 @@ static void header(struct screen *sc, const struct top_model *m, const struct to
 		put(sc, TOP_PLAIN, "window %u: the last %.2f s", top_model_figures(m, TOP_SINCE_START)->windows,
 		    secs);
 	else
-		put(sc, TOP_PLAIN, "since the start: %.1f s in %u windows", secs, f->windows);
+		put(sc, TOP_PLAIN, "since the start: %.1f s in %u window%s", secs, f->windows,
+		    f->windows == 1 ? "" : "s");
 	if (!f->windows || !f->duration_ns) {
 		put(sc, TOP_PLAIN, "%s", "");
 		return;
 	}
-	/* Stops of different threads add up: per thread, as the summary says. */
+	/* The rate: ticks sampled per second (they come at random, so a 1 s
+	 * window at 100/s varies by some 10 %).  Stops of different threads
+	 * add up: per thread, as the summary says. */
 	double threads = f->ticks ? (double)f->samples / (double)f->ticks : 1;
 	double ns = (double)f->duration_ns;
-	put(sc, TOP_PLAIN, "rate %.3g/s of %.3g/s; target stopped %.3g ms/s, %.2f%% of each thread's time",
-	    (double)f->rounds * 1e9 / ns, 1e9 / (double)v->interval_ns,
+	double rate = (double)f->ticks * 1e9 / ns, asked = 1e9 / (double)v->interval_ns;
+	put(sc, TOP_PLAIN, "rate %.*f/s of %.*f/s; target stopped %.3g ms/s, %.2f%% of each thread's time",
+	    rate < 100 ? 1 : 0, rate, asked < 100 ? 1 : 0, asked,
 	    (double)f->stopped_ns / 1e6 / (ns / 1e9),
 	    threads > 0 ? 100.0 * (double)f->stopped_ns / (ns * threads) : 0);
 }
@@ -121,7 +125,7 @@ static void functions(struct screen *sc, const struct top_model *m, const struct
 {
 	put(sc, TOP_BAR, "%7s %7s %8s %9s  Function (by %s, %s%s)", "%Own", "%Total", "OwnTime",
 	    "TotalTime", v->sort == TOP_BY_OWN ? "own" : "total", span_words(v->span),
-	    v->frames == TOP_KERNEL ? ", kernel frames too" : "");
+	    v->frames == TOP_KERNEL ? ", kernel too" : "");
 	struct top_row rows[256];
 	if (lines > sizeof(rows) / sizeof(rows[0]))
 		lines = sizeof(rows) / sizeof(rows[0]);

@@ -226,7 +226,6 @@ static void add_figures(struct top_figures *to, const struct top_figures *from)
 {
 	to->windows += from->windows;
 	to->duration_ns += from->duration_ns;
-	to->rounds += from->rounds;
 	to->ticks += from->ticks;
 	to->stopped_ns += from->stopped_ns;
 	to->samples += from->samples;
@@ -245,7 +244,7 @@ int top_model_add_window(struct top_model *m, const struct stack_table *stacks,
 	clear_slot(m, m->into[0]);
 	m->sample_s = info->ticks ? (double)info->duration_ns / 1e9 / (double)info->ticks : 0;
 	struct top_figures fig = { .windows = 1, .duration_ns = info->duration_ns,
-				   .rounds = info->rounds, .ticks = info->ticks,
+				   .ticks = info->ticks,
 				   .stopped_ns = info->stopped_ns };
 	size_t depth = stack_table_max_depth(stacks), distinct = stack_table_distinct(stacks);
 	const char **frames = malloc(depth * sizeof(*frames));

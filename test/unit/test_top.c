@@ -39,7 +39,7 @@ static struct stack_table *window_of(const char *const *lines)
 static void add(struct top_model *m, const char *const *lines)
 {
 	struct stack_table *t = window_of(lines);
-	struct top_window_info info = { .duration_ns = 1000000000, .rounds = 100, .ticks = 100,
+	struct top_window_info info = { .duration_ns = 1000000000, .ticks = 100,
 					.stopped_ns = 2000000 };
 	assert_int_equal(top_model_add_window(m, t, &info), 0);
 	stack_table_free(t); /* the model keeps its own names */
@@ -335,10 +335,14 @@ static void screen_of_the_split(void **state)
 	n = top_layout(m, &v, 80, 24, l);
 	assert_non_null(strstr(l[0].text, "PAUSED"));
 	assert_int_equal(strlen(l[0].text), 80);
-	assert_string_equal(l[1].text, "since the start: 1.0 s in 1 windows");
-	assert_non_null(strstr(l[3].text, "Function (by total, since the start)"));
+	assert_string_equal(l[1].text, "since the start: 1.0 s in 1 window");
+	assert_non_null(strstr(l[3].text, "Function (by total, since start)"));
 	assert_non_null(strstr(l[4].text, "100.0%"));
 	assert_string_equal(l[23].text, "q quit  s sort by own  w last window  p resume  k kernel frames too");
+	v.frames = TOP_KERNEL; /* the bar still says it all in 80 columns */
+	n = top_layout(m, &v, 80, 24, l);
+	assert_non_null(strstr(l[3].text, "Function (by total, since start, kernel too)"));
+	assert_non_null(strstr(l[23].text, "k user frames only"));
 	top_model_free(m);
 }
 
