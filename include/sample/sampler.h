@@ -31,6 +31,7 @@ struct sampler_result {
 	uint64_t first_due_ns, last_due_ns; /* the first and last tick counted */
 	uint64_t samples;          /* thread samples counted */
 	uint64_t reused;           /* of which known to be unchanged: no reads */
+	uint64_t still;            /* of which by their run count alone (idle.h) */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
 	uint64_t queued;           /* stops of threads queued for a CPU */
 	uint64_t no_user_stack;    /* samples of threads that never stopped */

@@ -67,8 +67,9 @@ struct pending_stop {
 	uint64_t runs;      /* its run count at the first tick */
 	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
 	bool took_its_cpu;  /* it ran on our CPU and our tick preempted it:
-			       until its trap it waits for us */
-	uint64_t frozen_ticks; /* ticks due while it waited for us, frozen */
+			       until its trap it waits for the CPU we hold */
+	uint64_t waited_ticks; /* ticks due meanwhile: R (runnable), as its
+				  schedstat counts that time */
 	uint64_t last_round; /* the round that added its last tick */
 	int n_ticks;
 	struct pending_tick ticks[PENDING_TICKS];

@@ -291,8 +291,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	uint64_t frozen_from = ps->took_its_cpu ? ps->ticks[0].first_ns :
-			       was_running ? ps->began_ns : seen_ns;
+	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c.resumed_ns - frozen_from;
 	hist_add(&s->r->frozen, frozen);
 	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
@@ -301,7 +300,14 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		st->frozen_to_ns = c.resumed_ns;
 	}
 	st->stopped_ns += frozen;
-	overhead_stopped(&st->cost, frozen);
+	/* What the budget counts is what the thread lost: from when it stopped
+	 * running (our round's start, when the round held its CPU) to
+	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
+	 * (overhead_looked). */
+	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
+	overhead_stopped(&st->cost, c.resumed_ns - lost_from);
+	if (c.runs_known)
+		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.resumed_ns);
 	/* ticks the budget refused a stop: this stop's state and stack */
 	ps->ticks[ps->n_ticks - 1].count += st->cost.owed;
 	st->cost.owed = 0;
@@ -338,10 +344,10 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
 			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
-	if (ps->frozen_ticks) { /* due while it waited for the CPU we held */
-		struct observation ob = { .state = STATE_STOPPED_BY_US, .user = c.copied };
-		count_now(s, p, st, &ob, frames, n, complete, ps->frozen_ticks, frozen_from,
-			  c.resumed_ns, "frozen");
+	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
+		struct observation ob = { .state = "R (runnable)", .user = c.copied };
+		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
+			  seen_ns, "waited");
 	}
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);

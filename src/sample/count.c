@@ -177,7 +177,8 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 		uint64_t user_ip[PROGRAM_USER_FRAMES_MAX];
 		v.user = user;
 		v.user_ip = user_ip;
-		v.n_user = program_name_frames(p->program, frames, (size_t)n_frames, user, user_ip);
+		v.n_user = program_name_samples(p->program, frames, (size_t)n_frames, count, user,
+						 user_ip);
 		for (uint64_t i = 0; i < count; i++)
 			if (output_stap_sample(s->out, &v) != 0)
 				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
@@ -231,9 +232,9 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one
-			 * whose CPU our round held waited for us meanwhile */
+			 * whose CPU our round held waited for it meanwhile */
 			if (ps->took_its_cpu) {
-				ps->frozen_ticks += ticks - 1;
+				ps->waited_ticks += ticks - 1;
 			} else {
 				ps->ticks[ps->n_ticks - 1].count += ticks - 1;
 				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;

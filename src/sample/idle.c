@@ -35,6 +35,7 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 	 * it changes (idle_flush), not stack by stack every round */
 	st->still_round = s->round;
 	s->r->reused++;
+	s->r->still++;
 	hist_add(&s->r->work, now_ns() - t0);
 	return true;
 }
