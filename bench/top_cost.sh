@@ -3,7 +3,7 @@
 # recording at the same interval.
 #
 # For each interval (10ms, 1ms) and round, a fresh freeze_target (a
-# CPU-bound thread that measures its own freezes, bench/freeze_target.c)
+# CPU-bound thread that measures its own freezes, test/targets/freeze_target.c)
 # runs $SECS seconds under each of, in turn:
 #   baseline  nothing
 #   record    ptrace_profiler -p PID -d IV -t SECS >/dev/null
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 INTERVALS=${BENCH_INTERVALS:-10ms 1ms}
 SECS=${BENCH_SECONDS:-10}
-B=build/bench
+FT=build/test/targets/freeze_target
 PP=$(realpath ./ptrace_profiler)
 OUT=$(mktemp -d)
 TM=(tmux -L "top_cost.$$" -f /dev/null)
@@ -39,12 +39,12 @@ trap '"${TM[@]}" kill-server 2>/dev/null; rm -rf "$OUT"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "top_cost: needs root (ptrace of a non-child)"; exit 1; }
 command -v tmux >/dev/null || { echo "top_cost: needs tmux"; exit 1; }
-[ -x $B/freeze_target ] || { echo "top_cost: make bench builds $B/freeze_target"; exit 1; }
+[ -x $FT ] || { echo "top_cost: make bench builds $FT"; exit 1; }
 
 # run_one TOOL INTERVAL ROUND -> "tool iv iterations stop_total_us said_ms cpu_s ticks" in $OUT/rows
 run_one() {
 	local tool=$1 iv=$2 report=$OUT/r.$1.$2.$3 log=$OUT/log.$1.$2.$3 time=$OUT/time.$1.$2.$3
-	$B/freeze_target "$SECS" "$report" &
+	$FT "$SECS" "$report" &
 	local pid=$!
 	sleep 0.05
 	: >"$log"
