@@ -205,6 +205,7 @@ $(B)/bench/%: bench/%.c | $(B)/bench
 
 bench: ptrace_profiler $(BENCH_BINS)
 	@bash bench/run.sh
+	@bash bench/cost_table.sh
 	@bash bench/pgbench.sh
 
 install: ptrace_profiler

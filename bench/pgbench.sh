@@ -5,8 +5,8 @@
 # (select-only: CPU-bound on both CPUs) from 2 clients.  Rounds interleave
 # every configuration, so the machine's drift hits all alike:
 #   baseline           nobody looks
-#   ptrace_profiler    -p POSTMASTER --subprocesses at the default 10 ms
-#   ptrace_profiler    the same at 1 ms
+#   ptrace_profiler    -p POSTMASTER --subprocesses at the default 10 ms,
+#                      at 1 ms and at 100 us, each also with --max-overhead 1%
 #   perf record -g     -F 1000 on every process of the instance
 #   gdb loop           gdb -batch 'thread apply all bt' on each backend in turn
 #   eu-stack loop      eu-stack -p on each backend in turn
@@ -46,7 +46,7 @@ pg_start pgbench_bench "$PORT" || exit 2
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
-configs="baseline pp-10ms pp-1ms"
+configs="baseline pp-10ms pp-10ms-1% pp-1ms pp-1ms-1% pp-100us pp-100us-1%"
 have perf && perf record -q -o /dev/null -- true >/dev/null 2>&1 && configs="$configs perf-1ms"
 have gdb && configs="$configs gdb-loop"
 have eu-stack && configs="$configs eu-stack-loop"
@@ -84,8 +84,10 @@ run_config() { # CONFIG ROUND
 	sleep 1
 	local samples=0 extra=""
 	case $cfg in
-	pp-10ms | pp-1ms)
-		"$PP" -p "$PG_POSTMASTER" --subprocesses -d "${cfg#pp-}" -t "${SECS}s" \
+	pp-*)
+		local every=${cfg#pp-} guard=()
+		case $every in *-1%) guard=(--max-overhead 1%); every=${every%-1%} ;; esac
+		"$PP" -p "$PG_POSTMASTER" --subprocesses -d "$every" "${guard[@]}" -t "${SECS}s" \
 			>/dev/null 2>"$log.pp"
 		samples=$(sed -n 's/.*, \([0-9]*\) thread samples/\1/p' "$log.pp")
 		extra="$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*/cpu_us=\1/p' "$log.pp") $(sed -n 's/.*stopped per stop *mean \([0-9.]*\) us.*/stop_us=\1/p' "$log.pp")"

@@ -40,9 +40,9 @@ struct overhead_thread {
 	double stops;       /* stops made */
 	uint64_t last_ns;   /* when the sums were last decayed */
 	double lowest_rate; /* the lowest rate held, for the summary */
-	uint64_t owed;      /* ticks that needed a stop and had none yet */
 	bool resumed;       /* its wait for a CPU after our last resume: */
-	uint64_t wait_at_resume_ns, resumed_ns; /* its schedstat then */
+	uint64_t wait_at_resume_ns, runs_at_resume, resumed_ns; /* its schedstat then */
+	uint64_t waited_after_ns; /* in all (not decayed): for the summary */
 };
 
 /* Starts a thread's budget at now_ns: every stop allowed. */
@@ -56,12 +56,17 @@ bool overhead_may_stop(struct overhead_thread *t, uint64_t now_ns, double budget
 /* A stop of the thread kept it stopped frozen_ns. */
 void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns);
 
-/* We resumed it at resumed_ns, its schedstat's queued time wait_ns: the
- * wait for a CPU that follows is the stop's too, counted at its next look
- * (overhead_looked) as far as its queued time grew, at most the time
- * since. */
-void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t resumed_ns);
-void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t now_ns);
+/* We resumed it at resumed_ns, its schedstat then (read while stopped)
+ * wait_ns queued and runs: the wait for a CPU that follows is the stop's
+ * too.  The kernel adds a wait to schedstat only when the wait ends, so
+ * it is counted at the first look (overhead_looked) that finds the thread
+ * has run since: as far as its queued time grew, at most the time since
+ * the resume, against the budget; in waited_after_ns, divided by the
+ * times it was put on a CPU since (a thread that competes for a CPU
+ * queues anyway). */
+void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
+			  uint64_t resumed_ns);
+void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs, uint64_t now_ns);
 
 /* Its stopped share over the window, now. */
 double overhead_share(const struct overhead_thread *t);

@@ -71,6 +71,10 @@ struct thread_figures {
 	bool sched_known;         /* schedstat was read at two ticks or more */
 	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
 	double stopped;           /* percent of its time stopped by us */
+	uint64_t lost_ns;         /* stopped, and queued after: in all */
+	double waited_after;      /* percent of its time queued for a CPU right
+				     after our resumes (schedstat's wait,
+				     read at its next look) */
 	double lowest_rate;       /* --max-overhead: of its ticks that needed a
 				     stop, the lowest share that had one */
 	struct selfcheck_verdict check;

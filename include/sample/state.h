@@ -78,6 +78,8 @@ struct pending_stop {
 /* The sampler's record of one thread, kept for the whole run (the
  * summary reads it after the thread has ended).  The target's thread
  * points to it by slot (target.h). */
+struct owed_ticks;
+
 struct sampled_thread {
 	pid_t pid, tid;
 	size_t proc;            /* its process, in the sampler's list */
@@ -90,7 +92,9 @@ struct sampled_thread {
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
-	uint64_t guarded_round; /* a round whose stop the budget refused */
+	uint64_t guarded_round; /* a round whose stop the budget refused, */
+	unsigned char guarded_kind; /* what it showed then (owed.h) */
+	struct owed_ticks *owed; /* ticks refused a stop, not counted yet */
 	uint64_t frozen_round;  /* a round that kept it stopped, */
 	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */
 	uint32_t profile_index; /* in the profile's thread list, + 1; 0 none */

@@ -169,12 +169,15 @@ static void print_most_stopped(FILE *f, const struct sampler *s)
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		if (tf.sched_known && tf.stopped > most.stopped)
+		if (tf.sched_known && tf.lost_ns > most.lost_ns) /* a short-lived one's share says little */
 			most = tf;
 	}
+	/* A stop costs a thread more than the stop: once resumed it waits
+	 * for a CPU (a busy machine's, or the one it lost to us). */
 	if (most.tid)
-		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time\n", (int)most.tid,
-			most.comm, most.stopped);
+		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time, and %.2f%% more "
+			"waiting for a CPU after we resumed it\n", (int)most.tid, most.comm, most.stopped,
+			most.waited_after);
 }
 
 /* --max-overhead: what the bound held, where it held anything. */
@@ -184,16 +187,33 @@ static void print_guard(FILE *f, const struct options *o, const struct sampler *
 	if (o->max_overhead <= 0)
 		return;
 	fprintf(f, "  --max-overhead %.3g%%    ", 100 * o->max_overhead);
-	bool said = false;
+	/* the threads held hardest, a few: a server has hundreds */
+	enum { SHOWN = 3 };
+	struct thread_figures held[SHOWN];
+	size_t n_held = 0;
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
 		if (tf.lowest_rate >= 0.999)
 			continue;
+		size_t at = n_held < SHOWN ? n_held : SHOWN;
+		while (at > 0 && held[at - 1].lowest_rate > tf.lowest_rate) {
+			if (at < SHOWN)
+				held[at] = held[at - 1];
+			at--;
+		}
+		if (at < SHOWN)
+			held[at] = tf;
+		n_held++;
+	}
+	bool said = false;
+	for (size_t i = 0; i < n_held && i < SHOWN; i++) {
 		fprintf(f, "%sthread %d (%s) stopped at 1 in %.0f of its running ticks at the least",
-			said ? "; " : "", (int)tf.tid, tf.comm, 1 / tf.lowest_rate);
+			said ? "; " : "", (int)held[i].tid, held[i].comm, 1 / held[i].lowest_rate);
 		said = true;
 	}
+	if (n_held > SHOWN)
+		fprintf(f, "; %zu more threads held", n_held - SHOWN);
 	if (r->highest_scale > 1.001) {
 		char every[32];
 		format_duration((uint64_t)((double)o->interval_ns * r->highest_scale), every,

@@ -10,6 +10,7 @@
 #include "base/hash_index.h"
 #include "sample/count.h"
 #include "sample/idle.h"
+#include "sample/owed.h"
 #include "tracee/snapshot.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
@@ -307,10 +308,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
 	overhead_stopped(&st->cost, c.resumed_ns - lost_from);
 	if (c.runs_known)
-		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.resumed_ns);
-	/* ticks the budget refused a stop: this stop's state and stack */
-	ps->ticks[ps->n_ticks - 1].count += st->cost.owed;
-	st->cost.owed = 0;
+		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.stopped.runs, c.resumed_ns);
 	if (p->t->execs != execs || !m) {
 		/* An execve completed while we waited: what /proc said before
 		 * the stop was the old program's, the stack is the new one's.
@@ -321,6 +319,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	struct stop_times when = { th->stop_asked_ns, seen_ns, c.resumed_ns, ps->at_once };
 	struct stop_facts f = stop_facts(th, ps, s->snap, c.runs_known, c.stopped.runs);
 	if (c.parked) {
+		owed_count(s, p, st, m->frames, m->n_frames, m->complete);
 		count_parked(s, p, th, st, ps, &c, &f, &when);
 		free(ps);
 		return;
@@ -342,6 +341,9 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	/* Without a kernel stack to tell, the trap does: a thread on a CPU
 	 * traps where it is, one queued for a CPU must be put on it first. */
 	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
+	/* ticks the budget refused a stop, before this one: what they showed,
+	 * with this stop's stack */
+	owed_count(s, p, st, c.copied ? frames : NULL, n, complete);
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
 			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
@@ -477,7 +479,11 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 		return;
 	idle_flush(s, st);
 	capture_unstopped(s, &s->procs[st->proc], st);
+	if (owed_any(st)) /* refused a stop, and none came */
+		owed_count(s, &s->procs[st->proc], st, NULL, 0, 1);
 	st->ended = true;
 	free(st->memory);
 	st->memory = NULL;
+	free(st->owed);
+	st->owed = NULL;
 }

@@ -227,8 +227,6 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 	for (size_t i = 0; i < s->n_threads && !s->error; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
 		struct pending_stop *ps = st->pending;
-		if (st->guarded_round == s->round) /* counted with its next stop */
-			st->cost.owed += ticks;
 
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one

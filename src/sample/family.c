@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sample/family.h"
 #include "sample/capture.h"
+#include "sample/owed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ void follow_exec(struct sampler *s, struct process *p)
 		st->cold = false;
 		st->quiet_looks = 0;
 		st->stack_low = st->stack_top = 0;
+		if (owed_any(st)) /* the old program's ticks: no stack of it will come */
+			owed_count(s, p, st, NULL, 0, 1);
 		free(st->memory);
 		st->memory = NULL;
 	}

@@ -78,18 +78,30 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns)
 	t->stops += 1;
 }
 
-void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t resumed_ns)
+void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
+			  uint64_t resumed_ns)
 {
 	t->resumed = true;
 	t->wait_at_resume_ns = wait_ns;
+	t->runs_at_resume = runs;
 	t->resumed_ns = resumed_ns;
 }
 
-void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t now_ns)
+void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs, uint64_t now_ns)
 {
-	if (!t->resumed || wait_ns < t->wait_at_resume_ns || now_ns < t->resumed_ns)
+	if (!t->resumed || runs == t->runs_at_resume)
+		return; /* not run since: its wait, if any, is not counted yet */
+	if (wait_ns < t->wait_at_resume_ns || now_ns < t->resumed_ns) {
+		t->resumed = false;
 		return;
+	}
 	t->resumed = false;
+	/* The budget counts all of its queued time since (at most the time
+	 * since): a promise errs on the safe side.  The summary's estimate:
+	 * put on a CPU more than once since, the first wait is taken as
+	 * their mean (a thread that competes for a CPU queues anyway). */
 	uint64_t waited = wait_ns - t->wait_at_resume_ns, since = now_ns - t->resumed_ns;
+	uint64_t first = waited / (runs - t->runs_at_resume);
 	t->stopped_ns += (double)(waited < since ? waited : since);
+	t->waited_after_ns += first < since ? first : since;
 }

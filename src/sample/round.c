@@ -11,6 +11,7 @@
 #include "sample/capture.h"
 #include "sample/count.h"
 #include "sample/idle.h"
+#include "sample/owed.h"
 
 /* Traps of threads queued for a CPU are looked for this often during the
  * look at every thread. */
@@ -114,6 +115,19 @@ static bool defer_peek(struct sampler *s, struct process *p, struct thread *th, 
 /* A thread to stop that is not executing now: asked at once, not waited
  * for (queued for a CPU, it traps when it gets one), or, when the look
  * could not keep it for later, stopped now. */
+/* --max-overhead: over its budget, this tick keeps what it saw and
+ * borrows the next stop's stack (owed.h). */
+static bool refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
+		    struct kernel_stack *ks)
+{
+	if (overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead))
+		return false;
+	char kernel[MEMORY_KERNEL_BYTES];
+	int n_kernel = count_kernel_frames(ks, kernel, sizeof(kernel));
+	owed_refused(s, st, state, on_cpu, kernel, n_kernel);
+	return true;
+}
+
 static void stop_now(struct sampler *s, struct process *p, struct thread *th,
 		     struct sampled_thread *st, const struct stop_request *rq, struct kernel_stack *ks)
 {
@@ -173,17 +187,14 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 		if (!defer_peek(s, p, th, ts->state, sc, runs_known)) {
 			struct kernel_stack ks;
 			thread_read_kernel_stack(p->t, th, &ks);
+			if (refused(s, st, ts->state, false, &ks))
+				return;
 			struct stop_request rq = { ts->state, false, false, false, runs_known, *sc, true };
 			stop_now(s, p, th, st, &rq, &ks);
 		}
 		return;
 	case ACT_STOP:
 		break;
-	}
-	if (!overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead)) {
-		/* over its budget: this tick is counted with its next stop */
-		st->guarded_round = s->round;
-		return;
 	}
 	struct kernel_stack ks;
 	thread_read_kernel_stack(p->t, th, &ks);
@@ -192,6 +203,8 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
 	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
 	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts));
+	if (refused(s, st, ts->state, on_cpu, &ks))
+		return;
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
 		return; /* step 2: where it runs after that, capture_keep_off reads */
 	/* not queued for a CPU (R): it traps at once when asked */
@@ -219,7 +232,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	bool runs_known = thread_read_sched(t, th, &sc) == 0;
 	if (runs_known) {
 		note_sched(st, &sc, t0);
-		overhead_looked(&st->cost, sc.wait_ns, t0);
+		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
 	}
 	if (th->stop_pending && (ts.state == 'Z' || ts.state == 'X')) {
 		/* It exited with our stop pending and will never trap: the
@@ -317,7 +330,7 @@ static void look_at_blocked_threads(struct sampler *s, volatile int *quit)
 		if (!st || capture_peek(s, p, th, st, d))
 			continue;
 		if (!overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead)) {
-			st->guarded_round = s->round;
+			owed_refused(s, st, d->state, false, d->kernel, d->n_kernel);
 			continue;
 		}
 		/* its stack needs registers: asked to stop, its trap awaited
@@ -351,6 +364,7 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns)
 {
 	count_round(s, rt, last_ns);
+	owed_round(s, rt->stands_for, last_ns);
 	idle_round(s, rt->stands_for, last_ns);
 	capture_keep_off(s);
 }

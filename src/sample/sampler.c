@@ -19,6 +19,7 @@
 #include "sample/count.h"
 #include "sample/family.h"
 #include "sample/idle.h"
+#include "sample/owed.h"
 #include "sample/round.h"
 #include "sample/schedule.h"
 #include "sample/state.h"
@@ -98,6 +99,7 @@ void sampler_free(struct sampler *s)
 	free(s->pending);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free(sampled_at(s, i)->memory);
+		free(sampled_at(s, i)->owed);
 		free(sampled_at(s, i)->pending);
 	}
 	for (size_t b = 0; b < s->cap_threads / 64; b++)
@@ -207,14 +209,8 @@ static void count_owed(struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (!st->cost.owed)
-			continue;
-		const char *frame = OVERHEAD_NOT_STOPPED;
-		struct observation ob = { .state = "R (running)" };
-		ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
-		count_now(s, &s->procs[st->proc], st, &ob, NULL, 0, 1, st->cost.owed, s->tick_ns,
-			  s->tick_ns, "owed");
-		st->cost.owed = 0;
+		if (owed_any(st))
+			owed_count(s, &s->procs[st->proc], st, NULL, 0, 1);
 	}
 }
 
@@ -349,8 +345,10 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		double span = (double)(st->sched_last_ns - st->sched_first_ns);
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped_ns / span;
+		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
 	}
 	out->lowest_rate = st->cost.lowest_rate;
+	out->lost_ns = st->stopped_ns + st->cost.waited_after_ns;
 	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
 				     out->sched_on_cpu);
 	if (!out->sched_known)

@@ -653,6 +653,15 @@ static pid_t wait_event_until(pid_t tid, int *status, uint64_t deadline)
 	}
 }
 
+/* An exited thread's last event, collected so that it is released. */
+static void collect_exit(pid_t tid)
+{
+	int status;
+	while (waitpid(tid, &status, __WALL | WNOHANG) > 0 && !WIFEXITED(status) &&
+	       !WIFSIGNALED(status))
+		;
+}
+
 void target_detach(struct target *t)
 {
 	for (size_t i = 0; i < t->n_threads; i++) {
@@ -663,12 +672,20 @@ void target_detach(struct target *t)
 		 * until they end: it never stops, and needs no detaching. */
 		struct task_stat st;
 		if (thread_read_stat(th, &st) != 0 || st.state == 'Z' || st.state == 'X') {
+			/* Another thread that exited while we were not waiting: a
+			 * zombie until its tracer collects it, and its main thread
+			 * with it (a launched command waited for would never end). */
+			if (th->tid != t->pid)
+				collect_exit(th->tid);
 			th->gone = true;
 			continue;
 		}
 		/* PTRACE_DETACH needs a stopped tracee. */
-		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0)
+		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
+			if (errno == ESRCH && th->tid != t->pid)
+				collect_exit(th->tid); /* it died since */
 			continue;
+		}
 		uint64_t deadline = now_ns() + DETACH_WAIT_NS;
 		for (;;) {
 			int status;

@@ -6,7 +6,13 @@
  * something else.  Run alone it gives the machine's background; under a
  * profiler the difference is what the profiler cost it.
  *
- *   freeze_target SECONDS REPORT_FILE
+ *   freeze_target SECONDS REPORT_FILE [WORK_US SLEEP_US]
+ *
+ * With WORK_US and SLEEP_US it is a mostly idle thread instead: it spins
+ * WORK_US (measuring as above), then sleeps SLEEP_US in nanosleep, and
+ * so on; the time its sleeps overran what they asked (a wake-up that
+ * found it stopped, or its CPU taken) is reported as sleep_over_us, the
+ * baseline's own overrun included.
  *
  * A gap during which the thread made a voluntary context switch is a
  * stop: the loop never sleeps, so only a ptrace stop (or a signal stop)
@@ -97,8 +103,8 @@ __attribute__((noinline)) uint64_t measure_loop(uint64_t end, uint64_t *iters, s
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: freeze_target SECONDS REPORT_FILE\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: freeze_target SECONDS REPORT_FILE [WORK_US SLEEP_US]\n");
 		return 2;
 	}
 	signal(SIGTERM, on_term);
@@ -107,20 +113,34 @@ int main(int argc, char **argv)
 	uint64_t end = start + (uint64_t)(atof(argv[1]) * 1e9);
 	uint64_t iters = 0;
 	struct gaps g = { 0 };
-	uint64_t acc = measure_loop(end, &iters, &g);
+	uint64_t acc = 0, sleep_over = 0, sleeps = 0;
+	if (argc == 3) {
+		acc = measure_loop(end, &iters, &g);
+	} else {
+		uint64_t work = (uint64_t)(atof(argv[3]) * 1e3), nap = (uint64_t)(atof(argv[4]) * 1e3);
+		for (uint64_t t = now(); !stop && t < end; t = now()) {
+			acc += measure_loop(t + work < end ? t + work : end, &iters, &g);
+			struct timespec ts = { (time_t)(nap / 1000000000), (long)(nap % 1000000000) };
+			uint64_t before = now();
+			nanosleep(&ts, NULL);
+			uint64_t slept = now() - before;
+			sleep_over += slept > nap ? slept - nap : 0;
+			sleeps++;
+		}
+	}
 	double secs = (double)(now() - start) / 1e9;
 	FILE *f = fopen(argv[2], "w");
 	if (!f)
 		return 1;
 	fprintf(f, "iterations=%llu seconds=%.3f gaps=%llu gap_total_us=%.1f p50_us=%.0f "
 		"p99_us=%.0f mean_us=%.1f max_us=%.1f stops=%llu stop_total_us=%.1f "
-		"stop_p50_us=%.0f stop_p99_us=%.0f acc=%llu\n",
+		"stop_p50_us=%.0f stop_p99_us=%.0f sleeps=%llu sleep_over_us=%.1f acc=%llu\n",
 		(unsigned long long)iters, secs, (unsigned long long)g.n, g.total / 1e3,
 		quantile(hist, g.n, 0.5), quantile(hist, g.n, 0.99),
 		g.n ? g.total / 1e3 / (double)g.n : 0, g.max / 1e3,
 		(unsigned long long)g.stops, g.stop_total / 1e3,
 		quantile(stop_hist, g.stops, 0.5), quantile(stop_hist, g.stops, 0.99),
-		(unsigned long long)(acc & 1));
+		(unsigned long long)sleeps, sleep_over / 1e3, (unsigned long long)(acc & 1));
 	fclose(f);
 	return 0;
 }

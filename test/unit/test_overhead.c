@@ -75,10 +75,42 @@ static void a_thread_kept_within_budget(void **state)
 		assert_true(overhead_may_stop(&t, (uint64_t)i * 100000, 0));
 }
 
+/* After our resume the thread waits for a CPU; schedstat shows the wait
+ * only once it ran.  A look before that counts nothing yet and keeps
+ * waiting; the first look after it ran counts the wait, at most the time
+ * since the resume, once. */
+static void wait_after_resume_counted_once_run(void **state)
+{
+	(void)state;
+	struct overhead_thread t;
+	overhead_thread_start(&t, 0);
+	overhead_stopped(&t, 20000);
+	overhead_note_resume(&t, 1000000, 50, 100000);
+	overhead_looked(&t, 1000000, 50, 150000); /* still queued: nothing yet */
+	assert_true(t.waited_after_ns == 0);
+	overhead_looked(&t, 1060000, 51, 250000); /* ran after 60 us queued */
+	assert_true(t.waited_after_ns == 60000);
+	assert_true(fabs(t.stopped_ns - 80000.0) < 1);
+	overhead_looked(&t, 2000000, 60, 400000); /* later waits are not ours */
+	assert_true(t.waited_after_ns == 60000);
+	/* a wait longer than the time since the resume: what we can owe */
+	overhead_note_resume(&t, 2000000, 60, 1000000);
+	overhead_looked(&t, 9000000, 61, 1100000);
+	assert_true(t.waited_after_ns == 160000);
+	/* put on a CPU 4 times since: the budget counts the whole wait, the
+	 * summary's estimate a quarter of it */
+	double before = t.stopped_ns;
+	overhead_note_resume(&t, 9000000, 61, 2000000);
+	overhead_looked(&t, 9400000, 65, 3000000);
+	assert_true(t.waited_after_ns == 260000);
+	assert_true(fabs(t.stopped_ns - before - 400000.0) < 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_from_costs),
+		cmocka_unit_test(wait_after_resume_counted_once_run),
 		cmocka_unit_test(scale_from_costs),
 		cmocka_unit_test(a_thread_kept_within_budget),
 	};

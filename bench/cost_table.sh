@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench/cost_table.sh - what sampling costs a thread, by its own clock:
+# the table in README's Performance and the man page.
+#
+# Two targets, both test/targets/freeze_target (which times its own
+# stops: gaps in its clock with a voluntary context switch):
+#   busy   spinning all the time (a CPU-bound thread)
+#   idle   1 ms of work every 10 ms, asleep in nanosleep between (a mostly
+#          idle thread, as a database backend between queries); its cost
+#          also counts the time its sleeps overran, above the baseline's
+# At -d 100us, 1ms and 10ms, without a bound and with --max-overhead 1%,
+# rounds interleaved (every configuration once per round) so that the
+# machine's drift hits all alike.  Reported per configuration, as medians
+# over the rounds: the share of its time the target lost, the profiler's
+# CPU as a share of the machine, and the sampling rate achieved.
+#
+# Tunables: BENCH_ROUNDS (3), BENCH_SECONDS (3).  Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECONDS:-3}
+PP=./ptrace_profiler
+FT=build/test/targets/freeze_target
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+[ "$(id -u)" = 0 ] || { echo "cost_table: needs root (ptrace of a non-child)"; exit 1; }
+
+field() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1"; }
+
+# run_one TARGET EVERY GUARD ROUND: appends "target every guard lost_us cpu_pct rate" to rows
+run_one() {
+	local target=$1 every=$2 guard=$3 report=$OUT/r.$1.$2.$3.$4 err=$OUT/e.$1.$2.$3.$4
+	local args=()
+	[ "$target" = idle ] && args=(1000 9000)
+	"$FT" $((SECS + 1)) "$report" "${args[@]}" &
+	local pid=$!
+	sleep 0.3
+	local cpu=0 rate=0
+	if [ "$every" = none ]; then
+		sleep "$SECS"
+	else
+		local g=()
+		[ "$guard" = none ] || g=(--max-overhead "$guard")
+		"$PP" -p "$pid" -d "$every" "${g[@]}" -t "${SECS}s" -o /dev/null 2>"$err" || true
+		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s [0-9]* CPUs/\1/p' "$err")
+		rate=$(sed -n 's/.*achieved \([0-9.e+]*\)\/s.*/\1/p' "$err")
+	fi
+	wait "$pid" || true
+	local stop over
+	stop=$(field "$report" stop_total_us)
+	over=$(field "$report" sleep_over_us)
+	echo "$target $every $guard ${stop:-0} ${over:-0} ${cpu:-0} ${rate:-0}" >>"$OUT/rows"
+}
+
+echo "cost_table: $(nproc) CPUs, $(uname -r), $ROUNDS rounds x ${SECS}s per configuration"
+for r in $(seq "$ROUNDS"); do
+	for target in busy idle; do
+		run_one "$target" none none "$r"
+		for every in 100us 1ms 10ms; do
+			for guard in none 1%; do run_one "$target" "$every" "$guard" "$r"; done
+		done
+	done
+	echo "cost_table: round $r done" >&2
+done
+
+awk -v secs="$SECS" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+{
+	key = $1 " " $2 " " $3; k = ++n[key]
+	stop[key, k] = $4; over[key, k] = $5; cpu[key, k] = $6; rate[key, k] = $7
+	if (!(key in seen) && $2 != "none") { seen[key] = 1; order[++nk] = key }
+}
+END {
+	printf "\n| thread | -d | bound | its time lost (own clock) | profiler CPU (of the machine) | samples/s |\n"
+	printf "| --- | --- | --- | ---: | ---: | ---: |\n"
+	for (i = 1; i <= nk; i++) {
+		split(order[i], kk, " "); base = kk[1] " none none"
+		m = n[order[i]]
+		for (j = 1; j <= m; j++) {
+			# the sleeps overran by the baseline run of the same round
+			extra = over[order[i], j] - over[base, j]; if (extra < 0) extra = 0
+			l[j] = (stop[order[i], j] + extra) / 1e4 / secs
+			c[j] = cpu[order[i], j]; r[j] = rate[order[i], j]
+		}
+		printf "| %s | %s | %s | %.2f %% | %.2f %% | %.0f |\n", (kk[1] == "busy" ? "CPU-bound" : "idle, 1 ms work / 10 ms"),
+			kk[2], (kk[3] == "none" ? "none" : "--max-overhead " kk[3]), median(l, m), median(c, m), median(r, m)
+	}
+}' "$OUT/rows"

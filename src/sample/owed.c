@@ -1,0 +1,94 @@
+/* owed.c - ticks --max-overhead refused a stop (owed.h). */
+#define _GNU_SOURCE
+#include "sample/owed.h"
+
+#include "base/frame.h"
+#include "sample/count.h"
+#include "sample/decide.h"
+#include "sample/overhead.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static enum owed_kind kind_of(char state, bool on_cpu)
+{
+	switch (state) {
+	case 'R': return on_cpu ? OWED_RUNNING : OWED_RUNNABLE;
+	case 'D': return OWED_DISK;
+	default: return OWED_SLEEPING;
+	}
+}
+
+static const char kind_state[OWED_KINDS] = { 'R', 'R', 'S', 'D' };
+
+void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
+		  const char *kernel, int n_kernel)
+{
+	if (!st->owed && !(st->owed = calloc(1, sizeof(*st->owed))))
+		return; /* out of memory: those ticks go uncounted */
+	enum owed_kind k = kind_of(state, on_cpu);
+	st->guarded_round = s->round;
+	st->guarded_kind = (unsigned char)k;
+	st->owed->n_kernel[k] = n_kernel;
+	if (n_kernel)
+		memcpy(st->owed->kernel[k], kernel, MEMORY_KERNEL_BYTES);
+}
+
+void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
+{
+	if (s->o->max_overhead <= 0)
+		return;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct sampled_thread *st = sampled_at(s, i);
+		if (st->guarded_round != s->round || !st->owed)
+			continue;
+		struct owed_ticks *o = st->owed;
+		enum owed_kind k = st->guarded_kind;
+		if (!o->count[k])
+			o->first_ns[k] = s->tick_ns;
+		o->count[k] += ticks;
+		o->last_ns[k] = last_ns;
+	}
+}
+
+bool owed_any(const struct sampled_thread *st)
+{
+	if (!st->owed)
+		return false;
+	for (int k = 0; k < OWED_KINDS; k++)
+		if (st->owed->count[k])
+			return true;
+	return false;
+}
+
+void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
+		const struct unwound_frame *frames, int n_frames, int complete)
+{
+	struct owed_ticks *o = st->owed;
+	if (!o)
+		return;
+	for (int k = 0; k < OWED_KINDS; k++) {
+		if (!o->count[k])
+			continue;
+		struct observation ob = {
+			.state = reported_state(kind_state[k], false, k == OWED_RUNNING),
+			.user = frames != NULL,
+		};
+		char app[APP_STATE_MAX];
+		const char *a = count_app_state(s, p, app, sizeof(app));
+		if ((ob.has_app = a != NULL))
+			snprintf(ob.app, sizeof(ob.app), "%s", a);
+		if (frames) {
+			ob.n_kernel = o->n_kernel[k];
+			memcpy(ob.kernel, o->kernel[k], sizeof(ob.kernel));
+		} else {
+			/* no stop came: the mark where the user stack would be,
+			 * at the leaf side */
+			const char *frame = OVERHEAD_NOT_STOPPED;
+			ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
+		}
+		count_now(s, p, st, &ob, frames, frames ? n_frames : 0, frames ? complete : 1,
+			  o->count[k], o->first_ns[k], o->last_ns[k], "owed");
+		o->count[k] = 0;
+	}
+}
