@@ -26,6 +26,7 @@ enum run_mode {
 	MODE_RECORD,  /* sample the target, write its profile (the default) */
 	MODE_DIFF,    /* --diff BEFORE AFTER: two profiles compared, no target */
 	MODE_DUMP,    /* --dump: every thread's stacks once, as eu-stack prints them */
+	MODE_TOP,     /* --top: a full-screen view of the target, redrawn every second */
 };
 
 struct options {
@@ -66,6 +67,7 @@ struct options {
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see docs/usage.md "Defaults" */
 #define DEFAULT_PUSH_PERIOD_NS 10000000000ULL /* --push without --period: 10 s */
 #define MIN_PERIOD_NS 1000000000ULL /* windows are named and pushed to the second */
+#define TOP_WINDOW_NS 1000000000ULL /* --top: a window, and a redraw, every second */
 #define DEFAULT_PUSH_QUEUE 16
 #define MAX_PUSH_QUEUE 1000
 

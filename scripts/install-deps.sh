@@ -1,7 +1,8 @@
 #!/bin/sh
 # What building and testing need, from the distribution only: a C
 # compiler, make, pkg-config, libunwind, libdw/libelf (elfutils), zlib
-# (pprof output is gzipped) and libcurl (--push) to build;
+# (pprof output is gzipped), libcurl (--push) and ncurses (--top's
+# screen) to build;
 # cmocka, a C++ compiler (a C++ target program) and binutils (strip,
 # objcopy: stripped and split-debug targets) for the tests.  Optional,
 # installed by .ci/run and not here (a workstation's make check skips the
@@ -25,7 +26,8 @@
 # pkg-config name, Debian package, needed for (build: the profiler; test:
 # the tests as well).
 LIBRARIES="libunwind-generic:libunwind-dev:build libdw:libdw-dev:build libelf:libelf-dev:build
-zlib:zlib1g-dev:build libcurl:libcurl4-openssl-dev:build cmocka:libcmocka-dev:test"
+zlib:zlib1g-dev:build libcurl:libcurl4-openssl-dev:build ncurses:libncurses-dev:build
+cmocka:libcmocka-dev:test"
 # command, Debian package, needed for.
 COMMANDS="cc:gcc:build make:make:build pkg-config:pkg-config:build g++:g++:test objcopy:binutils:test"
 
@@ -72,7 +74,7 @@ EOF
 	if command -v apt-get >/dev/null 2>&1; then
 		echo "ptrace_profiler needs:$missing; 'make deps' installs them (as root), or run: sudo apt-get install -y$missing"
 	else
-		echo "ptrace_profiler needs:$missing (Debian names); install your system's libunwind, elfutils' libdw and libelf, zlib, libcurl development files, cmocka and pkg-config"
+		echo "ptrace_profiler needs:$missing (Debian names); install your system's libunwind, elfutils' libdw and libelf, zlib, libcurl, ncurses development files, cmocka and pkg-config"
 	fi
 	exit 0
 	;;
@@ -89,7 +91,7 @@ find_missing
 
 echo "ptrace_profiler needs:$missing"
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "Install the equivalents with your package manager: libunwind, elfutils' libdw and libelf (development files), cmocka, zlib, libcurl, pkg-config."
+	echo "Install the equivalents with your package manager: libunwind, elfutils' libdw and libelf (development files), cmocka, zlib, libcurl, ncurses, pkg-config."
 	exit 1
 fi
 if [ "$(id -u)" != 0 ]; then

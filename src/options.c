@@ -168,6 +168,7 @@ struct parsing {
 	size_t errlen;
 	bool format_given, push_queue_given;
 	const char *sampling_option; /* -d, -n or -t, as given: not with --dump */
+	const char *delay_text;      /* -d's value, as given */
 	int argc;              /* the command line, for an option of two values */
 	char **argv;
 };
@@ -219,6 +220,7 @@ static enum parse_result option_delay(struct parsing *ps, const struct option_ro
 	if (parse_interval(arg, &ps->o->interval_ns) != 0)
 		return fail(ps, "invalid interval '%s' for -d: " TIME_UNITS, arg);
 	ps->sampling_option = "-d";
+	ps->delay_text = arg;
 	return PARSE_OK;
 }
 
@@ -368,6 +370,29 @@ static enum parse_result option_max_overhead(struct parsing *ps, const struct op
 	return PARSE_OK;
 }
 
+/* The option that asks for a mode, for messages. */
+static const char *mode_option(enum run_mode m)
+{
+	switch (m) {
+	case MODE_DIFF: return "--diff";
+	case MODE_DUMP: return "--dump";
+	case MODE_TOP: return "--top";
+	case MODE_RECORD: break;
+	}
+	return "recording";
+}
+
+/* One mode at a time: --diff, --dump and --top exclude one another. */
+static enum parse_result set_mode(struct parsing *ps, enum run_mode m)
+{
+	enum run_mode had = ps->o->mode;
+	if (had != MODE_RECORD && had != m)
+		return fail(ps, "%s and %s do not go together: one mode at a time",
+			    mode_option(had < m ? had : m), mode_option(had < m ? m : had));
+	ps->o->mode = m;
+	return PARSE_OK;
+}
+
 /* --diff BEFORE AFTER: getopt gives BEFORE, AFTER is the next word. */
 static enum parse_result option_diff(struct parsing *ps, const struct option_row *row, const char *arg)
 {
@@ -380,10 +405,9 @@ static enum parse_result option_diff(struct parsing *ps, const struct option_row
 			    after, arg);
 	if (!arg[0] || !after[0])
 		return fail(ps, "invalid file '' for --diff");
-	if (ps->o->mode == MODE_DUMP)
-		return fail(ps, "--diff and --dump do not go together: one mode at a time");
+	if (set_mode(ps, MODE_DIFF) != PARSE_OK)
+		return PARSE_ERROR;
 	optind++; /* getopt goes on after AFTER */
-	ps->o->mode = MODE_DIFF;
 	ps->o->diff_before = arg;
 	ps->o->diff_after = after;
 	return PARSE_OK;
@@ -392,10 +416,13 @@ static enum parse_result option_diff(struct parsing *ps, const struct option_row
 static enum parse_result option_dump(struct parsing *ps, const struct option_row *row, const char *arg)
 {
 	(void)row, (void)arg;
-	if (ps->o->mode == MODE_DIFF)
-		return fail(ps, "--diff and --dump do not go together: one mode at a time");
-	ps->o->mode = MODE_DUMP;
-	return PARSE_OK;
+	return set_mode(ps, MODE_DUMP);
+}
+
+static enum parse_result option_top(struct parsing *ps, const struct option_row *row, const char *arg)
+{
+	(void)row, (void)arg;
+	return set_mode(ps, MODE_TOP);
 }
 
 static enum parse_result option_help(struct parsing *ps, const struct option_row *row, const char *arg)
@@ -509,6 +536,14 @@ static const struct option_row option_rows[] = {
 	  "innermost first with file:line and inlined frames,\n"
 	  "as eu-stack and pstack print them; with\n"
 	  "--pg-wait-events each one's wait event" },
+	{ .label = "\nWatching live:" },
+	{ "top", 0, NULL, option_top, 0, NULL,
+	  "a full-screen view of the targets, redrawn every\n"
+	  "second: functions by own and total share over the\n"
+	  "last window and since the start, thread states,\n"
+	  "wait events and queries; keys: q quit, s sort\n"
+	  "by own/total, w last window/since the start,\n"
+	  "p pause, k kernel frames too; needs a terminal" },
 	{ .label = "\nComparing two profiles (no target):" },
 	{ "diff", 0, "BEFORE AFTER", option_diff, 0, NULL,
 	  "two folded profiles (ours, or any stackcollapse\n"
@@ -574,6 +609,7 @@ static const char help_intro[] =
 "Usage: ptrace_profiler -p PID [OPTIONS]\n"
 "       ptrace_profiler [OPTIONS] -- COMMAND [ARGS...]\n"
 "       ptrace_profiler --dump -p PID [OPTIONS]\n"
+"       ptrace_profiler --top -p PID [OPTIONS]\n"
 "       ptrace_profiler --diff BEFORE AFTER [-o OUT.svg]\n"
 "\n"
 "Sample where a live process spends its wall-clock time, on and off CPU.\n"
@@ -611,6 +647,7 @@ static const char help_end[] =
 "  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
 "  ptrace_profiler --diff before.folded after.folded -o diff.svg   # what changed\n"
 "  ptrace_profiler --dump -p 1234                  # every thread's stack, once\n"
+"  ptrace_profiler --top -p 1234                   # live, redrawn every second\n"
 "\n"
 "Needs root or CAP_SYS_PTRACE for other users' processes (and see\n"
 "kernel.yama.ptrace_scope); kernel stacks need root. See ptrace_profiler(1).\n";
@@ -733,6 +770,21 @@ static enum parse_result dump_rules(struct parsing *ps)
 	return PARSE_OK;
 }
 
+/* --top draws on the terminal, a window a second: nothing about output
+ * files or windows goes with it. */
+static enum parse_result top_rules(struct parsing *ps)
+{
+	struct options *o = ps->o;
+	const char *other = o->output_path ? "-o" : ps->format_given ? "--format" :
+		o->period_ns ? "--period" : o->push_url ? "--push" : NULL;
+	if (other)
+		return fail(ps, "--top draws on the terminal: %s does not go with it", other);
+	if (o->interval_ns > TOP_WINDOW_NS)
+		return fail(ps, "invalid interval '%s' for -d with --top: at most 1s (the screen is redrawn every second)",
+			    ps->delay_text);
+	return PARSE_OK;
+}
+
 /* The options that name the target, and those that go together or not,
  * once every option is read. */
 static enum parse_result combination_rules(struct parsing *ps)
@@ -768,6 +820,8 @@ static enum parse_result combination_rules(struct parsing *ps)
 		return fail(ps, "--event-names '%s' needs --ksuseopc and --ksusetim", o->event_names);
 	if (o->mode == MODE_DUMP)
 		return dump_rules(ps);
+	if (o->mode == MODE_TOP && top_rules(ps) != PARSE_OK)
+		return PARSE_ERROR;
 	return continuous_rules(ps);
 }
 

@@ -21,6 +21,10 @@ int mode_diff(const struct options *o, const char *command);
  * sample, as eu-stack prints them (dump.c). */
 int mode_dump(const struct options *o, const char *command);
 
+/* --top: a full-screen view of the targets, redrawn every second from a
+ * recording's 1 s windows, until q (top.c). */
+int mode_top(const struct options *o, const char *command);
+
 /* One frame of a dump, as eu-stack -i numbers them:
  *   "    #3   0x00007fa4bb7a9ce3 __pthread_clockjoin_ex (pthread_join_common.c:102) in libc.so.6"
  * name as the symbolizer gives it ("_[i]" at the end of an inlined one's

@@ -18,6 +18,10 @@
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler *s, const struct sampler_result *r);
 
+/* Our own peak resident set (VmHWM), for the summary: 0 if /proc does
+ * not say. */
+uint64_t summary_peak_rss_kb(void);
+
 /* The self-check's line for one thread that disagrees, into out. */
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
 			       char *out, size_t outsz);

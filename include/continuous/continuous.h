@@ -42,6 +42,8 @@ struct window {
 	uint64_t start_unix_ns, end_unix_ns;
 	uint64_t samples;                /* thread samples in it */
 	uint64_t rounds;
+	uint64_t ticks;                  /* WINDOW_PERIOD: the ticks its samples stand for */
+	uint64_t stopped_ns;             /* WINDOW_PERIOD: time threads were kept stopped */
 	uint64_t naming_ns;              /* naming it took, between ticks */
 	uint64_t skipped_ticks;          /* ticks its naming made the sampler skip */
 };
@@ -57,6 +59,17 @@ struct continuous;
  * err when a thread or libcurl cannot start. */
 struct continuous *continuous_start(const struct options *o, const char *command,
 				    const char *target, const char *app, char *err, size_t errlen);
+
+/* --top: no writer thread; the windows wait in the same bounded queue for
+ * a consumer of the caller's (the screen), which takes them with
+ * continuous_next.  NULL with a message in err when out of memory. */
+struct continuous *continuous_start_queue(const struct options *o, char *err, size_t errlen);
+
+/* The oldest window handed over, now the caller's (window_free); waits
+ * for one until deadline_ns (CLOCK_MONOTONIC; 0: no deadline).  NULL at
+ * the deadline, or - *ended then true - once continuous_stop was called
+ * and every window was taken. */
+struct window *continuous_next(struct continuous *c, uint64_t deadline_ns, bool *ended);
 
 /* Hands w over; never waits.  A full writer queue drops its oldest window
  * (counted). */

@@ -225,6 +225,7 @@ struct sampler {
 	volatile sig_atomic_t *dump;
 	unsigned windows_cut, dumps;
 	uint64_t window_start_ns, window_due_ns, window_rounds;
+	uint64_t window_ticks, window_stopped_ns; /* the run's at the window's start */
 	bool window_ends_early;           /* SIGUSR1 moved its end */
 	struct stack_table *window_table; /* the current window's named stacks */
 	struct window *closing;           /* cut, its stacks being named */

@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 		return mode_diff(&o, command);
 	case MODE_DUMP:
 		return mode_dump(&o, command);
+	case MODE_TOP:
+		return mode_top(&o, command);
 	case MODE_RECORD:
 		break;
 	}

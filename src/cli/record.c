@@ -6,11 +6,9 @@
 #include "cli/modes.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/session.h"
 #include "cli/summary.h"
@@ -21,21 +19,6 @@
 #include "output/pyroscope.h"
 #include "profile/aggregate.h"
 #include "sample/sampler.h"
-#include "tracee/procfs.h"
-
-/* Our own peak resident set, for the summary: 0 if /proc does not say. */
-static uint64_t peak_rss_kb(void)
-{
-	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	if (fd >= 0)
-		close(fd);
-	uint64_t kb = 0;
-	if (len <= 0 || parse_status_kb(buf, (size_t)len, "VmHWM", &kb) != 0)
-		return 0;
-	return kb;
-}
 
 /* What a recording holds besides the session. */
 struct recording {
@@ -133,7 +116,7 @@ static void report(struct recording *rec, struct session *s)
 		if (s->exited[i])
 			fprintf(stderr, "ptrace_profiler: process %d exited; profile covers its run until then\n",
 				(int)s->ts[i].pid);
-	rec->r.peak_rss_kb = peak_rss_kb();
+	rec->r.peak_rss_kb = summary_peak_rss_kb();
 	summary_print(stderr, s->o, s->ts, s->n, rec->sampler, &rec->r);
 	continuous_summary(stderr, rec->cont);
 }

@@ -1,9 +1,26 @@
 /* summary.c - the end-of-run summary (summary.h). */
 #include "cli/summary.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include "tracee/procfs.h"
+
+uint64_t summary_peak_rss_kb(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	uint64_t kb = 0;
+	if (len <= 0 || parse_status_kb(buf, (size_t)len, "VmHWM", &kb) != 0)
+		return 0;
+	return kb;
+}
 
 #include "profile/cut.h"
 

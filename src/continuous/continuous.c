@@ -265,6 +265,31 @@ struct continuous *continuous_start(const struct options *o, const char *command
 	return c;
 }
 
+struct continuous *continuous_start_queue(const struct options *o, char *err, size_t errlen)
+{
+	struct continuous *c = calloc(1, sizeof(*c));
+	if (c) {
+		c->o = o;
+		c->queue = bqueue_new(WRITER_QUEUE);
+	}
+	if (!c || !c->queue) {
+		snprintf(err, errlen, "out of memory");
+		continuous_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct window *continuous_next(struct continuous *c, uint64_t deadline_ns, bool *ended)
+{
+	struct window *w = bqueue_pop(c->queue, deadline_ns);
+	struct bqueue_counts q = { 0 };
+	if (!w)
+		bqueue_counts(c->queue, &q);
+	*ended = !w && q.closed && q.length == 0;
+	return w;
+}
+
 void continuous_submit(struct continuous *c, struct window *w)
 {
 	struct window *old = bqueue_push(c->queue, w);
@@ -280,8 +305,9 @@ void continuous_stop(struct continuous *c)
 {
 	if (!c)
 		return;
+	if (c->queue)
+		bqueue_close(c->queue); /* the writer, or continuous_next's caller, ends */
 	if (c->started) {
-		bqueue_close(c->queue);
 		pthread_join(c->thread, NULL);
 		c->started = false;
 	}

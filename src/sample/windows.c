@@ -103,6 +103,8 @@ static void window_cut(struct sampler *s, uint64_t now)
 		.run_start_unix_ns = s->r->start_unix_ns,
 		.start_unix_ns = unix_ns(s, s->window_start_ns), .end_unix_ns = unix_ns(s, now),
 		.rounds = s->r->rounds - s->window_rounds,
+		.ticks = s->r->ticks - s->window_ticks,
+		.stopped_ns = s->r->frozen.total_ns - s->window_stopped_ns,
 	};
 	s->closing = w;
 	s->window_table = next;
@@ -120,6 +122,8 @@ static void window_cut(struct sampler *s, uint64_t now)
 	s->window_due_ns = due;
 	s->window_ends_early = false;
 	s->window_rounds = s->r->rounds;
+	s->window_ticks = s->r->ticks;
+	s->window_stopped_ns = s->r->frozen.total_ns;
 }
 
 /* SIGUSR1 without --period: every stack so far named now, and a copy of
@@ -218,6 +222,8 @@ int windows_last(struct sampler *s)
 		.start_unix_ns = unix_ns(s, s->window_start_ns),
 		.end_unix_ns = unix_ns(s, end > s->window_start_ns ? end : s->window_start_ns),
 		.rounds = s->r->rounds - s->window_rounds,
+		.ticks = s->r->ticks - s->window_ticks,
+		.stopped_ns = s->r->frozen.total_ns - s->window_stopped_ns,
 		.samples = stack_table_total(s->window_table),
 	};
 	s->window_table = NULL;

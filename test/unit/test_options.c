@@ -865,6 +865,50 @@ static void diff_option(void **state)
 	}
 }
 
+static void top_option(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	const char *w[] = { "--top", "-p", "7", "-d", "1ms", "-t", "30s", "--subprocesses",
+			    "--pg-wait-events", NULL };
+	assert_int_equal(parse(&o, err, w), PARSE_OK);
+	assert_int_equal(o.mode, MODE_TOP);
+	assert_int_equal(o.interval_ns, 1000000);
+	assert_int_equal(o.period_ns, 0); /* its windows are the mode's */
+	assert_true(o.subprocesses && o.pg_wait_events);
+	const char *w2[] = { "--top", "-d", "1s", "--", "./prog", "-x", NULL };
+	assert_int_equal(parse(&o, err, w2), PARSE_OK);
+	assert_int_equal(o.mode, MODE_TOP);
+	assert_string_equal(o.command[0], "./prog");
+	/* an option, not a subcommand: the word top is a program to launch */
+	const char *w3[] = { "-d", "1ms", "top", "-b", NULL };
+	assert_int_equal(parse(&o, err, w3), PARSE_OK);
+	assert_int_equal(o.mode, MODE_RECORD);
+	assert_string_equal(o.command[0], "top");
+	assert_string_equal(o.command[1], "-b");
+
+	struct { const char *words[8]; const char *message; } bad[] = {
+		{ { "--top", "-p", "1", "-o", "x.folded" }, "--top draws on the terminal: -o does not go with it" },
+		{ { "--top", "-p", "1", "--format", "svg" }, "--top draws on the terminal: --format does not go with it" },
+		{ { "--top", "-p", "1", "--period", "10s" }, "--top draws on the terminal: --period does not go with it" },
+		{ { "--top", "-p", "1", "--push", "http://h:4040" }, "--top draws on the terminal: --push does not go with it" },
+		{ { "--top", "-p", "1", "-d", "1.5s" },
+		  "invalid interval '1.5s' for -d with --top: at most 1s (the screen is redrawn every second)" },
+		{ { "--top", "--dump", "-p", "1" }, "--dump and --top do not go together: one mode at a time" },
+		{ { "--dump", "--top", "-p", "1" }, "--dump and --top do not go together: one mode at a time" },
+		{ { "--top", "--diff", "a", "b" }, "--diff and --top do not go together: one mode at a time" },
+		{ { "--top" }, "no target: give -p PID or -- COMMAND" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(&o, err, bad[i].words) != PARSE_ERROR)
+			fail_msg("case %zu accepted", i);
+		if (strcmp(err, bad[i].message) != 0)
+			fail_msg("case %zu: '%s', expected '%s'", i, err, bad[i].message);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -897,6 +941,7 @@ int main(void)
 		cmocka_unit_test(explicit_format_wins_over_the_name),
 		cmocka_unit_test(continuous_options),
 		cmocka_unit_test(diff_option),
+		cmocka_unit_test(top_option),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
