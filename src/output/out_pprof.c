@@ -290,8 +290,9 @@ static void write_sample(struct pp *pp, uint32_t stack, const struct profile_thr
 	}
 	if (code >= 2)
 		label_str(pp, "state", frames[code - 1]);
-	if (code >= 3)
-		label_str(pp, "app_state", frames[1]);
+	for (size_t i = 1; i + 1 < code; i++)
+		if (frame_is_app_state(frames[i]))
+			label_str(pp, "app_state", frames[i]);
 	pb_msg(&pp->top, 2, &pp->msg);
 	emit(pp->g, &pp->top);
 }
