@@ -28,7 +28,9 @@
 
 #include "profile/aggregate.h"
 
-/* A thread that was sampled. */
+/* A thread that was sampled; with --group-by type or all, the processes
+ * merged under one root instead: pid and tid 0, process and name the
+ * root frame. */
 struct profile_thread {
 	pid_t pid, tid;
 	const char *process; /* the process's comm */

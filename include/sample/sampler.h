@@ -19,6 +19,7 @@
 #include "options.h"
 #include "profile/profile.h"
 #include "db/oracle.h"
+#include "db/pgtime.h"
 #include "base/stats.h"
 #include "sample/selfcheck.h"
 #include "tracee/target.h"
@@ -54,6 +55,14 @@ struct sampler_result {
 	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
+	/* PostgreSQL processes' status (--pg-queries, --no-idle; count.c) */
+	uint64_t left_out;         /* --no-idle: samples in an idle wait, not in
+				      the profile (nor in samples) */
+	uint64_t status_reads;     /* status reads, */
+	uint64_t status_ns;        /* the time they took, */
+	uint64_t status_reused;    /* and reads saved: no thread ran since */
+	struct pg_time pg_time;    /* --pg-queries: the time model; freed
+				      with the sampler */
 };
 
 struct sampler;

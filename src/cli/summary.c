@@ -203,6 +203,86 @@ static void print_checks(FILE *f, const struct options *o, const struct sampler 
 	}
 }
 
+/* --no-idle: what it left out; the shares below are of every sample
+ * taken, left out or not, so that they read the same without it. */
+static void print_left_out(FILE *f, const struct options *o, const struct sampler_result *r)
+{
+	if (!o->no_idle)
+		return;
+	uint64_t taken = r->samples + r->left_out;
+	fprintf(f, "  left out (--no-idle)   %" PRIu64 " samples in an idle wait, %.1f%% of the %" PRIu64
+		" taken; not in the profile\n", r->left_out,
+		taken ? 100.0 * (double)r->left_out / (double)taken : 0, taken);
+}
+
+/* What reading PostgreSQL processes' status cost (--pg-queries, --no-idle). */
+static void print_status_reads(FILE *f, const struct sampler_result *r)
+{
+	if (!r->status_reads && !r->status_reused)
+		return;
+	fprintf(f, "  PostgreSQL status      %" PRIu64 " reads without a stop", r->status_reads);
+	if (r->status_reads)
+		fprintf(f, ", %.1f us each (%.1f%% of the profiler's CPU)",
+			(double)r->status_ns / (double)r->status_reads / 1e3,
+			r->cpu_ns ? 100.0 * (double)r->status_ns / (double)r->cpu_ns : 0);
+	fprintf(f, "; %" PRIu64 " saved: no thread of the process had run since\n", r->status_reused);
+}
+
+#define QUERIES_SHOWN 10
+#define EVENTS_SHOWN 3
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* One query of the time model: its share of the instance, on CPU, and its
+ * top wait events as shares of its own samples. */
+static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uint64_t taken)
+{
+	fprintf(f, "    %2zu. %5.1f%% of the samples, on CPU %5.1f%%: %s\n", rank, pct(e->samples, taken),
+		pct(e->on_cpu, e->samples), e->frame);
+	const struct pg_time_event *top[EVENTS_SHOWN];
+	size_t n = pg_time_top_events(e, top, EVENTS_SHOWN);
+	fprintf(f, "        waits:");
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "%s %s %.1f%%", k ? "," : "", top[k]->name, pct(top[k]->samples, e->samples));
+	fprintf(f, "%s\n", n ? "" : " none");
+}
+
+/* --pg-queries: the time model - where the instance's samples went, by
+ * query, and the sessions' states. */
+static void print_time_model(FILE *f, const struct options *o, const struct sampler_result *r)
+{
+	if (!o->pg_queries)
+		return;
+	const struct pg_time *t = &r->pg_time;
+	uint64_t taken = r->samples + r->left_out, in_queries = 0;
+	size_t queries = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (pg_time_is_query(t->e[i].frame)) {
+			queries++;
+			in_queries += t->e[i].samples;
+		}
+	size_t top[QUERIES_SHOWN];
+	size_t n = pg_time_top(t, top, QUERIES_SHOWN);
+	fprintf(f, "  queries (--pg-queries) %zu seen, in %.1f%% of the %" PRIu64 " samples taken%s\n",
+		queries, pct(in_queries, taken), taken,
+		n ? "; the heaviest, waits as shares of each one's samples:" : "");
+	for (size_t k = 0; k < n; k++)
+		print_query(f, k + 1, &t->e[top[k]], taken);
+	bool said = false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (pg_time_is_query(t->e[i].frame))
+			continue;
+		fprintf(f, "%s%s %.1f%%", said ? ", " : "  sessions not in a query ", t->e[i].frame,
+			pct(t->e[i].samples, taken));
+		said = true;
+	}
+	if (said)
+		fputc('\n', f);
+}
+
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler *s, const struct sampler_result *r)
 {
@@ -219,6 +299,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s\n", r->family_joined,
 			r->family_full ? ", more not: no room for them" : "");
 	print_processes(f, ts, n_targets, s);
+	print_left_out(f, o, r);
+	print_time_model(f, o, r);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
@@ -247,6 +329,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)r->samples / 1e3,
 			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
 			r->cpus);
+	print_status_reads(f, r);
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);

@@ -284,7 +284,7 @@ static void write_sample(struct pp *pp, uint32_t stack, const struct profile_thr
 	pb_varint(&pp->sub, wall);
 	pb_msg(&pp->msg, 2, &pp->sub);
 	label_str(pp, "thread", thread && thread->name ? thread->name : frames[0]);
-	if (thread) {
+	if (thread && thread->tid) { /* 0: processes merged (--group-by) */
 		label_num(pp, "tid", thread->tid);
 		label_num(pp, "pid", thread->pid);
 	}

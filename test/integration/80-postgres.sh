@@ -145,7 +145,7 @@ EOF
 	# The profile's view of the same backends: their state frame.
 	# backend pids as an awk regular expression (given with -v: escapes doubled)
 	local re
-	re="^postgres\\\\[($(echo "$backends" | paste -sd'|'))\\\\]/"
+	re="^postgres\\\\[($(echo "$backends" | paste -sd'|'))\\\\] client backend"
 	awk -v re="$re" '$0 ~ re {
 		split($0, f, ";"); s = f[2]
 		if (s == "On CPU (PostgreSQL state)") s = "CPU"
@@ -217,7 +217,7 @@ pg_burst_test() {
 		t1=$(date +%s%N)
 		wait $pp
 		run_t=$(awk -v r=$((r1 - r0)) -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * r / w }')
-		run_p=$(share "$TMP/pgb.$d.folded" '^postgres;R \(running\);')
+		run_p=$(share "$TMP/pgb.$d.folded" "^postgres.$be. client backend;R .running.;")
 		n=$(total "$TMP/pgb.$d.folded")
 		warned=$(grep -c 'warning: thread' "$TMP/pgb.$d.err")
 		[ "$n" -ge 1000 ] && [ "$r1" -gt "$r0" ] && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] || ok=0
@@ -244,8 +244,8 @@ pg_late_backend_test() {
 	"$sql" "${PG_CONN[@]}" -X -q -c "select pg_sleep(1.5)" postgres >/dev/null 2>&1
 	wait $pp
 	local rc=$? pid new=0 sleeping=0
-	for pid in $(sed -n 's/^postgres\[\([0-9]*\)\]\/postgres;event=Timeout:PgSleep (PostgreSQL state);.*/\1/p' "$TMP/late.folded" | sort -u); do
-		case " $before " in *" $pid "*) ;; *) new=$((new + 1)); sleeping=$(grep "^postgres\[$pid\]/" "$TMP/late.folded" | grep 'Timeout:PgSleep' | total /dev/stdin) ;; esac
+	for pid in $(sed -n 's/^postgres\[\([0-9]*\)\] client backend;event=Timeout:PgSleep (PostgreSQL state);.*/\1/p' "$TMP/late.folded" | sort -u); do
+		case " $before " in *" $pid "*) ;; *) new=$((new + 1)); sleeping=$(grep "^postgres\[$pid\] client backend;" "$TMP/late.folded" | grep 'Timeout:PgSleep' | total /dev/stdin) ;; esac
 	done
 	if [ $rc = 0 ] && [ $new = 1 ] && [ "$sleeping" -ge 100 ]; then
 		pass "PostgreSQL: a backend that connected after the profiler started: seized, $sleeping samples in event=Timeout:PgSleep"
