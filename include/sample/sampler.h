@@ -29,8 +29,10 @@ struct sampler_result {
 	uint64_t rounds;           /* rounds run: one per tick, but for */
 	uint64_t merged_ticks;     /* ticks due while a round ran, counted with it */
 	uint64_t first_round_ns, last_round_ns; /* when the first and last began */
+	uint64_t first_due_ns, last_due_ns; /* the first and last tick counted */
 	uint64_t samples;          /* thread samples counted */
 	uint64_t reused;           /* of which known to be unchanged: no reads */
+	uint64_t still;            /* of which by their run count alone (idle.h) */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
 	uint64_t queued;           /* stops of threads queued for a CPU */
 	uint64_t no_user_stack;    /* samples of threads that never stopped */
@@ -55,6 +57,8 @@ struct sampler_result {
 	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */
 	struct duration_hist work;   /* per-sample profiler work after resume */
+	struct duration_hist round;  /* a round, from its start until it let
+					the last thread go */
 	/* PostgreSQL processes' status (--pg-queries, --no-idle; count.c) */
 	uint64_t left_out;         /* --no-idle: samples in an idle wait, not in
 				      the profile (nor in samples) */

@@ -1,9 +1,15 @@
 /* schedule.h - when the ticks fall, and which ticks a round stands for.
  *
- * Ticks are absolute deadlines at random intervals around -d (uniform in
- * [d/2, 3d/2]): a fixed interval can run in lockstep with a target's own
- * timer and never see the work it does after each tick.  Their times are
- * drawn in advance and do not depend on what the target does.
+ * Ticks are absolute deadlines at random intervals, exponential with mean
+ * -d: a Poisson process, whose ticks see the target's states in the
+ * shares of time it spends in them, whatever its rhythm.  A fixed
+ * interval can run in lockstep with a target's own timer and never see
+ * the work it does after each tick; intervals uniform in [d/2, 3d/2], as
+ * before, never fell in the half interval after a tick - where the
+ * sampler's own round and its aftermath are - and counted two threads
+ * spinning beside 500 idle ones on a CPU 90 % of their samples against
+ * 71-75 % by schedstat.  Their times are drawn in advance and do not
+ * depend on what the target does.
  *
  * A round does not always end before the next tick is due: stopping a
  * thread that runs costs tens of microseconds here, at -d 100us a round
@@ -35,7 +41,7 @@ struct schedule {
 /* The first tick is due at start_ns.  seed: any value (0 is mended). */
 void schedule_start(struct schedule *sc, uint64_t interval_ns, uint64_t start_ns, uint64_t seed);
 
-/* The next interval: uniform in [d/2, 3d/2], mean d. */
+/* The next interval: exponential with mean d, at least 1 ns. */
 uint64_t schedule_interval(struct schedule *sc);
 
 #define ROUND_TICKS_TIMED 64 /* the times kept of the ticks due during a round */

@@ -69,8 +69,9 @@ struct pending_stop {
 	uint64_t runs;      /* its run count at the first tick */
 	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
 	bool took_its_cpu;  /* it ran on our CPU and our tick preempted it:
-			       until its trap it waits for us */
-	uint64_t frozen_ticks; /* ticks due while it waited for us, frozen */
+			       until its trap it waits for the CPU we hold */
+	uint64_t waited_ticks; /* ticks due meanwhile: R (runnable), as its
+				  schedstat counts that time */
 	uint64_t last_round; /* the round that added its last tick */
 	int n_ticks;
 	struct pending_tick ticks[PENDING_TICKS];
@@ -106,6 +107,9 @@ struct sampled_thread {
 	 * first, its state in turn */
 	unsigned quiet_looks;
 	bool cold;
+	uint64_t still_round;    /* a round that found it still */
+	uint64_t still_ticks;    /* ticks found still, not counted yet, */
+	uint64_t still_first_ns, still_last_ns; /* from, to */
 	uint64_t obs_round;     /* the round of obs; 0 none */
 	struct observation obs;
 	/* Its last counted stack, and what it was counted from: the same
@@ -131,11 +135,12 @@ struct process {
 	struct pg_backend pgb;
 	bool pgb_ok;                   /* pgb opened: a PostgreSQL server */
 	char title[TITLE_MAX + 1];     /* "" when none */
-	/* Its status, read once per round at its first observation (count.c):
+	/* Its status, read at most once per round at an observation (count.c):
 	 * state, client backend or not, the query frame and its time-model
 	 * entry; the wait word of its latest capture. */
-	uint64_t noted_round;
 	bool status_read;              /* status_run_ns is when it was read */
+	uint64_t status_round;         /* the round of that read, or reuse */
+	uint64_t read_round;           /* the round of the last read */
 	uint64_t status_run_ns;        /* its threads' run time then */
 	enum pg_state state;           /* PG_STATE_UNKNOWN when not read */
 	bool client;

@@ -33,25 +33,21 @@ static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
 		(double)h->max_ns / 1e3);
 }
 
-/* The rate: asked (the mean interval) and achieved - rounds over the
- * time from the first to the last, so that N rounds span N-1 intervals -
- * and what became of the ticks that had no round of their own. */
+/* The rate: asked (the mean interval) and achieved - the share of the
+ * ticks due that were sampled (not missed in a stall), which holds for a
+ * run of one tick as of thousands; and how many rounds looked at the
+ * threads: a tick that fell due while a round ran stands with it. */
 static void print_rate(FILE *f, const struct options *o, const struct sampler_result *r)
 {
 	char every[32];
 	format_duration(o->interval_ns, every, sizeof(every));
-	fprintf(f, "  rate                   asked one tick every %s on average", every);
-	double span_s = (double)(r->last_round_ns - r->first_round_ns) / 1e9;
-	if (r->rounds >= 2 && span_s > 0) {
-		double asked = 1e9 / (double)o->interval_ns;
-		double achieved = (double)(r->rounds - 1) / span_s;
-		fprintf(f, " (%.4g/s), achieved %.4g/s (%.0f%%)", asked, achieved,
-			100.0 * achieved / asked);
-	} else {
-		fprintf(f, "; the run was shorter than one interval");
-	}
-	fprintf(f, "; %" PRIu64 " ticks due during a round counted with it, skipped ticks %" PRIu64
-		"\n", r->merged_ticks, r->skipped_ticks);
+	double asked = 1e9 / (double)o->interval_ns;
+	double share = r->ticks ? (double)r->ticks / (double)(r->ticks + r->skipped_ticks) : 0;
+	fprintf(f, "  rate                   asked one tick every %s on average (%.4g/s), "
+		"achieved %.4g/s (%.0f%%): %" PRIu64 " ticks sampled, skipped ticks %" PRIu64
+		"; %" PRIu64 " rounds, %" PRIu64 " ticks due during a round counted with it\n",
+		every, asked, asked * share, 100.0 * share, r->ticks, r->skipped_ticks, r->rounds,
+		r->merged_ticks);
 }
 
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
@@ -304,7 +300,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
-		"were, %" PRIu64 " known unchanged\n", r->peeked, r->reused);
+		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
+		r->peeked, r->reused, r->still);
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);
@@ -324,6 +321,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	print_most_stopped(f, s);
 	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
+	print_hist(f, "round", &r->round);
 	if (r->samples)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
 			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)r->samples / 1e3,

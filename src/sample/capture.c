@@ -9,6 +9,7 @@
 #include "base/frame.h"
 #include "base/hash_index.h"
 #include "sample/count.h"
+#include "sample/idle.h"
 #include "tracee/snapshot.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
@@ -290,8 +291,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	 * a CPU from the interrupt; one that was not (blocked, or queued for a
 	 * CPU) from its trap, when it would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	uint64_t frozen_from = ps->took_its_cpu ? ps->ticks[0].first_ns :
-			       was_running ? ps->began_ns : seen_ns;
+	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c.resumed_ns - frozen_from;
 	hist_add(&s->r->frozen, frozen);
 	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
@@ -337,10 +337,10 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	bool on_cpu_by_runs = c.runs_known && ps->runs_known && c.stopped.runs == ps->runs;
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c.copied, th->group_stop,
 			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
-	if (ps->frozen_ticks) { /* due while it waited for the CPU we held */
-		struct observation ob = { .state = STATE_STOPPED_BY_US, .user = c.copied };
-		count_now(s, p, st, &ob, frames, n, complete, ps->frozen_ticks, frozen_from,
-			  c.resumed_ns, "frozen");
+	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
+		struct observation ob = { .state = "R (runnable)", .user = c.copied };
+		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
+			  seen_ns, "waited");
 	}
 	free(ps);
 	hist_add(&s->r->work, now_ns() - t1);
@@ -468,6 +468,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
 	if (!st)
 		return;
+	idle_flush(s, st);
 	capture_unstopped(s, &s->procs[st->proc], st);
 	st->ended = true;
 	free(st->memory);

@@ -77,14 +77,19 @@ static void read_status(struct sampler *s, struct process *p)
 	uint64_t runs = 0;
 	bool runs_known = process_run_ns(s, p, &runs);
 	if (p->status_read && runs_known && runs == p->status_run_ns) {
-		s->r->status_reused++;
+		if (p->status_round != s->round) /* the figure is per round */
+			s->r->status_reused++;
+		p->status_round = s->round;
 		return;
 	}
+	if (p->status_read && p->read_round == s->round)
+		return; /* once per round (another thread of it ran meanwhile) */
 	struct pg_activity a;
 	uint64_t t0 = now_ns();
 	enum pg_read r = pg_backend_read(&p->pgb, &a);
 	s->r->status_ns += now_ns() - t0;
 	s->r->status_reads++;
+	p->status_round = p->read_round = s->round;
 	p->status_read = runs_known;
 	p->status_run_ns = runs;
 	/* caught writing each time: its last settled reading, if any */
@@ -99,15 +104,15 @@ static void read_status(struct sampler *s, struct process *p)
 	}
 }
 
-/* Once per process and round, at its first observation (after any stop
- * of it, never during one: a backend held stopped inside a write of its
- * status would read as unsettled): its type and, for --pg-queries and
- * --no-idle, its status. */
+/* At each observation of p (after any stop of it, never during one: a
+ * backend held stopped inside a write of its status would read as
+ * unsettled): its type and, for --pg-queries and --no-idle, its status -
+ * read once per round at most, and only when one of its threads has run
+ * since the last read. */
 static void note_process(struct sampler *s, struct process *p)
 {
-	if (p->noted_round == s->round || !p->pgb_ok)
+	if (!p->pgb_ok)
 		return;
-	p->noted_round = s->round;
 	bool typed = pg_backend_type(&p->pgb) != NULL;
 	p->client = typed && pg_backend_type_client(p->pgb.major, p->pgb.type);
 	/* the auxiliary processes have no state to read (our stops make
@@ -380,20 +385,25 @@ static bool sample_word(struct process *p, const struct sampled_thread *st,
 	return fresh && p->word_ok;
 }
 
-/* --no-idle: is the sample left out?  Its observation says (idle_wait);
- * a tick counted outside its round was a stop's, of a thread that had run
- * since its last sample: idle only by PostgreSQL's word.  Never a tick
- * that found it stopped by us. */
+/* --no-idle: is the sample left out?  Its observation says (idle_wait).
+ * Ticks of a thread found still (idle.h: asleep and not run for several
+ * looks, counted together, "still") are asleep since their last sample;
+ * any other tick counted outside its round was a stop's, of a thread that
+ * had run since its last sample: idle only by PostgreSQL's word.  Never a
+ * tick that found it stopped by us. */
 static bool left_out(const struct sampler *s, const struct process *p,
 		     const struct sampled_thread *st, const struct observation *ob, bool word_ok,
-		     uint32_t word)
+		     uint32_t word, const char *how)
 {
 	if (!s->o->no_idle)
 		return false;
 	if (ob == &st->obs)
 		return st->obs_idle;
-	return strcmp(ob->state, STATE_STOPPED_BY_US) != 0 && p->pg.server && word_ok && word &&
-	       pg_wait_is_idle(p->pg.table, word, p->client, p->state);
+	if (strcmp(ob->state, STATE_STOPPED_BY_US) == 0)
+		return false;
+	if (p->pg.server && word_ok && word)
+		return pg_wait_is_idle(p->pg.table, word, p->client, p->state);
+	return strcmp(how, "still") == 0 && ob->state[0] == 'S';
 }
 
 /* --pg-queries: the sample under its process's query frame in the time
@@ -419,7 +429,7 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	bool word_ok = sample_word(p, st, ob, &word);
 	/* --no-idle: left out of the profile, but a sample of the thread all
 	 * the same (its share on a CPU is checked against schedstat) */
-	bool kept = !left_out(s, p, st, ob, word_ok, word);
+	bool kept = !left_out(s, p, st, ob, word_ok, word, how);
 	if (kept) {
 		add_to_profile(s, p, st, ob, frames, n_frames, complete, count, first_ns, last_ns);
 		s->r->samples += count;
@@ -459,11 +469,12 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		struct pending_stop *ps = st->pending;
 		if (st->guarded_round == s->round) /* counted with its next stop */
 			st->cost.owed += ticks;
+
 		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one
-			 * whose CPU our round held waited for us meanwhile */
+			 * whose CPU our round held waited for it meanwhile */
 			if (ps->took_its_cpu) {
-				ps->frozen_ticks += ticks - 1;
+				ps->waited_ticks += ticks - 1;
 			} else {
 				ps->ticks[ps->n_ticks - 1].count += ticks - 1;
 				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;

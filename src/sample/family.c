@@ -32,7 +32,7 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 	msg[0] = '\0';
 	p->pg = (struct pg_process){ 0 };
 	p->title[0] = '\0';
-	p->noted_round = 0;
+	p->status_round = p->read_round = 0;
 	p->status_read = false;
 	p->state = PG_STATE_UNKNOWN;
 	p->client = false;
@@ -72,6 +72,9 @@ void follow_exec(struct sampler *s, struct process *p)
 		struct sampled_thread *st = sampled_of(s, p, &p->t->threads[k]);
 		if (!st)
 			continue;
+		st->still_ticks = 0; /* the old program's: it ran, to exec */
+		st->cold = false;
+		st->quiet_looks = 0;
 		st->stack_low = st->stack_top = 0;
 		free(st->memory);
 		st->memory = NULL;

@@ -4,11 +4,14 @@
 
 #include "sample/count.h"
 
-/* The cold threads' full looks may take a tenth of an interval per round:
- * on a machine whose CPUs the target keeps busy the sampler gets a fair
- * share of one (a third here, with 4 spinning threads on 2 CPUs), and a
- * round then takes three times its CPU time. */
-#define COLD_SHARE_OF_INTERVAL 10
+#include <stdio.h>
+#include <string.h>
+
+/* The cold threads' full looks may take a thirtieth of an interval per
+ * round: a round is best short, for ticks due while it runs stand with
+ * it (schedule.h); a cold thread's stat read every 10 rounds at -d 10ms
+ * for a thousand of them, every 100 at -d 1ms. */
+#define COLD_SHARE_OF_INTERVAL 30
 #define LOOK_NS_GUESS 3300ULL /* until a full look has been timed */
 
 bool idle_still(struct sampler *s, struct process *p, struct thread *th,
@@ -28,13 +31,45 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 		tick_trace_look(s->trace, s->round, th->tid, &v, st->last_cpu, ACT_REUSE, sc.run_ns,
 				t0);
 	}
-	count_set_words(s, p);
-	if (s->snap->n_words)
-		snapshot_read_words(th->tid, s->snap);
+	/* the same sample as at its last tick: counted with the others when
+	 * it changes (idle_flush), not stack by stack every round */
+	st->still_round = s->round;
 	s->r->reused++;
-	count_observe_memory(s, p, st, reported_state(st->last_state, false, false));
+	s->r->still++;
 	hist_add(&s->r->work, now_ns() - t0);
 	return true;
+}
+
+void idle_flush(struct sampler *s, struct sampled_thread *st)
+{
+	const struct thread_memory *m = st->memory;
+	uint64_t n = st->still_ticks;
+	if (!n)
+		return;
+	st->still_ticks = 0;
+	if (!m)
+		return;
+	struct process *p = &s->procs[st->proc];
+	/* Not run since: its application state is the one it had (only it
+	 * writes it), read now. */
+	count_set_words(s, p);
+	if (s->snap->n_words)
+		snapshot_read_words(st->tid, s->snap);
+	struct observation ob = { .state = reported_state(st->last_state, false, false),
+				  .user = true, .n_kernel = m->n_kernel };
+	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
+	char app[APP_STATE_MAX];
+	const char *a = count_app_state(s, p, app, sizeof(app));
+	if ((ob.has_app = a != NULL))
+		snprintf(ob.app, sizeof(ob.app), "%s", a);
+	count_now(s, p, st, &ob, m->frames, m->n_frames, m->complete, n, st->still_first_ns,
+		  st->still_last_ns, "still");
+}
+
+void idle_flush_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		idle_flush(s, sampled_at(s, i));
 }
 
 void idle_after_look(struct sampled_thread *st, enum thread_action a, char state)
@@ -53,11 +88,21 @@ uint64_t idle_cold_every(size_t cold, uint64_t look_ns, uint64_t interval_ns)
 	return every ? every : 1;
 }
 
-void idle_round(struct sampler *s)
+void idle_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 {
 	size_t cold = 0;
-	for (size_t i = 0; i < s->n_threads; i++)
-		cold += sampled_at(s, i)->cold && !sampled_at(s, i)->ended;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct sampled_thread *st = sampled_at(s, i);
+		cold += st->cold && !st->ended;
+		if (st->still_round != s->round)
+			continue;
+		if (!st->still_ticks) /* counted when it changes */
+			st->still_first_ns = s->tick_ns;
+		st->still_ticks += ticks;
+		st->still_last_ns = last_ns;
+		if (st->still_ticks >= IDLE_STILL_MAX)
+			idle_flush(s, st);
+	}
 	s->n_cold = cold;
 	s->cold_every = idle_cold_every(cold, s->cold_look_ns, s->o->interval_ns);
 }

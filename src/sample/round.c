@@ -209,6 +209,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	struct sampled_thread *st = sampled_of(s, p, th);
 	if (!st)
 		return;
+	idle_flush(s, st); /* its still ticks, before it is looked at anew */
 	st->last_cpu = ts.processor;
 	if (th->tid == t->pid)
 		t->num_threads = ts.num_threads;
@@ -348,6 +349,6 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns)
 {
 	count_round(s, rt, last_ns);
-	idle_round(s);
+	idle_round(s, rt->stands_for, last_ns);
 	capture_keep_off(s);
 }

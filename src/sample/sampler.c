@@ -18,6 +18,7 @@
 #include "sample/capture.h"
 #include "sample/count.h"
 #include "sample/family.h"
+#include "sample/idle.h"
 #include "sample/round.h"
 #include "sample/schedule.h"
 #include "sample/state.h"
@@ -227,14 +228,19 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 	/* the round's span, for the ticks it stands for: until it let the
 	 * last thread go (what follows holds none) */
 	uint64_t ended = s->released_ns;
+	hist_add(&r->round, ended - s->tick_ns);
 	struct round_ticks rt = schedule_round(sc, s->tick_ns, ended);
 	if (s->o->count && r->ticks + rt.stands_for > s->o->count)
 		rt.stands_for = s->o->count - r->ticks; /* -n ticks, not more */
 	round_end(s, &rt, ended);
 	tick_trace_commit(s->trace, s->round, ended, rt.stands_for, rt.missed);
-	if (!r->rounds)
+	if (!r->rounds) {
 		r->first_round_ns = s->tick_ns;
+		r->first_due_ns = due;
+	}
 	r->last_round_ns = s->tick_ns;
+	r->last_due_ns = rt.stands_for == 1 ? due :
+			 rt.n_timed >= rt.stands_for - 1 ? rt.timed_ns[rt.stands_for - 2] : ended;
 	r->rounds++;
 	r->ticks += rt.stands_for;
 	r->merged_ticks += rt.stands_for - 1;
@@ -283,6 +289,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	volatile int never = 0;
 	while (!*quit && any_pending(s) && now_ns() < give_up)
 		targets_wait_until(s->ts, s->n_targets, now_ns() + 1000000, &never, capture_on_trap, s);
+	idle_flush_all(s);
 	for (size_t i = 0; i < s->n_threads; i++)
 		capture_unstopped(s, &s->procs[sampled_at(s, i)->proc], sampled_at(s, i));
 	count_owed(s);

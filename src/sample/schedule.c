@@ -1,6 +1,7 @@
 /* schedule.c - tick deadlines and what a round stands for (schedule.h). */
 #include "sample/schedule.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /* Past this many intervals, ticks are counted by the mean interval, not
@@ -10,18 +11,24 @@
 void schedule_start(struct schedule *sc, uint64_t interval_ns, uint64_t start_ns, uint64_t seed)
 {
 	sc->interval_ns = interval_ns ? interval_ns : 1;
-	sc->rng = seed | 1;
+	/* splitmix64 of the seed: xorshift's first draws from a small state
+	 * (a seed of 5) are tiny, and -ln of a tiny u is a huge interval */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	sc->rng = (z ^ (z >> 31)) | 1;
 	sc->due_ns = start_ns;
 }
 
 uint64_t schedule_interval(struct schedule *sc)
 {
-	uint64_t d = sc->interval_ns;
 	sc->rng ^= sc->rng << 13;
 	sc->rng ^= sc->rng >> 7;
 	sc->rng ^= sc->rng << 17;
-	uint64_t i = d / 2 + sc->rng % (d + 1);
-	return i ? i : 1;
+	/* exponential, mean d: u in (0, 1], -ln(u) in [0, 44.4) */
+	double u = (double)((sc->rng >> 11) + 1) / 9007199254740992.0;
+	double i = -log(u) * (double)sc->interval_ns;
+	return i >= 1 ? (uint64_t)i : 1;
 }
 
 /* Moves *due past until (due > until), counting the ticks passed (and

@@ -18,6 +18,7 @@
 
 #include "continuous/continuous.h"
 #include "sample/capture.h"
+#include "sample/idle.h"
 
 #define NAMING_SLICE_NS 200000ULL /* between polls, when stops are pending */
 
@@ -81,6 +82,7 @@ static void name_closing(struct sampler *s, uint64_t deadline)
 
 static void window_cut(struct sampler *s, uint64_t now)
 {
+	idle_flush_all(s); /* every tick of the window in it */
 	if (s->closing)
 		name_closing(s, 0); /* not named within a period: now */
 	struct window *w = calloc(1, sizeof(*w));
@@ -124,6 +126,7 @@ static void window_cut(struct sampler *s, uint64_t now)
  * them (and of the timeline so far) handed to the writer. */
 static void dump_so_far(struct sampler *s, uint64_t now)
 {
+	idle_flush_all(s);
 	uint64_t t0 = now_ns();
 	for (size_t i = 0; i < s->n_targets; i++)
 		if (program_name_now(s->procs[i].program) != 0) {

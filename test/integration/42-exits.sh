@@ -129,17 +129,29 @@ else
 	skip "untraceable processes, signals that end the run" "$WHY_NO_ATTACH"
 fi
 
-# The summary's rate stays meaningful for any interval the options take:
-# one round of a 100 000 000 s interval is no rate at all.
-huge_interval_tests() {
+# The summary's rate stays meaningful for any interval the options take,
+# and for any number of ticks: it is the share of the ticks due that were
+# sampled.  (It was rounds over the time they spanned, N over N-1
+# intervals: -n 10 -d 10ms said 92-145 %, -n 5 -d 1ms 138-164 %.)
+short_and_huge_rate_tests() {
 	start sleep 30
 	"$PP" -p "$TPID" -d 100000000s -n 1 >/dev/null 2>"$TMP/huge.err"
-	local rc=$? line
-	stop_target "$TPID"
+	local rc=$? line n d bad=""
 	line=$(grep -m 1 '^  rate' "$TMP/huge.err")
 	if [ $rc = 0 ] && echo "$line" | grep -q 'every 1157 days' &&
-		echo "$line" | grep -q 'shorter than one interval' && ! echo "$line" | grep -qE '[0-9]{5,}%'; then
+		echo "$line" | grep -q '(100%): 1 ticks sampled' && ! echo "$line" | grep -qE '[0-9]{4,}%'; then
 		pass "summary rate for -d 100000000s -n 1:${line#  rate}"
 	else fail "summary rate for a huge interval" "exit $rc: $line" "$TMP/huge.err"; fi
+	for d in 10ms 1ms; do
+		for n in 1 2 5 10 50; do
+			"$PP" -p "$TPID" -d "$d" -n "$n" >/dev/null 2>"$TMP/short.err"
+			line=$(grep -m 1 '^  rate' "$TMP/short.err")
+			echo "$line" | grep -qE "achieved [0-9.e+]+/s \((9[5-9]|100)%\): $n ticks sampled" ||
+				bad="$bad -d $d -n $n: ${line#  rate   };"
+		done
+	done
+	stop_target "$TPID"
+	if [ -z "$bad" ]; then pass "summary rate for -n 1 to 50 at 10 ms and 1 ms: 95-100 % of the ticks, as many as asked"
+	else fail "summary rate of short runs" "$bad" "$TMP/short.err"; fi
 }
-[ $CAN_ATTACH = 1 ] && huge_interval_tests
+[ $CAN_ATTACH = 1 ] && short_and_huge_rate_tests

@@ -9,16 +9,17 @@
 
 #include "sample/idle.h"
 
-/* A thousand cold threads at 3.3 us a full look: at 10 ms a tenth of the
- * interval holds 303 of them (every 4th round), at 1 ms 30 (every 33rd). */
+/* A thousand cold threads at 3.3 us a full look: at 10 ms a thirtieth of
+ * the interval holds 101 of them (every 10th round), at 1 ms 10 (every
+ * 100th). */
 static void full_looks_in_turn(void **state)
 {
 	(void)state;
-	assert_int_equal(idle_cold_every(1000, 3300, 10000000), 4);
-	assert_int_equal(idle_cold_every(1000, 3300, 1000000), 33);
+	assert_int_equal(idle_cold_every(1000, 3300, 10000000), 10);
+	assert_int_equal(idle_cold_every(1000, 3300, 1000000), 100);
 	assert_int_equal(idle_cold_every(10, 3300, 10000000), 1); /* all at every tick */
 	assert_int_equal(idle_cold_every(0, 3300, 1000000), 1);
-	assert_int_equal(idle_cold_every(1000, 0, 1000000), 33); /* untimed: the guess */
+	assert_int_equal(idle_cold_every(1000, 0, 1000000), 100); /* untimed: the guess */
 	assert_int_equal(idle_cold_every(5, 3300, 5), 5); /* no budget: one a round */
 }
 

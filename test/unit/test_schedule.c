@@ -4,28 +4,32 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include "sample/schedule.h"
 
 #define D 100000ULL /* -d 100us */
 
-/* Random around d, never outside [d/2, 3d/2], mean d. */
+/* Exponential with mean d (a Poisson process): ticks fall anywhere,
+ * also in the half interval after the last one. */
 static void intervals_around_d(void **state)
 {
 	(void)state;
 	struct schedule sc;
 	schedule_start(&sc, D, 0, 12345);
-	uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
-	for (int i = 0; i < 100000; i++) {
+	uint64_t sum = 0, below_half = 0, above_3d = 0, n = 200000;
+	for (uint64_t i = 0; i < n; i++) {
 		uint64_t iv = schedule_interval(&sc);
+		assert_true(iv >= 1);
 		sum += iv;
-		lo = iv < lo ? iv : lo;
-		hi = iv > hi ? iv : hi;
+		below_half += iv < D / 2;
+		above_3d += iv > 3 * D;
 	}
-	assert_true(lo >= D / 2 && hi <= D / 2 + D);
-	assert_true(lo < D / 2 + D / 100 && hi > D + D / 2 - D / 100); /* it spans them */
-	double mean = (double)sum / 100000;
+	double mean = (double)sum / (double)n;
 	assert_true(mean > 0.99 * D && mean < 1.01 * D);
+	/* P(< d/2) = 1 - e^-0.5 = 0.393; P(> 3d) = e^-3 = 0.050 */
+	assert_true(fabs((double)below_half / (double)n - 0.393) < 0.005);
+	assert_true(fabs((double)above_3d / (double)n - 0.050) < 0.003);
 	/* -d 1ns: never a zero interval (the round loop would not end) */
 	schedule_start(&sc, 1, 0, 7);
 	for (int i = 0; i < 1000; i++)
@@ -39,9 +43,9 @@ static void quick_round(void **state)
 	struct schedule sc;
 	schedule_start(&sc, D, 1000000, 1);
 	struct round_ticks rt = schedule_round(&sc, 1000020, 1000030);
-	assert_int_equal(rt.stands_for, 1);
+	assert_true(rt.stands_for >= 1);
 	assert_int_equal(rt.missed, 0);
-	assert_true(sc.due_ns > 1000030 && sc.due_ns <= 1000000 + D + D / 2);
+	assert_true(sc.due_ns > 1000030); /* the next is due after it */
 }
 
 /* A round that ran for 10 intervals (a stop of a running thread is slow
@@ -57,7 +61,7 @@ static void long_round_keeps_its_ticks(void **state)
 		uint64_t began = sc.due_ns + 20000; /* woke 20 us late */
 		struct round_ticks rt = schedule_round(&sc, began, began + 10 * D);
 		assert_int_equal(rt.missed, 0);
-		assert_true(rt.stands_for >= 5 && rt.stands_for <= 22);
+		assert_true(rt.stands_for >= 1);
 		total += rt.stands_for;
 		t = began + 10 * D;
 	}
@@ -74,8 +78,8 @@ static void stall_is_missed(void **state)
 	struct schedule sc;
 	schedule_start(&sc, D, 0, 5);
 	struct round_ticks rt = schedule_round(&sc, 20 * D, 20 * D + 10000);
-	assert_true(rt.missed >= 15 && rt.missed <= 22);
-	assert_true(rt.stands_for >= 1 && rt.stands_for <= 3);
+	assert_true(rt.missed >= 8 && rt.missed <= 32); /* 19 on average */
+	assert_true(rt.stands_for >= 1 && rt.stands_for <= 8);
 	/* a stall of hours at -d 100ns ends at once */
 	schedule_start(&sc, 100, 0, 5);
 	rt = schedule_round(&sc, 3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1000);
