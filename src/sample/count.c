@@ -385,12 +385,13 @@ static bool sample_word(struct process *p, const struct sampled_thread *st,
 	return fresh && p->word_ok;
 }
 
-/* --no-idle: is the sample left out?  Its observation says (idle_wait).
- * Ticks of a thread found still (idle.h: asleep and not run for several
- * looks, counted together, "still") are asleep since their last sample;
- * any other tick counted outside its round was a stop's, of a thread that
- * had run since its last sample: idle only by PostgreSQL's word.  Never a
- * tick that found it stopped by us. */
+/* --no-idle: is the sample left out?  Its observation says (idle_wait),
+ * also for the ticks that found it stopped by us in that round ("frozen":
+ * in its idle wait but for our stop).  Ticks of a thread found still
+ * (idle.h: asleep and not run for several looks, counted together,
+ * "still") are asleep since their last sample; any other tick counted
+ * outside its round was a stop's, of a thread that had run since its last
+ * sample: idle only by PostgreSQL's word. */
 static bool left_out(const struct sampler *s, const struct process *p,
 		     const struct sampled_thread *st, const struct observation *ob, bool word_ok,
 		     uint32_t word, const char *how)
@@ -399,8 +400,8 @@ static bool left_out(const struct sampler *s, const struct process *p,
 		return false;
 	if (ob == &st->obs)
 		return st->obs_idle;
-	if (strcmp(ob->state, STATE_STOPPED_BY_US) == 0)
-		return false;
+	if (strcmp(how, "frozen") == 0)
+		return st->obs_idle;
 	if (p->pg.server && word_ok && word)
 		return pg_wait_is_idle(p->pg.table, word, p->client, p->state);
 	return strcmp(how, "still") == 0 && ob->state[0] == 'S';
