@@ -65,6 +65,7 @@ struct sampler_result {
 	uint64_t status_reads;     /* status reads, */
 	uint64_t status_ns;        /* the time they took, */
 	uint64_t status_reused;    /* and reads saved: no thread ran since */
+	bool query_ids;            /* the server computes query ids */
 	struct pg_time pg_time;    /* --pg-queries: the time model; freed
 				      with the sampler */
 };

@@ -69,6 +69,21 @@ static bool process_run_ns(const struct sampler *s, const struct process *p, uin
 	return true;
 }
 
+/* A statement read while it was parsed has no id yet (0): the id another
+ * backend of the run learnt for the same normalized text (pgbackend.h's
+ * recent ids), so that a backend's first run of a statement is the same
+ * frame as everyone's.  0 when none has it. */
+static int64_t id_elsewhere(const struct sampler *s, const struct process *self, uint64_t hash)
+{
+	for (size_t i = 0; i < s->n_targets; i++) {
+		const struct process *p = &s->procs[i];
+		for (unsigned k = 0; p != self && p->pgb_ok && k < PG_RECENT_IDS; k++)
+			if (p->pgb.recent[k].id && p->pgb.recent[k].hash == hash)
+				return p->pgb.recent[k].id;
+	}
+	return 0;
+}
+
 /* Its state and statement, read from its memory without a stop (one
  * process_vm_readv); or, when none of its threads has run since the last
  * read, that read's: a backend writes its own status only. */
@@ -96,6 +111,10 @@ static void read_status(struct sampler *s, struct process *p)
 	bool ok = r == PG_READ_OK || (r == PG_READ_UNSETTLED && p->pgb.have_activity);
 	p->state = ok ? a.state : PG_STATE_UNKNOWN;
 	char query[sizeof(p->query)] = "";
+	if (ok && a.query_id)
+		s->r->query_ids = true;
+	else if (ok && a.state == PG_STATE_ACTIVE && s->r->query_ids) /* ids on: being parsed */
+		a.query_id = id_elsewhere(s, p, a.text_hash);
 	if (ok && s->o->pg_queries)
 		pg_query_frame(&a, query, sizeof(query));
 	if (strcmp(query, p->query) != 0) {
