@@ -313,7 +313,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			r->no_user_stack);
 	/* Per thread: stops of different threads add up to more than the
 	 * wall time while each thread lost only its own share. */
-	double threads = r->ticks ? (double)r->samples / (double)r->ticks : 1;
+	/* (--no-idle's samples left out were taken all the same) */
+	uint64_t taken = r->samples + r->left_out;
+	double threads = r->ticks ? (double)taken / (double)r->ticks : 1;
 	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
@@ -322,9 +324,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
 	print_hist(f, "round", &r->round);
-	if (r->samples)
+	if (taken)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
-			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)r->samples / 1e3,
+			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)taken / 1e3,
 			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
 			r->cpus);
 	print_status_reads(f, r);
