@@ -246,14 +246,9 @@ static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uin
 	fprintf(f, "%s\n", n ? "" : " none");
 }
 
-/* --pg-queries: the time model - where the instance's samples went, by
- * query, and the sessions' states. */
-static void print_time_model(FILE *f, const struct options *o, const struct sampler_result *r)
+void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
 {
-	if (!o->pg_queries)
-		return;
-	const struct pg_time *t = &r->pg_time;
-	uint64_t taken = r->samples + r->left_out, in_queries = 0;
+	uint64_t in_queries = 0;
 	size_t queries = 0;
 	for (size_t i = 0; i < t->n; i++)
 		if (pg_time_is_query(t->e[i].frame)) {
@@ -296,7 +291,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			r->family_full ? ", more not: no room for them" : "");
 	print_processes(f, ts, n_targets, s);
 	print_left_out(f, o, r);
-	print_time_model(f, o, r);
+	if (o->pg_queries)
+		summary_time_model(f, &r->pg_time, r->samples + r->left_out);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
