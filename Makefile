@@ -33,7 +33,7 @@ TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
 	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13 \
-	$(B)/test/targets/which_a $(B)/test/targets/which_b
+	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
@@ -89,6 +89,7 @@ $(PG_STATUS_TOOL): test/tools/pg_status.c $(LIB_OBJS) $(HDRS) | $(B)/test
 # with symbols.  Per-target flags below.
 TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
+$(B)/test/targets/jit_nofp: TARGET_CFLAGS += -fomit-frame-pointer
 $(B)/test/targets/%: test/targets/%.c test/targets/own_truth.h | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
 $(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets
@@ -113,6 +114,9 @@ $(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<
 # vforker: no unwind tables, frame pointers: only a stop unwinds it.
 $(B)/test/targets/vforker: TARGET_CFLAGS += -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-omit-frame-pointer
+# split linked statically: gcc then writes no .eh_frame_hdr, only .eh_frame.
+$(B)/test/targets/split_static: test/targets/split.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -static -o $@ $<
 # split with every function in .dynsym: a stripped copy still names them.
 $(B)/test/targets/split_dynsym: test/targets/split.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $<
@@ -194,7 +198,8 @@ demo: deps
 	@sh demo/run-demo.sh
 
 # --- benchmark (bench/run.sh says what it measures) ----------------------
-BENCH_BINS := $(B)/bench/freeze_target $(B)/bench/bare_loop
+# (the target that measures its own freezes is a test target too)
+BENCH_BINS := $(B)/test/targets/freeze_target $(B)/bench/bare_loop
 $(B)/bench/%: bench/%.c | $(B)/bench
 	$(CC) -O2 -g -Wall -Wextra -o $@ $<
 

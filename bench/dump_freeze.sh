@@ -3,7 +3,7 @@
 # ptrace_profiler --dump against eu-stack and gdb's "thread apply all bt".
 #
 # For each tool a fresh freeze_target (a CPU-bound thread that measures its
-# own stops, freeze_target.c) runs while the tool looks at it $RUNS times,
+# own stops, test/targets/freeze_target.c) runs while the tool looks at it $RUNS times,
 # $GAP seconds apart.  Reported per tool: the stops the target lived per
 # look, the frozen time per look (all its stops added up), and the p50 and
 # p99 of single stops, as the target measured them; and the tool's own
@@ -32,7 +32,7 @@ printf '%-16s %5s %11s %13s %9s %9s %12s %10s\n' tool looks "stops/look" "frozen
 for tool in ptrace_profiler eu-stack gdb; do
 	command -v "${tool%% *}" >/dev/null 2>&1 || [ "$tool" = ptrace_profiler ] || { echo "$tool: not installed"; continue; }
 	: >"$OUT/own"
-	$B/freeze_target 600 "$OUT/report" &
+	build/test/targets/freeze_target 600 "$OUT/report" &
 	pid=$!
 	sleep 0.3
 	wall=0

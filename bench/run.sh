@@ -9,7 +9,7 @@
 #   rate      samples per second achieved
 #   stop      frozen time per stop as the target lived it: the mean of its
 #             gaps that contain a voluntary context switch (a ptrace stop;
-#             freeze_target.c), with their p50 and p99
+#             test/targets/freeze_target.c), with their p50 and p99
 #   own       frozen time per sample as the tool itself measures it
 #   own/tgt   own as a share of stop: how well the tool's summary tells the
 #             cost the target really paid (100% = exactly)
@@ -46,7 +46,7 @@ run_one() {
 	ns=$(ns_of "$iv")
 	[ "$iv" = 10ms ] && secs=$(( SECS * 5 ))
 	count=$(( secs * 1000000000 / ns ))
-	$B/freeze_target "$secs" "$report" &
+	build/test/targets/freeze_target "$secs" "$report" &
 	local pid=$!
 	sleep 0.05
 	local t0 t1
@@ -113,7 +113,7 @@ done
 
 # -d 100us -n 5000: wall time to completion, profiler vs bare loop.
 for r in $(seq "$ROUNDS"); do
-	$B/freeze_target 30 /dev/null & pid=$!; sleep 0.05
+	build/test/targets/freeze_target 30 /dev/null & pid=$!; sleep 0.05
 	s=$(date +%s%N); $B/bare_loop $pid 100000 5000 >/dev/null; e=$(date +%s%N)
 	echo "bare $(( (e - s) / 1000000 ))" >>"$OUT/n5000"
 	s=$(date +%s%N); $PP -p $pid -d 100us -n 5000 >/dev/null 2>&1; e=$(date +%s%N)
@@ -128,7 +128,7 @@ done
 
 # Memory: peak RSS after 10 000 and after 200 000 samples of the same
 # stable program; only the table of distinct stacks may grow.
-$B/freeze_target 60 /dev/null & pid=$!; sleep 0.05
+build/test/targets/freeze_target 60 /dev/null & pid=$!; sleep 0.05
 for n in 10000 200000; do
 	/usr/bin/time -f "%M" -o "$OUT/rss.$n" $PP -p $pid -d 100us -n $n >/dev/null 2>&1
 done

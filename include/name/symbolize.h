@@ -28,7 +28,8 @@
  * after its module, "[libfoo.so.1]"; anonymous executable memory (JIT) is
  * "[anon]", or "NAME_[j]" where the JIT's /tmp/perf-PID.map names it
  * (perfmap.h); the signal trampoline is "[signal]"; an address in no
- * mapping is "[unknown]".  The mappings are the modules' as last read:
+ * mapping is "[unknown]"; the mark of a cut stack (FRAME_TRUNCATED) is
+ * "[truncated]".  The mappings are the modules' as last read:
  * naming never reads the maps again (modules_at).
  */
 #ifndef PTRACE_PROFILER_SYMBOLIZE_H

@@ -98,11 +98,17 @@ int program_count_again(struct program *p, const struct program_stack *h, uint64
 			uint32_t *stack);
 
 /* Names the frames now: outermost first, each followed by the functions
- * inlined at its address.  user and user_ip have room for
- * PROGRAM_USER_FRAMES_MAX.  Returns their number. */
+ * inlined at its address; a cut stack's mark (FRAME_TRUNCATED, the last
+ * frame) first, as "[truncated]", unless the frame after it is one known
+ * by name to begin a thread (outermost.h), and then it goes.  user and
+ * user_ip have room for PROGRAM_USER_FRAMES_MAX.  Returns their number.
+ * A cut stack counts as one sample in the run's tally (cut.h);
+ * program_name_samples as count samples. */
 #define PROGRAM_USER_FRAMES_MAX (4 * UNWIND_MAX_FRAMES)
 size_t program_name_frames(struct program *p, const struct unwound_frame *frames,
 			   size_t n_frames, const char **user, uint64_t *user_ip);
+size_t program_name_samples(struct program *p, const struct unwound_frame *frames,
+			    size_t n_frames, uint64_t count, const char **user, uint64_t *user_ip);
 
 /* After the run: names every stack counted by address, of p and of the
  * older programs, into the named table.  The maps are not read again (they

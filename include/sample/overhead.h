@@ -41,6 +41,8 @@ struct overhead_thread {
 	uint64_t last_ns;   /* when the sums were last decayed */
 	double lowest_rate; /* the lowest rate held, for the summary */
 	uint64_t owed;      /* ticks that needed a stop and had none yet */
+	bool resumed;       /* its wait for a CPU after our last resume: */
+	uint64_t wait_at_resume_ns, resumed_ns; /* its schedstat then */
 };
 
 /* Starts a thread's budget at now_ns: every stop allowed. */
@@ -54,19 +56,27 @@ bool overhead_may_stop(struct overhead_thread *t, uint64_t now_ns, double budget
 /* A stop of the thread kept it stopped frozen_ns. */
 void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns);
 
+/* We resumed it at resumed_ns, its schedstat's queued time wait_ns: the
+ * wait for a CPU that follows is the stop's too, counted at its next look
+ * (overhead_looked) as far as its queued time grew, at most the time
+ * since. */
+void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t resumed_ns);
+void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t now_ns);
+
 /* Its stopped share over the window, now. */
 double overhead_share(const struct overhead_thread *t);
 
-/* Pure: the rate of stops that keeps the thread within 90 % of budget:
+/* Pure: the rate of stops that keeps the thread within 70 % of budget:
  * what a stop costs it (stopped_ns / stops) times how often it needs one
  * (needs / wall_ns) is what every such tick stopped would cost; the rate
- * is the budget's share of that, within [OVERHEAD_MIN_RATE, 1]; 1 when no
- * stop has been measured yet. */
+ * is the budget's share of that, lowered again by budget / share while
+ * the window is over budget (stopped_ns / wall_ns), within
+ * [OVERHEAD_MIN_RATE, 1]; 1 when no stop has been measured yet. */
 double overhead_next_rate(double budget, double wall_ns, double needs, double stops,
 			 double stopped_ns);
 
 /* Pure: the scale of the tick interval (1: as asked) that keeps the
- * sampler's CPU within 90 % of budget of the machine's cpus CPUs: its CPU
+ * sampler's CPU within 70 % of budget of the machine's cpus CPUs: its CPU
  * per tick (cpu_ns / ticks, lately) times the ticks asked for per ns
  * (1 / interval_ns), against budget * cpus; within [1,
  * OVERHEAD_MAX_SCALE]; 1 before anything was measured. */

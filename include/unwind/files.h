@@ -57,8 +57,8 @@ void files_free(struct files *fs);
  * *added says whether it was read for the first time. */
 struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *added);
 
-/* The same for an image in memory (the vDSO, read from the target),
- * copied; name is what libdw calls it ("[vdso]"). */
+/* The same for an image in memory (the vDSO, or a deleted file, read
+ * from the target), copied; name is what libdw calls it ("[vdso]"). */
 struct file *files_add_memory(struct files *fs, const void *image, size_t size, const char *name,
 			      bool *added);
 
@@ -72,6 +72,12 @@ const struct elf_layout *file_layout(const struct file *f);
 
 /* Where .eh_frame_hdr is (vaddr) and its size; 0 if the file has none. */
 uint64_t file_eh_frame_hdr(const struct file *f, uint64_t *size);
+
+/* For a file without .eh_frame_hdr, a search table over its .eh_frame
+ * (eh_frame.h), made on first use: *n entries relative to *base (a
+ * vaddr).  NULL if it has none. */
+struct eh_frame_entry;
+const struct eh_frame_entry *file_eh_frame_index(struct file *f, size_t *n, uint64_t *base);
 
 /* Reads len bytes at vaddr from the file's loadable contents (code,
  * read-only data, unwind tables), as a mapping of it holds them: bytes

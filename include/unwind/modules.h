@@ -17,9 +17,13 @@
  *
  * A module's file is the one the target really mapped:
  * /proc/PID/map_files/START-END (works for a deleted or replaced binary
- * and for a process in another mount namespace), else PATH under
- * /proc/PID/root, else PATH - the last two only when their inode is the
- * mapped one.  No such file: no image, and its frames are named after the
+ * and for a process in another mount namespace, but needs CAP_SYS_ADMIN),
+ * else PATH under /proc/PID/root, else PATH, else /proc/PID/exe (the
+ * program's own file, which a tracer without that capability may open,
+ * deleted or not) - the last three only when their inode is the mapped
+ * one.  A deleted file none of these opens (a library, unprivileged) is
+ * read from the target's memory as it is mapped (image.h), as eu-stack
+ * does.  No such file: no image, and its frames are named after the
  * module, never after another file's symbols.  The vDSO's image is read
  * from the target's memory.  Files are opened when the maps are read, so
  * the unwinder reads .eh_frame from our memory, not the target's.

@@ -22,6 +22,8 @@ enum frame_kind {
 	FRAME_EXACT,  /* the instruction itself: the innermost frame, or the
 	               * one a signal interrupted */
 	FRAME_SIGNAL, /* the signal trampoline a handler returns to */
+	FRAME_TRUNCATED, /* no address (ip 0): the stack goes on beyond the
+	                  * frame before, where the unwind could not follow */
 };
 
 struct unwound_frame {
@@ -38,7 +40,18 @@ void unwinder_free(struct unwinder *u);
  * the interrupted code; code in no module (JIT) is stepped over by its
  * frame pointer where it keeps one.  Returns the number of frames (>= 1
  * when the snapshot has an ip), and sets *complete to 0 when the unwind
- * stopped early on an error rather than at the outermost frame. */
+ * stopped early on an error (or ran out of room) rather than where
+ * libunwind found no caller.
+ *
+ * A stack is whole only where its code says a thread's stack begins: the
+ * outermost frame lies in a mapped file (never in anonymous memory: JIT
+ * code is always called by something) and either its unwind info ends the
+ * chain (DWARF's undefined return address: glibc's _start, clone, clone3)
+ * or, in code without unwind info, rbp is 0 there (what the ABI asks _start
+ * and clone to leave: musl's, Go's goroutines).  libunwind also stops,
+ * without an error, where a frame pointer it guessed looks wrong (JIT code
+ * that uses rbp for data): any other stack ends in a FRAME_TRUNCATED entry,
+ * the last one, which takes one of the max slots. */
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete);
 

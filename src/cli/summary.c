@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "profile/cut.h"
+
 const char *format_duration(uint64_t ns, char *out, size_t outsz)
 {
 	static const struct {
@@ -274,6 +276,22 @@ void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
 		fputc('\n', f);
 }
 
+/* Stacks that did not reach a thread's first frame, where most stopped,
+ * and, when that is JIT code, what would let it be unwound and named. */
+static void print_cut(FILE *f, const struct sampler_result *r)
+{
+	struct cut_tally c = cut_tally();
+	fprintf(f, "  cut stacks             %" PRIu64 " of %" PRIu64 " samples end in [truncated]",
+		c.samples, r->samples);
+	if (c.samples)
+		fprintf(f, ", most in %s (%" PRIu64 ")", c.most.name, c.most.samples);
+	fputc('\n', f);
+	if (c.samples && c.most.anon)
+		fputs("  JIT code               without frame pointers: run Java with "
+		      "-XX:+PreserveFramePointer; JIT names come from /tmp/perf-PID.map "
+		      "(jcmd PID Compiler.perfmap, node --perf-basic-prof); docs/names.md\n", f);
+}
+
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler *s, const struct sampler_result *r)
 {
@@ -295,6 +313,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		summary_time_model(f, &r->pg_time, r->samples + r->left_out);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
+	print_cut(f, r);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
 		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
 		r->peeked, r->reused, r->still);

@@ -93,6 +93,7 @@ struct symbolizer {
 };
 
 static const char *const unknown_frame[1] = { "[unknown]" };
+static const char *const truncated_frame[1] = { "[truncated]" };
 
 /* --- the run's names ------------------------------------------------------ */
 
@@ -989,7 +990,9 @@ size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names)
 {
 	uint64_t addr = kind == FRAME_CALL && ip > 0 ? ip - 1 : ip;
-	*names = unknown_frame;
+	*names = kind == FRAME_TRUNCATED ? truncated_frame : unknown_frame;
+	if (kind == FRAME_TRUNCATED)
+		return 1;
 	if (addr == 0)
 		return 1;
 	if (modules_generation(s->modules) != s->generation) {

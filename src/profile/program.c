@@ -5,15 +5,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash_index.h"
 #include "base/clock.h"
+#include "base/frame.h"
+#include "base/hash_index.h"
+#include "name/outermost.h"
+#include "profile/cut.h"
 
 /* Stacks not named yet past this many: name them, so that memory stays
  * bounded whatever the target does. */
 #define PENDING_MAX 65536
 
-size_t program_name_frames(struct program *p, const struct unwound_frame *frames,
-			   size_t n_frames, const char **user, uint64_t *user_ip)
+/* Where a cut stack's unwind stopped: the module of its outermost frame,
+ * as a frame names it ("[libc.so.6]", "[anon]", "[unknown]"). */
+static void stopped_in(struct program *p, const struct unwound_frame *f, char *out, size_t len,
+		       bool *anon)
+{
+	uint64_t addr = f->kind == FRAME_CALL && f->ip ? f->ip - 1 : f->ip;
+	const struct module_image *img = modules_at(p->modules, addr);
+	const char *anon_name = img ? NULL : modules_anon_name(p->modules, addr);
+	*anon = anon_name != NULL;
+	if (img && img->name[0] != '[')
+		frame_module_name(img->name, out, len);
+	else if (img)
+		frame_sanitize(img->name, out, len); /* "[vdso]" */
+	else
+		frame_sanitize(anon_name ? anon_name : "[unknown]", out, len);
+}
+
+/* Names the frames, outermost first.  A cut stack's mark ("[truncated]")
+ * goes where the frame after it is known by name to begin a thread (Go's
+ * scheduler: outermost.h); else its count samples are counted cut. */
+static size_t name_frames(struct program *p, const struct unwound_frame *frames, size_t n_frames,
+			  uint64_t count, const char **user, uint64_t *user_ip)
 {
 	size_t n_user = 0;
 	for (size_t i = n_frames; i-- > 0;) {
@@ -24,7 +47,30 @@ size_t program_name_frames(struct program *p, const struct unwound_frame *frames
 			user_ip[n_user++] = frames[i].ip;
 		}
 	}
+	if (n_frames < 2 || frames[n_frames - 1].kind != FRAME_TRUNCATED)
+		return n_user;
+	if (n_user > 1 && outermost_name(user[1])) {
+		memmove(user, user + 1, (n_user - 1) * sizeof(*user));
+		memmove(user_ip, user_ip + 1, (n_user - 1) * sizeof(*user_ip));
+		return n_user - 1;
+	}
+	char module[CUT_MODULE_NAME_MAX];
+	bool anon;
+	stopped_in(p, &frames[n_frames - 2], module, sizeof(module), &anon);
+	cut_count(module, anon, count);
 	return n_user;
+}
+
+size_t program_name_frames(struct program *p, const struct unwound_frame *frames,
+			   size_t n_frames, const char **user, uint64_t *user_ip)
+{
+	return name_frames(p, frames, n_frames, 1, user, user_ip);
+}
+
+size_t program_name_samples(struct program *p, const struct unwound_frame *frames,
+			    size_t n_frames, uint64_t count, const char **user, uint64_t *user_ip)
+{
+	return name_frames(p, frames, n_frames, count, user, user_ip);
 }
 
 static void name_pending(struct program *p);
@@ -125,7 +171,7 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 		.app_state = (const char *)(uintptr_t)words[W_APP],
 		.state = (const char *)(uintptr_t)words[W_STATE],
 		.user = user,
-		.n_user = program_name_frames(p, frames, n_frames, user, user_ip),
+		.n_user = name_frames(p, frames, n_frames, count, user, user_ip),
 		.user_ip = user_ip,
 		.kernel = kernel,
 		.n_kernel = n_kernel,

@@ -300,7 +300,14 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		st->frozen_to_ns = c.resumed_ns;
 	}
 	st->stopped_ns += frozen;
-	overhead_stopped(&st->cost, frozen);
+	/* What the budget counts is what the thread lost: from when it stopped
+	 * running (our round's start, when the round held its CPU) to
+	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
+	 * (overhead_looked). */
+	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
+	overhead_stopped(&st->cost, c.resumed_ns - lost_from);
+	if (c.runs_known)
+		overhead_note_resume(&st->cost, c.stopped.wait_ns, c.resumed_ns);
 	/* ticks the budget refused a stop: this stop's state and stack */
 	ps->ticks[ps->n_ticks - 1].count += st->cost.owed;
 	st->cost.owed = 0;

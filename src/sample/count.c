@@ -367,7 +367,8 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		uint64_t user_ip[PROGRAM_USER_FRAMES_MAX];
 		v.user = user;
 		v.user_ip = user_ip;
-		v.n_user = program_name_frames(p->program, frames, (size_t)n_frames, user, user_ip);
+		v.n_user = program_name_samples(p->program, frames, (size_t)n_frames, count, user,
+						 user_ip);
 		for (uint64_t i = 0; i < count; i++)
 			if (output_stap_sample(s->out, &v) != 0)
 				sampler_fail(s, "cannot write the output", errno ? errno : EIO);

@@ -33,7 +33,12 @@ double overhead_next_rate(double budget, double wall_ns, double needs, double st
 	if (stops <= 0 || stopped_ns <= 0 || needs <= 0 || wall_ns <= 0)
 		return 1;
 	double per_stop = stopped_ns / stops, need_rate = needs / wall_ns;
-	double rate = 0.9 * budget / (per_stop * need_rate);
+	double rate = 0.7 * budget / (per_stop * need_rate);
+	/* Over budget in the window already (a few long waits for a CPU after
+	 * our stops decide a short window): lower it as far again. */
+	double share = stopped_ns / wall_ns;
+	if (share > budget)
+		rate *= budget / share;
 	if (rate < OVERHEAD_MIN_RATE)
 		rate = OVERHEAD_MIN_RATE;
 	return rate > 1 ? 1 : rate;
@@ -45,7 +50,7 @@ double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 	if (budget <= 0 || cpus <= 0 || cpu_ns <= 0 || ticks <= 0 || interval_ns <= 0)
 		return 1;
 	double per_tick = cpu_ns / ticks;
-	double scale = per_tick / (0.9 * budget * cpus * interval_ns);
+	double scale = per_tick / (0.7 * budget * cpus * interval_ns);
 	if (scale > OVERHEAD_MAX_SCALE)
 		scale = OVERHEAD_MAX_SCALE;
 	return scale < 1 ? 1 : scale;
@@ -71,4 +76,20 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns)
 {
 	t->stopped_ns += (double)frozen_ns;
 	t->stops += 1;
+}
+
+void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t resumed_ns)
+{
+	t->resumed = true;
+	t->wait_at_resume_ns = wait_ns;
+	t->resumed_ns = resumed_ns;
+}
+
+void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t now_ns)
+{
+	if (!t->resumed || wait_ns < t->wait_at_resume_ns || now_ns < t->resumed_ns)
+		return;
+	t->resumed = false;
+	uint64_t waited = wait_ns - t->wait_at_resume_ns, since = now_ns - t->resumed_ns;
+	t->stopped_ns += (double)(waited < since ? waited : since);
 }

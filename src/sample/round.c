@@ -217,8 +217,10 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	uint64_t t0 = now_ns();
 	struct sched_counts sc = { 0, 0, 0 };
 	bool runs_known = thread_read_sched(t, th, &sc) == 0;
-	if (runs_known)
+	if (runs_known) {
 		note_sched(st, &sc, t0);
+		overhead_looked(&st->cost, sc.wait_ns, t0);
+	}
 	if (th->stop_pending && (ts.state == 'Z' || ts.state == 'X')) {
 		/* It exited with our stop pending and will never trap: the
 		 * ticks it had are counted as they were read; a zombie is no

@@ -184,7 +184,9 @@ static void scan(struct sampler *s, uint64_t now, uint64_t *last_scan)
 
 static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 {
-	if (s->o->max_overhead <= 0 || now - s->scale_checked_ns < SCALE_CHECK_NS)
+	/* the first look after 10 ms: a run at full rate costs most */
+	uint64_t every = s->scale_checked_ns ? SCALE_CHECK_NS : SCALE_CHECK_NS / 10;
+	if (s->o->max_overhead <= 0 || now - (s->scale_checked_ns ? s->scale_checked_ns : s->start_ns) < every)
 		return;
 	uint64_t cpu = cpu_ns(), rounds = s->r->rounds;
 	if (s->scale_checked_ns && rounds > s->scale_rounds) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/hash_index.h"
+#include "unwind/eh_frame.h"
 
 #define COMPARE_CHUNK 65536
 
@@ -28,6 +29,12 @@ struct file {
 	size_t size;
 	struct elf_layout layout;
 	uint64_t eh_frame_hdr, eh_frame_hdr_size; /* vaddr, 0 if none */
+	/* Without .eh_frame_hdr: .eh_frame, and a search table made of it
+	 * on first use (eh_frame.h). */
+	uint64_t eh_frame, eh_frame_size;
+	bool index_tried;
+	struct eh_frame_entry *fde_index;
+	size_t index_n;
 	uint8_t build_id[FILES_BUILD_ID_MAX];
 	size_t build_id_len;
 	/* libdw's view, made on first use. */
@@ -199,6 +206,7 @@ static void free_file(struct file *f)
 	if (f->fd_unheld)
 		close(f->fd);
 	free(f->dwfl_memory);
+	free(f->fde_index);
 	if (f->mapped && f->image)
 		munmap((void *)f->image, f->size);
 	free(f->memory);
@@ -243,6 +251,26 @@ static int hold_inode(struct files *fs, const struct file_key *key, int fd, uint
 	return 0;
 }
 
+/* Where .eh_frame is (vaddr and size), from the section headers: for a
+ * file without .eh_frame_hdr (a static program linked by GCC). */
+static void find_eh_frame(Elf *elf, uint64_t *vaddr, uint64_t *size)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, ".eh_frame") == 0) {
+			*vaddr = sh.sh_addr;
+			*size = sh.sh_size;
+			return;
+		}
+	}
+}
+
 /* A new file: its headers from elf (read here, not kept), its bytes in
  * fd (size of them) or in memory (taken). */
 static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory, size_t size,
@@ -273,6 +301,8 @@ static struct file *new_file(struct files *fs, Elf *elf, int fd, uint8_t *memory
 				f->eh_frame_hdr_size = ph.p_memsz;
 			}
 		}
+	if (!f->eh_frame_hdr)
+		find_eh_frame(elf, &f->eh_frame, &f->eh_frame_size);
 	memcpy(f->build_id, build_id, build_id_len);
 	f->build_id_len = build_id_len;
 	f->index = (uint32_t)fs->n;
@@ -388,6 +418,21 @@ uint64_t file_eh_frame_hdr(const struct file *f, uint64_t *size)
 {
 	*size = f->eh_frame_hdr_size;
 	return f->eh_frame_hdr;
+}
+
+const struct eh_frame_entry *file_eh_frame_index(struct file *f, size_t *n, uint64_t *base)
+{
+	if (!f->index_tried && f->eh_frame_size && f->eh_frame_size <= f->size) {
+		f->index_tried = true;
+		uint8_t *data = malloc(f->eh_frame_size);
+		if (data && file_read(f, f->eh_frame, data, f->eh_frame_size) == 0)
+			f->fde_index = eh_frame_index(data, f->eh_frame_size, f->eh_frame, f->eh_frame,
+						  &f->index_n);
+		free(data);
+	}
+	*n = f->index_n;
+	*base = f->eh_frame;
+	return f->fde_index;
 }
 
 /* The file's bytes, mapped on first use; NULL if they cannot be. */

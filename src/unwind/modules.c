@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/hash_index.h"
+#include "unwind/image.h"
 #include "unwind/layout.h"
 #include "tracee/procfs.h"
 #include "base/clock.h"
@@ -25,6 +26,7 @@
 #define REFRESH_MIN_NS 20000000ULL
 #define DELETED_SUFFIX " (deleted)"
 #define VDSO_MAX (1u << 20) /* a vDSO is a few pages */
+#define IMAGE_FROM_MEMORY_MAX (512u << 20) /* a deleted file read from memory */
 
 /* Which file: device and inode, as the maps print them. */
 struct file_id {
@@ -137,8 +139,10 @@ static int open_image(const char *path, uint64_t inode)
 
 /* The file mapped at [start, end): the mapping itself, right even if the
  * file was deleted, replaced or lives in another mount namespace (needs
- * CAP_SYS_ADMIN); else the path as the target sees it, then as we do,
- * only if it is still the inode that is mapped. */
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); else the path as the target
+ * sees it, then as we do; else the program's own file, /proc/PID/exe,
+ * which a tracer without either capability may open (deleted or not) - the
+ * last three only if they are still the inode that is mapped. */
 static int open_mapped(const struct modules *m, const char *path, bool deleted, uint64_t inode,
 		       uint64_t start, uint64_t end)
 {
@@ -151,6 +155,10 @@ static int open_mapped(const struct modules *m, const char *path, bool deleted, 
 		fd = open_image(proc, inode);
 		if (fd < 0)
 			fd = open_image(path, inode);
+	}
+	if (fd < 0 && inode) {
+		snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)m->task);
+		fd = open_image(proc, inode);
 	}
 	return fd;
 }
@@ -282,10 +290,53 @@ static ssize_t read_maps(struct modules *m)
 	return m->task == was ? len : read_maps_of(m, m->task);
 }
 
-/* The file of row, from the registry: looked up once while this process
- * keeps it mapped.  NULL if it cannot be opened or is no ELF file. */
-static struct file *file_of(struct modules *m, const struct file_row *row)
+/* A deleted library that we may not open (map_files needs a capability,
+ * /proc/PID/exe is only the program): its pages as the process maps them,
+ * read from its memory as eu-stack does, each mapping at its file offset.
+ * Code and unwind tables are the file's bytes; pages the loader wrote
+ * (relocations) are the process's; what was never mapped reads as zeros,
+ * the section headers among it, which are therefore dropped: names come
+ * from .dynsym, found through the dynamic segment (image.h). */
+static struct file *file_in_memory(struct modules *m, const size_t *idx, size_t n,
+				   const char *path)
 {
+	uint64_t size = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct file_row *row = &m->rows[idx[i]];
+		if (row->offset + (row->end - row->start) > size)
+			size = row->offset + (row->end - row->start);
+	}
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/%d/mem", (int)m->task);
+	uint8_t *image = size <= IMAGE_FROM_MEMORY_MAX ? calloc(1, (size_t)size) : NULL;
+	int fd = image ? open(proc, O_RDONLY | O_CLOEXEC) : -1;
+	struct file *f = NULL;
+	if (fd >= 0) {
+		uint64_t load_bias = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct file_row *row = &m->rows[idx[i]];
+			size_t len = (size_t)(row->end - row->start);
+			if (pread(fd, image + row->offset, len, (off_t)row->start) != (ssize_t)len)
+				memset(image + row->offset, 0, len); /* what it holds is unknown */
+			else if (row->offset == 0)
+				load_bias = row->start;
+		}
+		bool added = false;
+		if (image_from_memory(image, (size_t)size, load_bias) == 0 &&
+		    (f = files_add_memory(m->files, image, (size_t)size, path, &added)) && added)
+			m->images_opened++;
+		close(fd);
+	}
+	free(image);
+	return f;
+}
+
+/* The file of the n rows of one file (indices in idx), from the registry:
+ * looked up once while this process keeps it mapped.  NULL if it cannot
+ * be read or is no ELF file. */
+static struct file *file_of(struct modules *m, const size_t *idx, size_t n)
+{
+	const struct file_row *row = &m->rows[idx[0]];
 	for (size_t i = 0; i < m->n_seen; i++) {
 		struct file_seen *fs = &m->seen[i];
 		if (same_file(&fs->id, &row->id)) {
@@ -312,6 +363,8 @@ static struct file *file_of(struct modules *m, const struct file_row *row)
 	bool added = false;
 	if (fd >= 0)
 		fs->file = files_add_fd(m->files, fd, path, &added);
+	else if (deleted)
+		fs->file = file_in_memory(m, idx, n, path);
 	if (added)
 		m->images_opened++;
 	return fs->file;
@@ -395,7 +448,7 @@ static void place_file(struct modules *m, const size_t *idx, size_t n)
 	if (!has_code)
 		return; /* data files (locale archives, fonts) hold no code to name */
 	const struct file_row *first = &m->rows[idx[0]];
-	struct file *file = first->vdso ? vdso_of(m, first) : file_of(m, first);
+	struct file *file = first->vdso ? vdso_of(m, first) : file_of(m, idx, n);
 	const struct elf_layout *l = file ? file_layout(file) : NULL;
 	struct file_mapping *maps = calloc(n, sizeof(*maps));
 	int *copy = calloc(n, sizeof(*copy));

@@ -7,7 +7,9 @@
  */
 #define _GNU_SOURCE
 #include "unwind/unwind.h"
+#include "base/hash_index.h"
 #include "base/sigprocmask.h"
+#include "unwind/eh_frame.h"
 
 #include <errno.h>
 #include <libunwind.h>
@@ -30,15 +32,31 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip
 #define DW_EH_PE_pcrel 0x10
 #define DW_EH_PE_datarel 0x30
 
+/* Whether unwind info covers an address where unwinds end, remembered:
+ * stacks end at a few addresses (_start's, clone3's), and the look-up
+ * costs as much as the rest of the unwind. */
+#define ENDS_CACHED 64
+
 struct unwinder {
 	struct modules *modules;
 	unw_addr_space_t as;
 	unsigned generation; /* module list changes flush libunwind's cache */
+	struct {
+		uint64_t addr; /* 0: none */
+		bool has_info;
+	} ends[ENDS_CACHED];
 };
+
+/* Where libunwind reads a search table we made (eh_frame.h) while it
+ * looks an address up in it: a non-canonical address, which no target
+ * memory has. */
+#define INDEX_WINDOW (1ULL << 63)
 
 struct unwind_ctx {
 	struct unwinder *u;
 	const struct snapshot *snap;
+	const struct eh_frame_entry *index; /* at INDEX_WINDOW during a look-up */
+	size_t index_bytes;
 };
 
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
@@ -50,6 +68,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		return -UNW_EREADONLYREG;
 	if (snapshot_read(c->snap, addr, val, sizeof(*val)) == 0)
 		return 0;
+	if (c->index && addr >= INDEX_WINDOW && addr - INDEX_WINDOW <= c->index_bytes - sizeof(*val)) {
+		memcpy(val, (const uint8_t *)c->index + (addr - INDEX_WINDOW), sizeof(*val));
+		return 0;
+	}
 	if (modules_read(c->u->modules, addr, val, sizeof(*val)) == 0)
 		return 0;
 	if (modules_anon_name(c->u->modules, addr)) {
@@ -138,6 +160,33 @@ static int read_u32(struct modules *m, uint64_t addr, uint32_t *out)
 	return modules_read(m, addr, out, sizeof(*out));
 }
 
+/* Finds the FDE for ip in a file without .eh_frame_hdr, through the
+ * table made of its .eh_frame: libunwind searches it as it would the
+ * header's, reading it at INDEX_WINDOW. */
+static int find_in_index(unw_addr_space_t as, unw_word_t ip, const struct module_image *img,
+			 unw_proc_info_t *pi, int need_unwind_info, struct unwind_ctx *c)
+{
+	size_t n;
+	uint64_t base;
+	const struct eh_frame_entry *index = img->file ? file_eh_frame_index(img->file, &n, &base)
+						       : NULL;
+	if (!index)
+		return -UNW_ENOINFO;
+	unw_dyn_info_t di;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = img->low;
+	di.end_ip = img->high;
+	di.u.rti.segbase = base + img->bias;
+	di.u.rti.table_data = INDEX_WINDOW;
+	di.u.rti.table_len = n * sizeof(*index) / sizeof(unw_word_t);
+	c->index = index;
+	c->index_bytes = n * sizeof(*index);
+	int r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
+	c->index = NULL;
+	return r;
+}
+
 /* Finds the FDE for ip through the module's .eh_frame_hdr search table. */
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			  int need_unwind_info, void *arg)
@@ -145,8 +194,10 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	struct unwind_ctx *c = arg;
 	struct modules *m = c->u->modules;
 	const struct module_image *img = modules_find(m, ip);
-	if (!img || !img->eh_frame_hdr)
+	if (!img)
 		return -UNW_ENOINFO;
+	if (!img->eh_frame_hdr)
+		return find_in_index(as, ip, img, pi, need_unwind_info, c);
 
 	/* Header: version, eh_frame_ptr_enc, fde_count_enc, table_enc, then
 	 * eh_frame_ptr and fde_count.  Every linker we know of writes the
@@ -223,10 +274,88 @@ static bool is_sigreturn(struct modules *m, uint64_t ip)
 	return memcmp(code, glibc, sizeof(glibc)) == 0 || memcmp(code, musl, sizeof(musl)) == 0;
 }
 
+/* Is addr in code of the process: a module's, or anonymous memory's (JIT)?
+ * An address in no mapping re-reads the maps first (rate limited). */
+static bool known_code(struct modules *m, uint64_t addr)
+{
+	return modules_at(m, addr) || modules_anon_name(m, addr) || modules_find(m, addr);
+}
+
+/* Does the stack begin at f, as its code says?  Code of a mapped file
+ * (unwind.h) whose unwind info ended the chain - libunwind stops there
+ * only because that info says there is no caller - or, without unwind
+ * info, with rbp 0: libunwind's frame-pointer guess stops at a zero rbp,
+ * and also, as if at an end, where rbp does not look like a frame pointer
+ * (JIT code using it for data), which is no end at all. */
+static bool begins_thread(struct unwind_ctx *c, const struct unwound_frame *f, bool rbp_zero)
+{
+	uint64_t addr = f->kind == FRAME_CALL ? f->ip - 1 : f->ip;
+	if (!modules_find(c->u->modules, addr))
+		return false;
+	struct unwinder *u = c->u;
+	size_t slot = (size_t)(hash_word(addr) % ENDS_CACHED);
+	if (u->ends[slot].addr != addr) {
+		unw_proc_info_t pi;
+		u->ends[slot].addr = addr;
+		u->ends[slot].has_info = find_proc_info(u->as, addr, &pi, 0, c) == 0;
+	}
+	return u->ends[slot].has_info || rbp_zero;
+}
+
+/* The frames after the first, by libunwind, into frames[1..max - 1).
+ * Returns their number in all; *ended says whether libunwind found no
+ * caller (rather than failing), *rbp_zero whether rbp was 0 in the last
+ * frame. */
+static int step_all(struct unwind_ctx *ctx, unw_cursor_t *cursor, struct unwound_frame *frames,
+		    int max, bool *ended, bool *rbp_zero)
+{
+	struct unwinder *u = ctx->u;
+	const struct snapshot *s = ctx->snap;
+	int n = 1;
+	uint64_t prev_sp = s->regs.rsp;
+	/* A register libunwind cannot give (sp and pc only) is not 0. */
+	*rbp_zero = !s->partial_regs && s->regs.rbp == 0;
+	*ended = false;
+	for (;;) {
+		/* Leaving a signal frame may move to another stack (sigaltstack),
+		 * and the frame it leads to was interrupted, not calling. */
+		bool from_signal = frames[n - 1].kind == FRAME_SIGNAL;
+		int r = unw_step(cursor);
+		if (r == 0) {
+			*ended = true;
+			break;
+		}
+		unw_word_t ip, sp, rbp;
+		if (r < 0 || unw_get_reg(cursor, UNW_REG_IP, &ip) != 0 ||
+		    unw_get_reg(cursor, UNW_REG_SP, &sp) != 0)
+			break;
+		if (ip == 0) {
+			*ended = true; /* the outermost frame's return address */
+			break;
+		}
+		/* Stacks grow down: a frame that does not move up is garbage
+		 * (or a loop) and would never end.  The last slot is the
+		 * mark of a cut stack's. */
+		if ((sp < prev_sp && !from_signal) || n >= max - 1)
+			break;
+		prev_sp = sp;
+		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
+		/* A return address in no mapping is none: what libunwind
+		 * would make of it (no unwind info there) is a guess. */
+		if (!known_code(u->modules, kind == FRAME_CALL ? ip - 1 : ip))
+			break;
+		if (is_sigreturn(u->modules, ip))
+			kind = FRAME_SIGNAL;
+		frames[n++] = (struct unwound_frame){ ip, kind };
+		*rbp_zero = unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) == 0 && rbp == 0;
+	}
+	return n;
+}
+
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete)
 {
-	struct unwind_ctx ctx = { u, s };
+	struct unwind_ctx ctx = { u, s, NULL, 0 };
 	unw_cursor_t cursor;
 	int n = 0;
 
@@ -237,52 +366,24 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	if (modules_generation(u->modules) != u->generation) {
 		u->generation = modules_generation(u->modules);
 		unw_flush_cache(u->as, 0, 0);
+		memset(u->ends, 0, sizeof(u->ends));
 	}
 	if (max <= 0)
 		return 0;
 	frames[n++] = (struct unwound_frame){
 		s->regs.rip, is_sigreturn(u->modules, s->regs.rip) ? FRAME_SIGNAL : FRAME_EXACT };
+	bool ended = false, rbp_zero = false;
 	sigprocmask_elide(true); /* base/sigprocmask.h */
-	if (unw_init_remote(&cursor, u->as, &ctx) != 0) {
-		sigprocmask_elide(false);
-		return n;
-	}
-	uint64_t prev_sp = s->regs.rsp;
-	while (n < max) {
-		/* Leaving a signal frame may move to another stack (sigaltstack),
-		 * and the frame it leads to was interrupted, not calling. */
-		bool from_signal = frames[n - 1].kind == FRAME_SIGNAL;
-		int r = unw_step(&cursor);
-		if (r == 0) {
-			*complete = 1;
-			break;
-		}
-		if (r < 0)
-			break;
-		unw_word_t ip, sp;
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 ||
-		    unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0)
-			break;
-		if (ip == 0) {
-			*complete = 1; /* the outermost frame's return address */
-			break;
-		}
-		/* Stacks grow down: a frame that does not move up is garbage
-		 * (or a loop) and would never end. */
-		if (sp < prev_sp && !from_signal)
-			break;
-		prev_sp = sp;
-		enum frame_kind kind = from_signal ? FRAME_EXACT : FRAME_CALL;
-		if (is_sigreturn(u->modules, ip))
-			kind = FRAME_SIGNAL;
-		frames[n++] = (struct unwound_frame){ ip, kind };
-	}
+	if (unw_init_remote(&cursor, u->as, &ctx) == 0)
+		n = step_all(&ctx, &cursor, frames, max, &ended, &rbp_zero);
+	bool whole = ended && begins_thread(&ctx, &frames[n - 1], rbp_zero);
 	sigprocmask_elide(false);
 	/* Code in no mapping we know (a library not seen yet) has no unwind
 	 * info: whatever libunwind made of it is not a full stack.  Code in
 	 * anonymous memory (JIT) is known to have none: if its frame pointer
 	 * led to the outermost frame, the stack is whole. */
-	if (!leaf_known && !modules_anon_name(u->modules, s->regs.rip))
-		*complete = 0;
+	*complete = ended && (leaf_known || modules_anon_name(u->modules, s->regs.rip));
+	if (!whole && n < max)
+		frames[n++] = (struct unwound_frame){ 0, FRAME_TRUNCATED };
 	return n;
 }

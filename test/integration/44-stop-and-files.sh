@@ -34,7 +34,7 @@ naming_run() {
 }
 
 # samples_said FILE.err: the thread samples the summary counts.
-samples_said() { sed -n 's/.* rounds in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
+samples_said() { sed -n 's/.* ticks in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
 
 signal_tests() {
 	if ! command -v objcopy >/dev/null; then

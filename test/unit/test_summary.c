@@ -1,13 +1,17 @@
-/* Unit tests: durations in the summary, as a person reads them. */
+/* Unit tests: durations in the summary, as a person reads them; its
+ * cut stacks and the hint for JIT code; --pg-queries' time model. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "cli/summary.h"
+#include "profile/cut.h"
 
 static void durations(void **state)
 {
@@ -60,11 +64,77 @@ static void time_model(void **state)
 	free(text);
 }
 
+/* The summary of a run of no process with these samples, cut as the
+ * tally says. */
+static char *summary_of(uint64_t samples)
+{
+	static struct options o;
+	static struct sampler_result r;
+	o.interval_ns = 10000000;
+	r.samples = samples;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	summary_print(f, &o, NULL, 0, NULL, &r);
+	fclose(f);
+	return text;
+}
+
+/* The self-check's line: which thread, both figures, what to do. */
+static void self_check_line(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 100000 };
+	struct thread_figures t = { .pid = 1, .tid = 1234, .comm = "burst0" };
+	t.check = (struct selfcheck_verdict){ true, 2.1, 7.9, 0.4, 20 };
+	char line[512];
+	summary_check_line(&o, &t, line, sizeof(line));
+	assert_non_null(strstr(line, "thread 1234 (burst0)"));
+	assert_non_null(strstr(line, "on a CPU 7.9% of its time by schedstat"));
+	assert_non_null(strstr(line, "in 2.1% of its samples"));
+	assert_non_null(strstr(line, "-d 1ms or more"));
+	o.interval_ns = 10000000; /* at 10 ms: the CPU, not the interval */
+	summary_check_line(&o, &t, line, sizeof(line));
+	assert_non_null(strstr(line, "a CPU to spare"));
+}
+
+static void cut_stacks(void **state)
+{
+	(void)state;
+	cut_reset();
+	char *text = summary_of(5960);
+	assert_non_null(strstr(text, "\n  cut stacks             0 of 5960 samples end in [truncated]\n"));
+	assert_null(strstr(text, "PreserveFramePointer"));
+	free(text);
+
+	cut_count("[libc.so.6]", false, 3);
+	cut_count("[anon]", true, 94990);
+	cut_count("[libjvm.so]", false, 7);
+	text = summary_of(95114);
+	if (!strstr(text, "\n  cut stacks             95000 of 95114 samples end in [truncated], "
+			  "most in [anon] (94990)\n") ||
+	    !strstr(text, "-XX:+PreserveFramePointer") || !strstr(text, "/tmp/perf-PID.map"))
+		fail_msg("%s", text);
+	free(text);
+
+	/* cut where no JIT is: no hint about JITs */
+	cut_reset();
+	cut_count("[libfoo.so]", false, 2);
+	text = summary_of(10);
+	assert_non_null(strstr(text, "2 of 10 samples end in [truncated], most in [libfoo.so] (2)\n"));
+	assert_null(strstr(text, "PreserveFramePointer"));
+	free(text);
+	cut_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(self_check_line),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(time_model),
+		cmocka_unit_test(cut_stacks),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
 }

@@ -126,6 +126,8 @@ static void own_functions_named(void **state)
 	assert_string_equal(joined(s, 0, FRAME_CALL), "[unknown]");
 	/* Where a signal handler returns to. */
 	assert_string_equal(joined(s, fn, FRAME_SIGNAL), "[signal]");
+	/* The mark of a cut stack, which has no address. */
+	assert_string_equal(joined(s, 0, FRAME_TRUNCATED), "[truncated]");
 	symbolizer_free(s);
 	modules_close(m);
 }

@@ -2,6 +2,7 @@
  * modules - a real stack must reach main, through a signal handler too,
  * and garbage must end quickly. */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -162,7 +163,8 @@ static void own_stack_reaches_main(void **state)
 	level_one();
 	int complete;
 	const char *stack = unwound(&snap, &complete);
-	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;"))
+	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;") ||
+	    strstr(stack, "[truncated]"))
 		fail_msg("stack: %s", stack);
 	assert_true(complete);
 }
@@ -193,7 +195,7 @@ static void through_a_signal_handler(void **state)
 	 * handler: the interrupted code and its callers are not lost. */
 	const char *sig = strstr(stack, ";[signal];on_signal;capture;");
 	const char *raiser = strstr(stack, ";raise_here;");
-	if (!strstr(stack, "main;") || !sig || !raiser || raiser > sig)
+	if (!strstr(stack, "main;") || !sig || !raiser || raiser > sig || strstr(stack, "[truncated]"))
 		fail_msg("stack: %s", stack);
 	assert_true(complete);
 }
@@ -291,7 +293,9 @@ static void frame_pointer_chain_needs_rbp(void **state)
 	modules_close(m);
 	if (complete)
 		fail_msg("unwound %d frames from fp_level_two without its rbp", n);
-	assert_int_equal(n, 1); /* only the frame we started in */
+	/* only the frame we started in, and the mark of a cut stack */
+	assert_int_equal(n, 2);
+	assert_int_equal(frames[1].kind, FRAME_TRUNCATED);
 }
 
 /* JIT code that keeps a frame pointer (push %rbp; mov %rsp,%rbp), called
@@ -323,9 +327,105 @@ static void jit_frame_keeps_its_callers(void **state)
 	jit_snap.regs.rsp = jit_snap.regs.rbp = jit_snap.stack_start;
 	int complete;
 	const char *stack = unwound(&jit_snap, &complete);
-	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;[anon];"))
+	if (!strstr(stack, "main;") || !strstr(stack, ";level_one;level_two;capture;[anon];") ||
+	    strstr(stack, "[truncated]"))
 		fail_msg("stack: %s", stack);
 	munmap(jit, 4096);
+}
+
+/* JIT code that keeps no frame pointer and uses rbp for data, as a JVM's
+ * does without -XX:+PreserveFramePointer: nothing finds its callers, and
+ * libunwind, its frame-pointer guess failing, stops there as if at the
+ * end.  The stack is cut, whatever rbp holds: a small number, a stack
+ * address, or 0 - which in a file's code would mark a thread's first
+ * frame, but JIT code is always called by something. */
+static void jit_frame_without_frame_pointer_is_cut(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	level_one();
+	const uint64_t rbps[] = { 0x1234, snap.regs.rsp + 64, 0 };
+	for (size_t i = 0; i < sizeof(rbps) / sizeof(rbps[0]); i++) {
+		jit_snap = snap;
+		jit_snap.regs.rip = (uint64_t)(uintptr_t)jit + 9;
+		jit_snap.regs.rbp = rbps[i];
+		int complete;
+		const char *stack = unwound(&jit_snap, &complete);
+		if (strncmp(stack, "[truncated];", 12) != 0 || !strstr(stack, "[anon];"))
+			fail_msg("rbp %#" PRIx64 ": %s", rbps[i], stack);
+	}
+	munmap(jit, 4096);
+}
+
+/* Code of a file without unwind info, as hand-written assembly is (musl's
+ * _start and clone, Go's runtime): a zero rbp there is where a thread's
+ * stack begins, as the ABI asks; any other value, a frame pointer that
+ * led nowhere. */
+__asm__(".text\n"
+	".globl nocfi_start\n"
+	".type nocfi_start, @function\n"
+	"nocfi_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	nop\n"
+	"	nop\n"
+	"	ud2\n"
+	".size nocfi_start, .-nocfi_start\n");
+extern char nocfi_start[];
+
+static void code_without_unwind_info_ends_at_a_zero_rbp(void **state)
+{
+	(void)state;
+	level_one();
+	jit_snap = snap;
+	jit_snap.regs.rip = (uint64_t)(uintptr_t)nocfi_start + 3;
+	jit_snap.regs.rbp = 0;
+	int complete;
+	const char *stack = unwound(&jit_snap, &complete);
+	assert_string_equal(stack, "nocfi_start;");
+	assert_true(complete);
+	jit_snap.regs.rbp = 0x1234;
+	stack = unwound(&jit_snap, &complete);
+	assert_string_equal(stack, "[truncated];nocfi_start;");
+}
+
+/* JIT code with a frame pointer whose saved return address lies in no
+ * mapping: no return address at all, and nothing to unwind it with.  The
+ * unwind stops there, cut, rather than guess on from it. */
+static void return_address_in_no_mapping_ends_the_unwind(void **state)
+{
+	(void)state;
+	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	level_one();
+	jit_snap = snap;
+	uint64_t frame[2] = { snap.regs.rsp + 64, 0x10000 }; /* saved rbp, return address */
+	memcpy(jit_snap.stack, frame, sizeof(frame));
+	jit_snap.regs.rip = (uint64_t)(uintptr_t)jit + 9;
+	jit_snap.regs.rsp = jit_snap.regs.rbp = jit_snap.stack_start;
+	int complete;
+	const char *stack = unwound(&jit_snap, &complete);
+	assert_string_equal(stack, "[truncated];[anon];");
+	assert_false(complete);
+	munmap(jit, 4096);
+}
+
+/* A stack deeper than the frames kept is cut: its last slot says so. */
+static void too_deep_is_cut(void **state)
+{
+	(void)state;
+	level_one();
+	struct modules *m = modules_open(files, getpid());
+	struct unwinder *u = unwinder_new(m);
+	struct unwound_frame frames[4];
+	int complete;
+	int n = unwind_snapshot(u, &snap, frames, 4, &complete);
+	assert_int_equal(n, 4);
+	assert_int_equal(frames[3].kind, FRAME_TRUNCATED);
+	assert_int_equal(frames[3].ip, 0);
+	assert_false(complete);
+	unwinder_free(u);
+	modules_close(m);
 }
 
 int main(void)
@@ -337,6 +437,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(partial_registers_never_mislead, new_run, end_run),
 		cmocka_unit_test_setup_teardown(frame_pointer_chain_needs_rbp, new_run, end_run),
 		cmocka_unit_test_setup_teardown(jit_frame_keeps_its_callers, new_run, end_run),
+		cmocka_unit_test_setup_teardown(jit_frame_without_frame_pointer_is_cut, new_run, end_run),
+		cmocka_unit_test_setup_teardown(code_without_unwind_info_ends_at_a_zero_rbp, new_run,
+						end_run),
+		cmocka_unit_test_setup_teardown(return_address_in_no_mapping_ends_the_unwind, new_run,
+						end_run),
+		cmocka_unit_test_setup_teardown(too_deep_is_cut, new_run, end_run),
 	};
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
 }
