@@ -530,17 +530,26 @@ pg_queries_round() {
 }
 
 # pg_queries_compare MODE RC FOLDED: each client's frames against
-# pg_stat_activity over the same 8 s: one query frame, its id (the
-# server's, or with compute_query_id off the normalized text's hash), and
-# the shares under it and under idle.
+# pg_stat_activity over the same 8 s: one query frame (but for a sample or
+# two of its first run read while parsed), its id (the server's, or with
+# compute_query_id off the normalized text's hash), and the shares under
+# it and under idle.
 pg_queries_compare() {
-	local mode=$1 rc=$2 out=$3 who pid bad= side= frames queries id text want q_mine i_mine q_theirs i_theirs
+	local mode=$1 rc=$2 out=$3 who pid bad= side= frames queries id parsed want q_mine i_mine q_theirs i_theirs
 	for who in A B; do
 		pid=$PGQ_PID_A
 		[ $who = B ] && pid=$PGQ_PID_B
 		frames=$(pg_frames "$out" "$pid")
 		queries=$(printf '%s\n' "$frames" | grep -c '^query=')
-		id=$(printf '%s\n' "$frames" | sed -n 's/^query=\([-0-9]*\) .*/\1/p' | head -n 1)
+		# its statement's frame, the heaviest; any other is the same text
+		# read while it was parsed, before any read saw its id (the view
+		# shows no id then either): a sample or two with the text's hash
+		id=$(printf '%s\n' "$frames" | grep '^query=' | sort -t"$(printf '\t')" -k2,2nr | head -n 1 |
+			sed -n 's/^query=\([-0-9]*\) .*/\1/p')
+		parsed=$(printf '%s\n' "$frames" | grep '^query=' | sort -t"$(printf '\t')" -k2,2nr |
+			awk -F'\t' 'NR == 1 { t = $1; sub(/^query=[-0-9]* /, "", t); next }
+				{ u = $1; sub(/^query=[-0-9]* /, "", u); if (u != t || $2 > 2) bad++; else n += $2 }
+				END { print (bad ? "bad" : n + 0) }')
 		if [ "$mode" = on ]; then
 			want=$(awk -F'\t' -v p="$pid" '$1 == p && $2 == "active" && $3 != "-" { print $3 }' "$TMP/pgq-$mode.psa" | sort -u | paste -sd, -)
 		else
@@ -551,8 +560,8 @@ pg_queries_compare() {
 			END { printf "%.1f %.1f\n", t ? 100 * q / t : 0, t ? 100 * i / t : 0 }')
 		read -r q_theirs i_theirs < <(awk -F'\t' -v p="$pid" '$1 == p { t++; if ($2 == "active") q++; else if ($2 == "idle") i++ }
 			END { printf "%.1f %.1f\n", t ? 100 * q / t : 0, t ? 100 * i / t : 0 }' "$TMP/pgq-$mode.psa")
-		side="$side $who: query ${q_mine}/${q_theirs}%, idle ${i_mine}/${i_theirs}%, 1 of $queries query frames with id $id;"
-		[ "$queries" = 1 ] || bad="$bad $who has $queries query frames;"
+		side="$side $who: query ${q_mine}/${q_theirs}%, idle ${i_mine}/${i_theirs}%, its statement's frame with id $id ($parsed samples read while parsed);"
+		[ "$parsed" != bad ] || bad="$bad $who has $queries query frames;"
 		[ -n "$id" ] && [ "$id" = "$want" ] || bad="$bad $who's id $id, pg_stat_activity's ${want:-none};"
 		near "$q_mine" "$q_theirs" $TOL && near "$i_mine" "$i_theirs" $TOL || bad="$bad $who's shares apart;"
 		atleast "$q_mine" 5 || bad="$bad $who hardly active;"
