@@ -117,11 +117,11 @@ struct sampled_thread {
 	uint64_t counted_key;
 	struct program_stack counted;
 	/* count.c: the PostgreSQL wait word of obs (read with it), whether
-	 * obs is in its idle wait (--no-idle: left out, and how many so),
-	 * and its run time at its last observation (asleep since?) */
+	 * obs is in its idle wait (--no-idle: left out), and its run time at
+	 * its last observation (asleep since?) */
 	uint32_t obs_word;
 	bool obs_word_ok, obs_idle, idle_run_known;
-	uint64_t idle_run_ns, left_out;
+	uint64_t idle_run_ns;
 };
 
 struct process {

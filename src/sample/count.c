@@ -457,7 +457,6 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 		if (!complete && n_frames > 0)
 			s->r->unwind_failures += count;
 	} else {
-		st->left_out += count;
 		s->r->left_out += count;
 	}
 	bool on_cpu = strcmp(ob->state, "R (running)") == 0;
