@@ -22,6 +22,17 @@
 #define MAX_TIDS 256
 
 /* What a run does (modes.h). */
+/* --group-by: what a stack's root frame names (docs/usage.md). */
+enum group_by {
+	GROUP_PID,   /* each process (and thread): "postgres[1234] client backend" */
+	GROUP_TYPE,  /* each backend type, or process title, or comm: processes merged */
+	GROUP_ALL,   /* one root for every sample */
+};
+
+/* The label --push gives each type's part of a window with --group-by
+ * type (its value: the root frame, as a label value may be). */
+#define GROUP_LABEL "backend_type"
+
 enum run_mode {
 	MODE_RECORD,  /* sample the target, write its profile (the default) */
 	MODE_DIFF,    /* --diff BEFORE AFTER: two profiles compared, no target */
@@ -50,6 +61,9 @@ struct options {
 	const char *debuginfo_path; /* --debuginfo-path; NULL = libdw's default */
 	bool subprocesses;         /* --subprocesses: descendants too, new ones included */
 	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
+	bool pg_queries;           /* --pg-queries: each backend's query (or state) per sample */
+	bool no_idle;              /* --no-idle: samples of threads in their idle wait left out */
+	enum group_by group_by;    /* --group-by pid|type|all */
 	double max_overhead;       /* --max-overhead: a share (0.01 for 1%); 0 = no bound */
 	/* Continuous profiling (docs/continuous.md) */
 	uint64_t period_ns;        /* --period: a profile per window; 0 = one for the run */

@@ -300,6 +300,20 @@ static enum parse_result option_flag(struct parsing *ps, const struct option_row
 	return PARSE_OK;
 }
 
+static enum parse_result option_group_by(struct parsing *ps, const struct option_row *row,
+					 const char *arg)
+{
+	(void)row;
+	static const char *const names[] = { [GROUP_PID] = "pid", [GROUP_TYPE] = "type",
+					     [GROUP_ALL] = "all" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(arg, names[i]) == 0) {
+			ps->o->group_by = (enum group_by)i;
+			return PARSE_OK;
+		}
+	return fail(ps, "invalid grouping '%s' for --group-by: expected pid, type or all", arg);
+}
+
 static enum parse_result option_period(struct parsing *ps, const struct option_row *row, const char *arg)
 {
 	(void)row;
@@ -489,10 +503,27 @@ static const struct option_row option_rows[] = {
 	  "Oracle: event names (eventsname.sql's sed file,\n"
 	  "or N<TAB>NAME lines)" },
 	{ "pg-wait-events", 0, NULL, FLAG(pg_wait_events), NULL,
-	  "PostgreSQL 14-17: each process's wait event under\n"
+	  "PostgreSQL 14-18: each process's wait event under\n"
 	  "the thread name, as pg_stat_activity names it\n"
 	  "(event=IO:WALSync, On CPU); with --subprocesses on\n"
 	  "the postmaster, the whole instance" },
+	{ "pg-queries", 0, NULL, FLAG(pg_queries), NULL,
+	  "PostgreSQL 14-18: under the root, each backend's\n"
+	  "statement as query=ID TEXT (pg_stat_activity's\n"
+	  "query_id, the text without its constants), or its\n"
+	  "state (idle, idle in transaction); read from its\n"
+	  "memory, no stop; the summary gives the top 10" },
+	{ "no-idle", 0, NULL, FLAG(no_idle), NULL,
+	  "leave out samples of processes in their idle wait:\n"
+	  "PostgreSQL's Activity events (a background\n"
+	  "process's main loop) and an idle session's\n"
+	  "ClientRead; elsewhere a thread asleep (S) that has\n"
+	  "not run since its last sample" },
+	{ "group-by", 0, "WHAT", option_group_by, 0, NULL,
+	  "the stacks' root: pid (default) each process,\n"
+	  "postgres[1234] client backend; type each backend\n"
+	  "type (a process title, else comm) with its\n"
+	  "processes merged; all one root" },
 	{ "no-inline", 0, NULL, FLAG(no_inline), NULL,
 	  "no frames for inlined functions (default: shown,\n"
 	  "NAME_[i], where debug info has them)" },
@@ -642,6 +673,9 @@ static const char help_end[] =
 "  ptrace_profiler -p 1234 -t 10s --lines -o db.folded   # with file:line\n"
 "  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
 "      --pg-wait-events -o pg.folded               # a whole PostgreSQL server\n"
+"  ptrace_profiler -p $(head -1 $PGDATA/postmaster.pid) --subprocesses -t 30s \\\n"
+"      --pg-wait-events --pg-queries --group-by type --no-idle -o pg.svg\n"
+"                                                  # its time by backend type and query\n"
 "  ptrace_profiler -p 1234 --format stap | stackcollapse-stap.pl | flamegraph.pl > out.svg\n"
 "  ptrace_profiler -p 1234 --push http://pyroscope:4040 --label env=prod  # to Grafana\n"
 "  ptrace_profiler -p 1234 --period 60s -o db.folded   # db.20261123T140000Z.folded...\n"
@@ -717,6 +751,10 @@ static enum parse_result bad_option(struct parsing *ps, const char *word)
 static enum parse_result continuous_rules(struct parsing *ps)
 {
 	struct options *o = ps->o;
+	for (size_t i = 0; o->group_by == GROUP_TYPE && o->push_url && i < o->n_labels; i++)
+		if (strcmp(o->labels[i].key, GROUP_LABEL) == 0)
+			return fail(ps, "--label %s=%s with --group-by type: that label is the profiler's, each type's own",
+				    o->labels[i].key, o->labels[i].value);
 	if (!o->push_url && (o->app_name || o->n_labels || ps->push_queue_given))
 		return fail(ps, "%s needs --push URL", o->app_name ? "--app-name" :
 			    o->n_labels ? "--label" : "--push-queue");
@@ -747,7 +785,8 @@ static enum parse_result diff_rules(struct parsing *ps)
 	const char *target_option = o->n_pids ? "-p" : o->command ? "COMMAND" : o->n_tids ? "--tid" :
 		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" : o->push_url ? "--push" :
 		o->ksuseopc_addr || o->ksusetim_addr ? "--ksuseopc" : o->pg_wait_events ? "--pg-wait-events" :
-		o->event_names ? "--event-names" : NULL;
+		o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
+		o->group_by != GROUP_PID ? "--group-by" : o->event_names ? "--event-names" : NULL;
 	if (target_option)
 		return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it%s%s%s",
 			    target_option, o->command ? " ('" : "", o->command ? o->command[0] : "",
@@ -764,7 +803,8 @@ static enum parse_result dump_rules(struct parsing *ps)
 	struct options *o = ps->o;
 	const char *other = ps->sampling_option ? ps->sampling_option : ps->format_given ? "--format" :
 		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" :
-		o->push_url ? "--push" : NULL;
+		o->push_url ? "--push" : o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
+		o->group_by != GROUP_PID ? "--group-by" : NULL;
 	if (other)
 		return fail(ps, "--dump takes one look and writes text: %s does not go with it", other);
 	return PARSE_OK;
@@ -814,8 +854,9 @@ static enum parse_result combination_rules(struct parsing *ps)
 		return fail(ps, "--subprocesses and --tid do not go together: --tid names threads of the processes given with -p");
 	if (o->subprocesses && o->ksuseopc_addr)
 		return fail(ps, "--subprocesses and --ksuseopc do not go together: the Oracle addresses are one session's");
-	if (o->pg_wait_events && o->ksuseopc_addr)
-		return fail(ps, "--pg-wait-events and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)");
+	if ((o->pg_wait_events || o->pg_queries) && o->ksuseopc_addr)
+		return fail(ps, "%s and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)",
+			    o->pg_wait_events ? "--pg-wait-events" : "--pg-queries");
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(ps, "--event-names '%s' needs --ksuseopc and --ksusetim", o->event_names);
 	if (o->mode == MODE_DUMP)

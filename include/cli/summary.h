@@ -26,6 +26,13 @@ uint64_t summary_peak_rss_kb(void);
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
 			       char *out, size_t outsz);
 
+/* --pg-queries' time model (pgtime.h), as the summary prints it: how
+ * many statement shapes and their share of the taken samples, the ten
+ * heaviest each with its share of them, its share on a CPU and its top
+ * three wait events as shares of its own samples, then the sessions'
+ * states outside a statement. */
+void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken);
+
 /* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
  * it, into out.  Returns out. */
 const char *format_duration(uint64_t ns, char *out, size_t outsz);

@@ -29,7 +29,10 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 
 /* body (malloc'd folded text, owned by the pusher from now on) for the
  * window [start, end] (UNIX ns) of samples thread samples; stamp names it
- * in notes.  Never waits.  0, or -1 (ENOMEM: body freed, not queued). */
+ * in notes.  With --group-by type the window goes out as one push per
+ * root frame (a type), each labelled GROUP_LABEL=its type (options.h):
+ * the window is sent when all are.  Never waits.  0, or -1 (ENOMEM: body
+ * freed, not queued). */
 int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
 		uint64_t end_unix_ns, uint64_t samples, const char *stamp);
 

@@ -28,6 +28,14 @@ const char *pg_backend_type_name(int major, int32_t type);
 bool pg_backend_type_worker(int major, int32_t type);
 bool pg_backend_type_client(int major, int32_t type); /* "client backend" */
 
+/* Does a process of this type report a state and statement in its status
+ * (pgstat_report_activity)?  Client backends, walsenders (replication
+ * commands), autovacuum workers ("autovacuum: VACUUM ..."), standalone
+ * backends and background workers (parallel workers, logical
+ * replication's) do; the auxiliary processes and the postmaster never
+ * do: pg_stat_activity.state is NULL for them, always. */
+bool pg_backend_type_reports(int major, int32_t type);
+
 /* PgBackendStatus.st_state, the same for every version. */
 enum pg_state {
 	PG_STATE_NONE,      /* STATE_UNDEFINED: not a client session (checkpointer...) */

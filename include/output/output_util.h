@@ -19,7 +19,8 @@
 
 enum frame_kind {
 	FRAME_THREAD,    /* [0]: the thread's name */
-	FRAME_APP_STATE, /* [1] when it ends in " state)" */
+	FRAME_APP_STATE, /* between the thread and the OS state: the query,
+			    the application state ("... state)") */
 	FRAME_OS_STATE,  /* "R (running)"... */
 	FRAME_USER,      /* named user code */
 	FRAME_INLINE,    /* "..._[i]" */
@@ -36,8 +37,17 @@ static inline bool ends_with(const char *s, const char *suffix)
 }
 
 /* The index of the first code frame (user or kernel) of a root-first
- * stack: after the thread, the application state if any, the OS state. */
+ * stack: after the thread, the query and application state if any, the
+ * OS state (found by its form, frame_is_os_state, within the first four
+ * frames; else the frame after the root and an application state). */
 size_t frame_code_start(const char *const *frames, size_t n);
+
+/* Is s an OS state frame: "R (running)", "t (stopped by ptrace_profiler)"? */
+bool frame_is_os_state(const char *s);
+
+/* Is s (a frame before the OS state) the application's state, "...
+ * state)" or "[no PostgreSQL state]", rather than a query frame? */
+bool frame_is_app_state(const char *s);
 
 /* The kind of frames[i]; code_start from frame_code_start. */
 enum frame_kind frame_kind_at(const char *const *frames, size_t code_start, size_t i);

@@ -41,6 +41,28 @@ bool pyroscope_app_name_ok(const char *text);
  * PYROSCOPE_NAME_MAX + 1.  Returns out. */
 char *pyroscope_app_name_from(const char *text, char *out);
 
+/* A valid label value made of any text (a root frame: "client backend",
+ * "nginx: worker process"): each character that is not allowed becomes
+ * '_', at most PYROSCOPE_VALUE_MAX kept; empty text gives "unknown".  out
+ * has room for PYROSCOPE_VALUE_MAX + 1.  Returns out. */
+char *pyroscope_label_value_from(const char *text, char *out);
+
+/* One root's lines of a folded text: --group-by type pushes each type's
+ * part of a window on its own, with its type as a label. */
+struct pyroscope_part {
+	char root[PYROSCOPE_VALUE_MAX + 1]; /* the lines' first frame, as a label value */
+	char *text;                         /* malloc'd: its lines, in order */
+	size_t len;
+	uint64_t samples;                   /* the sum of their counts */
+};
+
+/* Splits folded text (len bytes: "frame;frame... COUNT" lines) by first
+ * frame, parts in the order their first line comes; roots that read alike
+ * as label values share a part.  0 with *parts (malloc'd, *n of them), or
+ * -1 when out of memory (nothing left allocated). */
+int pyroscope_split_roots(const char *text, size_t len, struct pyroscope_part **parts, size_t *n);
+void pyroscope_parts_free(struct pyroscope_part *parts, size_t n);
+
 /* "key=value" into *out.  0, or -1 with a one-line reason in err naming
  * the part that is wrong. */
 int pyroscope_parse_label(const char *text, struct pyroscope_label *out, char *err,

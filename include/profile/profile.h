@@ -5,10 +5,17 @@
  * every sample in time order (speedscope, perf-script).  Frames are named
  * and sanitized already; a stack's frames are root first:
  *
- *   [0]   the thread: "comm", or "comm[PID]/thread" with several processes
- *   [1]   the application's state, when asked for: "... (Oracle state)",
+ *   [0]   the root: the thread ("comm"), or with several processes
+ *         "comm[PID]/thread", "postgres[PID] client backend" (its backend
+ *         type or process title); with --group-by the type or "all"
+ *   then  the query, when asked for (--pg-queries): "query=ID TEXT", or
+ *         the session's state ("idle"...)
+ *   then  the application's state, when asked for: "... (Oracle state)",
  *         "... (PostgreSQL state)" - every such frame ends in " state)"
- *   next  the OS state: "R (running)", "S (sleeping)" ... (procfs.h)
+ *         (or is "[no PostgreSQL state]")
+ *   next  the OS state: "R (running)", "S (sleeping)" ... (procfs.h): a
+ *         letter, a space and words in parentheses, which no frame before
+ *         it looks like
  *   then  user frames outermost first; inlined ones end in "_[i]"
  *   last  kernel frames outermost first, each ending in "_[k]"
  */
@@ -21,7 +28,9 @@
 
 #include "profile/aggregate.h"
 
-/* A thread that was sampled. */
+/* A thread that was sampled; with --group-by type or all, the processes
+ * merged under one root instead: pid and tid 0, process and name the
+ * root frame. */
 struct profile_thread {
 	pid_t pid, tid;
 	const char *process; /* the process's comm */
@@ -72,6 +81,7 @@ struct profile {
 /* One sample, every string already sanitized. */
 struct sample_view {
 	const char *thread;        /* root frame: the thread's comm */
+	const char *query;         /* --pg-queries' frame; may be NULL */
 	const char *app_state;     /* e.g. the Oracle wait event; may be NULL */
 	const char *state;         /* "S (sleeping)" */
 	const char *const *user;   /* outermost first */
@@ -81,8 +91,8 @@ struct sample_view {
 	size_t n_kernel;
 };
 
-/* Root-first frame list of a sample: thread, app state (if any), state,
- * user, kernel.
+/* Root-first frame list of a sample: thread, query and app state (if
+ * any), state, user, kernel.
  * Returns the number written (at most max). */
 size_t sample_frames(const struct sample_view *s, const char **out, size_t max);
 

@@ -40,7 +40,11 @@ void count_observe_memory(struct sampler *s, struct process *p, struct sampled_t
 
 /* Counts count samples of a thread now, taken at ticks first_ns to
  * last_ns (evenly): the observation ob with user frames (n_frames,
- * complete) or none. */
+ * complete) or none.  how names the path for the tick trace; "still"
+ * (idle.h: ticks of a thread that had not run) also tells --no-idle that
+ * they are asleep in the wait of its last sample.  With --no-idle a
+ * sample in its idle wait is left out of the profile (and of the run's
+ * samples), still the thread's own. */
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
 	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how);

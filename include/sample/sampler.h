@@ -19,6 +19,7 @@
 #include "options.h"
 #include "profile/profile.h"
 #include "db/oracle.h"
+#include "db/pgtime.h"
 #include "base/stats.h"
 #include "sample/selfcheck.h"
 #include "tracee/target.h"
@@ -58,6 +59,15 @@ struct sampler_result {
 	struct duration_hist work;   /* per-sample profiler work after resume */
 	struct duration_hist round;  /* a round, from its start until it let
 					the last thread go */
+	/* PostgreSQL processes' status (--pg-queries, --no-idle; count.c) */
+	uint64_t left_out;         /* --no-idle: samples in an idle wait, not in
+				      the profile (nor in samples) */
+	uint64_t status_reads;     /* status reads, */
+	uint64_t status_ns;        /* the time they took, */
+	uint64_t status_reused;    /* and reads saved: no thread ran since */
+	bool query_ids;            /* the server computes query ids */
+	struct pg_time pg_time;    /* --pg-queries: the time model; freed
+				      with the sampler */
 };
 
 struct sampler;

@@ -21,7 +21,9 @@
 #include <stdio.h>
 
 #include "base/priority.h"
+#include "db/pgbackend.h"
 #include "db/pgstate.h"
+#include "db/title.h"
 #include "profile/program.h"
 #include "sample/decide.h"
 #include "sample/overhead.h"
@@ -118,6 +120,12 @@ struct sampled_thread {
 	 * again (an idle thread, tick after tick) is added by id. */
 	uint64_t counted_key;
 	struct program_stack counted;
+	/* count.c: the PostgreSQL wait word of obs (read with it), whether
+	 * obs is in its idle wait (--no-idle: left out), and its run time at
+	 * its last observation (asleep since?) */
+	uint32_t obs_word;
+	bool obs_word_ok, obs_idle, idle_run_known;
+	uint64_t idle_run_ns;
 };
 
 struct process {
@@ -125,6 +133,26 @@ struct process {
 	struct program *program;       /* the program running now */
 	unsigned execs_seen;
 	struct pg_process pg;          /* --pg-wait-events: its wait event word */
+	/* Who it is (family.c): a PostgreSQL server process's type and
+	 * status, read from its memory; another program's title, if it
+	 * rewrote it; read when it is first seen and after an execve. */
+	struct pg_backend pgb;
+	bool pgb_ok;                   /* pgb opened: a PostgreSQL server */
+	char title[TITLE_MAX + 1];     /* "" when none */
+	/* Its status, read at most once per round at an observation (count.c):
+	 * state, client backend or not, the query frame and its time-model
+	 * entry; the wait word of its latest capture. */
+	bool status_read;              /* status_run_ns is when it was read */
+	uint64_t status_round;         /* the round of that read, or reuse */
+	uint64_t read_round;           /* the round of the last read */
+	uint64_t status_run_ns;        /* its threads' run time then */
+	enum pg_state state;           /* PG_STATE_UNKNOWN when not read */
+	bool client;
+	char query[PG_QUERY_TEXT_MAX + 48]; /* "query=ID TEXT", "idle", "" */
+	long query_entry;              /* in the time model; -1 not looked up */
+	uint32_t word;
+	bool word_ok;
+	bool word_fresh;               /* read for a sample not counted yet */
 };
 
 /* A thread met in the look at every thread, for a later step: by its

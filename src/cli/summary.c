@@ -238,6 +238,81 @@ static void print_checks(FILE *f, const struct options *o, const struct sampler 
 	}
 }
 
+/* --no-idle: what it left out; the shares below are of every sample
+ * taken, left out or not, so that they read the same without it. */
+static void print_left_out(FILE *f, const struct options *o, const struct sampler_result *r)
+{
+	if (!o->no_idle)
+		return;
+	uint64_t taken = r->samples + r->left_out;
+	fprintf(f, "  left out (--no-idle)   %" PRIu64 " samples in an idle wait, %.1f%% of the %" PRIu64
+		" taken; not in the profile\n", r->left_out,
+		taken ? 100.0 * (double)r->left_out / (double)taken : 0, taken);
+}
+
+/* What reading PostgreSQL processes' status cost (--pg-queries, --no-idle). */
+static void print_status_reads(FILE *f, const struct sampler_result *r)
+{
+	if (!r->status_reads && !r->status_reused)
+		return;
+	fprintf(f, "  PostgreSQL status      %" PRIu64 " reads without a stop", r->status_reads);
+	if (r->status_reads)
+		fprintf(f, ", %.1f us each (%.1f%% of the profiler's CPU)",
+			(double)r->status_ns / (double)r->status_reads / 1e3,
+			r->cpu_ns ? 100.0 * (double)r->status_ns / (double)r->cpu_ns : 0);
+	fprintf(f, "; %" PRIu64 " saved: no thread of the process had run since\n", r->status_reused);
+}
+
+#define QUERIES_SHOWN 10
+#define EVENTS_SHOWN 3
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* One query of the time model: its share of the instance, on CPU, and its
+ * top wait events as shares of its own samples. */
+static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uint64_t taken)
+{
+	fprintf(f, "    %2zu. %5.1f%% of the samples, on CPU %5.1f%%: %s\n", rank, pct(e->samples, taken),
+		pct(e->on_cpu, e->samples), e->frame);
+	const struct pg_time_event *top[EVENTS_SHOWN];
+	size_t n = pg_time_top_events(e, top, EVENTS_SHOWN);
+	fprintf(f, "        waits:");
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "%s %s %.1f%%", k ? "," : "", top[k]->name, pct(top[k]->samples, e->samples));
+	fprintf(f, "%s\n", n ? "" : " none");
+}
+
+void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
+{
+	uint64_t in_queries = 0;
+	size_t queries = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (pg_time_is_query(t->e[i].frame)) {
+			queries++;
+			in_queries += t->e[i].samples;
+		}
+	size_t top[QUERIES_SHOWN];
+	size_t n = pg_time_top(t, top, QUERIES_SHOWN);
+	fprintf(f, "  queries (--pg-queries) %zu seen, in %.1f%% of the %" PRIu64 " samples taken%s\n",
+		queries, pct(in_queries, taken), taken,
+		n ? "; the heaviest, waits as shares of each one's samples:" : "");
+	for (size_t k = 0; k < n; k++)
+		print_query(f, k + 1, &t->e[top[k]], taken);
+	bool said = false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (pg_time_is_query(t->e[i].frame))
+			continue;
+		fprintf(f, "%s%s %.1f%%", said ? ", " : "  sessions not in a query ", t->e[i].frame,
+			pct(t->e[i].samples, taken));
+		said = true;
+	}
+	if (said)
+		fputc('\n', f);
+}
+
 /* Stacks that did not reach a thread's first frame, where most stopped,
  * and, when that is JIT code, what would let it be unwound and named. */
 static void print_cut(FILE *f, const struct sampler_result *r)
@@ -270,6 +345,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s\n", r->family_joined,
 			r->family_full ? ", more not: no room for them" : "");
 	print_processes(f, ts, n_targets, s);
+	print_left_out(f, o, r);
+	if (o->pg_queries)
+		summary_time_model(f, &r->pg_time, r->samples + r->left_out);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	print_cut(f, r);
@@ -287,7 +365,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			r->no_user_stack);
 	/* Per thread: stops of different threads add up to more than the
 	 * wall time while each thread lost only its own share. */
-	double threads = r->ticks ? (double)r->samples / (double)r->ticks : 1;
+	/* (--no-idle's samples left out were taken all the same) */
+	uint64_t taken = r->samples + r->left_out;
+	double threads = r->ticks ? (double)taken / (double)r->ticks : 1;
 	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
@@ -296,11 +376,12 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
 	print_hist(f, "round", &r->round);
-	if (r->samples)
+	if (taken)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
-			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)r->samples / 1e3,
+			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)taken / 1e3,
 			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
 			r->cpus);
+	print_status_reads(f, r);
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);

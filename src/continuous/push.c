@@ -23,10 +23,13 @@
 #define ATTEMPT_MAX_NS 30000000000ULL
 #define URL_MAX 16384 /* 512 of base, 16 labels of 64 + 128 escaped */
 
+/* A window: one body, or with --group-by type one per type, each pushed
+ * with its type as a label. */
 struct push_item {
-	char *body;
-	size_t len;
-	uint64_t start_unix_ns, end_unix_ns, samples;
+	struct pyroscope_part *parts;
+	size_t n_parts;
+	bool labelled;      /* each part's root is its GROUP_LABEL */
+	uint64_t start_unix_ns, end_unix_ns;
 	char stamp[WINDOW_STAMP_LEN + 1];
 };
 
@@ -43,7 +46,7 @@ struct pusher {
 	atomic_bool stopping;
 	_Atomic uint64_t give_up_at; /* CLOCK_MONOTONIC, once stopping */
 	/* counts, read after the thread is joined */
-	uint64_t sent, bytes_sent, retries, given_up, refused, unsent;
+	uint64_t sent, pushes, bytes_sent, retries, given_up, refused, unsent;
 	uint64_t push_ns_total, push_ns_max;
 	char url[URL_MAX];
 };
@@ -57,7 +60,7 @@ static void item_free(void *arg)
 {
 	struct push_item *it = arg;
 	if (it) {
-		free(it->body);
+		pyroscope_parts_free(it->parts, it->n_parts);
 		free(it);
 	}
 }
@@ -89,19 +92,34 @@ static void backoff(struct pusher *p, uint64_t ns)
 
 enum attempt { SENT, RETRY, REFUSED };
 
-static enum attempt attempt(struct pusher *p, struct push_item *it, char *why, size_t whylen)
+/* The window's URL for one part: the user's labels, and its type's. */
+static int part_url(struct pusher *p, const struct push_item *it, const struct pyroscope_part *part)
 {
 	uint64_t from, until;
 	pyroscope_window_seconds(it->start_unix_ns, it->end_unix_ns, &from, &until);
-	if (pyroscope_ingest_url(p->o->push_url, p->app, p->o->labels, p->o->n_labels, from, until,
-				 p->sample_rate, p->url, sizeof(p->url)) < 0) {
+	struct pyroscope_label labels[PYROSCOPE_LABELS_MAX + 1];
+	size_t n = p->o->n_labels;
+	memcpy(labels, p->o->labels, n * sizeof(*labels));
+	if (it->labelled) {
+		snprintf(labels[n].key, sizeof(labels[n].key), "%s", GROUP_LABEL);
+		memcpy(labels[n].value, part->root, sizeof(labels[n].value));
+		n++;
+	}
+	return pyroscope_ingest_url(p->o->push_url, p->app, labels, n, from, until, p->sample_rate,
+				    p->url, sizeof(p->url));
+}
+
+static enum attempt attempt(struct pusher *p, struct push_item *it,
+			    const struct pyroscope_part *part, char *why, size_t whylen)
+{
+	if (part_url(p, it, part) < 0) {
 		snprintf(why, whylen, "URL too long");
 		return REFUSED;
 	}
 	CURL *c = p->curl;
 	curl_easy_setopt(c, CURLOPT_URL, p->url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, it->body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, part->text ? part->text : "");
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)part->len);
 	uint64_t t0 = now_ns();
 	CURLcode rc = curl_easy_perform(c);
 	uint64_t took = now_ns() - t0;
@@ -113,57 +131,80 @@ static enum attempt attempt(struct pusher *p, struct push_item *it, char *why, s
 		return RETRY;
 	}
 	if (status >= 200 && status < 300) {
-		p->sent++;
-		p->bytes_sent += it->len;
+		p->pushes++;
+		p->bytes_sent += part->len;
 		p->push_ns_total += took;
 		if (took > p->push_ns_max)
 			p->push_ns_max = took;
-		fprintf(stderr, "ptrace_profiler: window %s pushed: %" PRIu64 " samples, %zu bytes in %.1f ms (HTTP %ld)\n",
-			it->stamp, it->samples, it->len, (double)took / 1e6, status);
+		fprintf(stderr, "ptrace_profiler: window %s%s%s pushed: %" PRIu64 " samples, %zu bytes in %.1f ms (HTTP %ld)\n",
+			it->stamp, it->labelled ? ", " GROUP_LABEL "=" : "", it->labelled ? part->root : "",
+			part->samples, part->len, (double)took / 1e6, status);
 		return SENT;
 	}
 	snprintf(why, whylen, "HTTP %ld", status);
 	return status >= 500 || status == 408 || status == 429 ? RETRY : REFUSED;
 }
 
-static void send_window(struct pusher *p, struct push_item *it)
+enum part_outcome { PART_SENT, PART_REFUSED, PART_GIVEN_UP, PART_UNSENT };
+
+/* One part of a window, tried up to PUSH_TRIES times. */
+static enum part_outcome send_part(struct pusher *p, struct push_item *it,
+				   const struct pyroscope_part *part)
 {
 	uint64_t wait = BACKOFF_FIRST_NS;
-	char why[160] = "";
+	char why[160] = "", name[WINDOW_STAMP_LEN + PYROSCOPE_VALUE_MAX + 32];
+	snprintf(name, sizeof(name), "%s%s%s", it->stamp, it->labelled ? ", " GROUP_LABEL "=" : "",
+		 it->labelled ? part->root : "");
 	for (int try = 1;; try++) {
 		if (past_grace(p)) {
-			p->unsent++;
-			fprintf(stderr, "ptrace_profiler: window %s not pushed: the run ended\n", it->stamp);
-			return;
+			fprintf(stderr, "ptrace_profiler: window %s not pushed: the run ended\n", name);
+			return PART_UNSENT;
 		}
-		switch (attempt(p, it, why, sizeof(why))) {
+		switch (attempt(p, it, part, why, sizeof(why))) {
 		case SENT:
-			return;
+			return PART_SENT;
 		case REFUSED:
-			p->refused++;
 			fprintf(stderr, "ptrace_profiler: window %s: push refused (%s), not tried again\n",
-				it->stamp, why);
-			return;
+				name, why);
+			return PART_REFUSED;
 		case RETRY:
 			break;
 		}
 		if (past_grace(p)) {
-			p->unsent++;
 			fprintf(stderr, "ptrace_profiler: window %s not pushed (%s): the run ended\n",
-				it->stamp, why);
-			return;
+				name, why);
+			return PART_UNSENT;
 		}
 		if (try == PUSH_TRIES) {
-			p->given_up++;
 			fprintf(stderr, "ptrace_profiler: window %s: push given up after %d tries (%s)\n",
-				it->stamp, PUSH_TRIES, why);
-			return;
+				name, PUSH_TRIES, why);
+			return PART_GIVEN_UP;
 		}
 		p->retries++;
 		fprintf(stderr, "ptrace_profiler: window %s: push failed (%s), try %d of %d in %.2f s\n",
-			it->stamp, why, try + 1, PUSH_TRIES, (double)wait / 1e9);
+			name, why, try + 1, PUSH_TRIES, (double)wait / 1e9);
 		backoff(p, wait);
 		wait = wait * 2 < p->backoff_max_ns ? wait * 2 : p->backoff_max_ns;
+	}
+}
+
+/* A window is sent when every part is; else counted once, by its first
+ * failure.  Once the run has ended its other parts are not tried. */
+static void send_window(struct pusher *p, struct push_item *it)
+{
+	enum part_outcome first = PART_SENT;
+	for (size_t i = 0; i < it->n_parts; i++) {
+		enum part_outcome r = send_part(p, it, &it->parts[i]);
+		if (first == PART_SENT)
+			first = r;
+		if (r == PART_UNSENT)
+			break;
+	}
+	switch (first) {
+	case PART_SENT: p->sent++; break;
+	case PART_REFUSED: p->refused++; break;
+	case PART_GIVEN_UP: p->given_up++; break;
+	case PART_UNSENT: p->unsent++; break;
 	}
 }
 
@@ -234,13 +275,31 @@ struct pusher *push_start(const struct options *o, const char *app, char *err, s
 int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns,
 		uint64_t end_unix_ns, uint64_t samples, const char *stamp)
 {
-	struct push_item *it = calloc(1, sizeof(*it));
-	if (!it) {
+	struct pyroscope_part *parts = NULL;
+	size_t n = 0;
+	bool labelled = p->o->group_by == GROUP_TYPE;
+	if (labelled) {
+		int rc = pyroscope_split_roots(body, len, &parts, &n);
+		free(body);
+		if (rc != 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+	} else if ((parts = calloc(1, sizeof(*parts)))) {
+		*parts = (struct pyroscope_part){ "", body, len, samples };
+		n = 1;
+	} else {
 		free(body);
 		errno = ENOMEM;
 		return -1;
 	}
-	*it = (struct push_item){ body, len, start_unix_ns, end_unix_ns, samples, "" };
+	struct push_item *it = calloc(1, sizeof(*it));
+	if (!it) {
+		pyroscope_parts_free(parts, n);
+		errno = ENOMEM;
+		return -1;
+	}
+	*it = (struct push_item){ parts, n, labelled, start_unix_ns, end_unix_ns, "" };
 	snprintf(it->stamp, sizeof(it->stamp), "%s", stamp);
 	struct push_item *old = bqueue_push(p->queue, it);
 	if (old) {
@@ -268,9 +327,11 @@ void push_summary(FILE *f, const struct pusher *p)
 	bqueue_counts(p->queue, &c);
 	fprintf(f, "  pushed                 %" PRIu64 " of %" PRIu64 " windows to %s/ingest as %s.wall, %" PRIu64
 		" bytes", p->sent, c.pushed, p->o->push_url, p->app, p->bytes_sent);
-	if (p->sent)
+	if (p->o->group_by == GROUP_TYPE)
+		fprintf(f, " in %" PRIu64 " pushes, one per " GROUP_LABEL, p->pushes);
+	if (p->pushes)
 		fprintf(f, ", %.1f ms per push (max %.1f ms)",
-			(double)p->push_ns_total / (double)p->sent / 1e6, (double)p->push_ns_max / 1e6);
+			(double)p->push_ns_total / (double)p->pushes / 1e6, (double)p->push_ns_max / 1e6);
 	fputc('\n', f);
 	fprintf(f, "  push failures          %" PRIu64 " retries, %" PRIu64 " windows given up after %d tries, %"
 		PRIu64 " refused, %" PRIu64 " dropped (queue of %zu full), %" PRIu64 " unsent at the end\n",

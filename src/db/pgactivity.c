@@ -91,6 +91,20 @@ bool pg_backend_type_client(int major, int32_t type)
 	return t && type == t->client;
 }
 
+bool pg_backend_type_reports(int major, int32_t type)
+{
+	static const char *const reporting[] = {
+		"client backend", "walsender", "autovacuum worker", "standalone backend",
+	};
+	if (pg_backend_type_worker(major, type))
+		return true;
+	const char *name = pg_backend_type_name(major, type);
+	for (size_t i = 0; name && i < sizeof(reporting) / sizeof(reporting[0]); i++)
+		if (strcmp(name, reporting[i]) == 0)
+			return true;
+	return false;
+}
+
 enum pg_state pg_state_of(int major, int32_t st_state)
 {
 	/* 14-17: UNDEFINED, IDLE, RUNNING, IDLEINTRANSACTION, FASTPATH,

@@ -76,6 +76,8 @@ int output_stap_sample(FILE *f, const struct sample_view *s)
 	stap_state(f, s->state);
 	if (s->app_state)
 		stap_state(f, s->app_state);
+	if (s->query)
+		stap_state(f, s->query);
 	fputs("1\n\n", f);
 	return ferror(f) ? -1 : 0;
 }
@@ -100,13 +102,19 @@ static int stap_one(const struct profile_sample *s, void *arg)
 		kernel++;
 	struct sample_view v = {
 		.thread = sp->frames[0],
-		.app_state = code >= 3 ? sp->frames[1] : NULL,
 		.state = code >= 2 ? sp->frames[code - 1] : "",
 		.user = sp->frames + code,
 		.n_user = kernel - code,
 		.kernel = sp->frames + kernel,
 		.n_kernel = n - kernel,
 	};
+	/* between the root and the OS state: the query, the app state */
+	for (size_t i = 1; i + 1 < code; i++) {
+		if (frame_is_app_state(sp->frames[i]))
+			v.app_state = sp->frames[i];
+		else
+			v.query = sp->frames[i];
+	}
 	return output_stap_sample(sp->f, &v);
 }
 

@@ -270,14 +270,15 @@ static void write_sample(struct pp *pp, uint32_t stack, const struct profile_thr
 	pb_varint(&pp->sub, wall);
 	pb_msg(&pp->msg, 2, &pp->sub);
 	label_str(pp, "thread", thread && thread->name ? thread->name : frames[0]);
-	if (thread) {
+	if (thread && thread->tid) { /* 0: processes merged (--group-by) */
 		label_num(pp, "tid", thread->tid);
 		label_num(pp, "pid", thread->pid);
 	}
 	if (code >= 2)
 		label_str(pp, "state", frames[code - 1]);
-	if (code >= 3)
-		label_str(pp, "app_state", frames[1]);
+	for (size_t i = 1; i + 1 < code; i++)
+		if (frame_is_app_state(frames[i]))
+			label_str(pp, "app_state", frames[i]);
 	pb_msg(&pp->top, 2, &pp->msg);
 	emit(pp->g, &pp->top);
 }

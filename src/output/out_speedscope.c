@@ -98,7 +98,10 @@ static void profile_head(struct ss *ss, size_t i)
 {
 	const struct profile_thread *t = &ss->p->threads[i];
 	char name[512];
-	snprintf(name, sizeof(name), "%s (tid %d)", t->name ? t->name : "?", (int)t->tid);
+	if (t->tid) /* else processes merged (--group-by type, all): the root alone */
+		snprintf(name, sizeof(name), "%s (tid %d)", t->name ? t->name : "?", (int)t->tid);
+	else
+		snprintf(name, sizeof(name), "%s", t->name ? t->name : "?");
 	fputs("{\"type\":\"sampled\",\"name\":", ss->f);
 	json_string(ss->f, name);
 	fputs(",\"unit\":\"nanoseconds\",\n\"samples\":[", ss->f);

@@ -1,8 +1,10 @@
 /* pyroscope.c - names, labels and the /ingest URL (pyroscope.h). */
+#define _GNU_SOURCE
 #include "output/pyroscope.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool alnum(char c)
@@ -40,6 +42,94 @@ char *pyroscope_app_name_from(const char *text, char *out)
 static bool value_char(char c)
 {
 	return c > ' ' && c < 0x7f && !strchr("\",={}\\", c);
+}
+
+char *pyroscope_label_value_from(const char *text, char *out)
+{
+	size_t n = 0;
+	for (; text[n] && n < PYROSCOPE_VALUE_MAX; n++)
+		out[n] = value_char(text[n]) ? text[n] : '_';
+	out[n] = '\0';
+	if (n == 0)
+		snprintf(out, PYROSCOPE_VALUE_MAX + 1, "unknown");
+	return out;
+}
+
+void pyroscope_parts_free(struct pyroscope_part *parts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(parts[i].text);
+	free(parts);
+}
+
+/* The part of root (a label value), made at its first line. */
+static struct pyroscope_part *part_of(struct pyroscope_part **parts, size_t *n, size_t *cap,
+				      const char *root)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*parts)[i].root, root) == 0)
+			return &(*parts)[i];
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 8;
+		struct pyroscope_part *grown = realloc(*parts, c * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		*parts = grown;
+		*cap = c;
+	}
+	struct pyroscope_part *p = &(*parts)[(*n)++];
+	*p = (struct pyroscope_part){ .text = NULL };
+	memcpy(p->root, root, sizeof(p->root));
+	return p;
+}
+
+/* Appends line (len bytes, its newline included) to part. */
+static int part_append(struct pyroscope_part *part, const char *line, size_t len)
+{
+	char *grown = realloc(part->text, part->len + len + 1);
+	if (!grown)
+		return -1;
+	memcpy(grown + part->len, line, len);
+	part->len += len;
+	grown[part->len] = '\0';
+	part->text = grown;
+	const char *space = memrchr(line, ' ', len);
+	if (space)
+		part->samples += strtoull(space + 1, NULL, 10);
+	return 0;
+}
+
+int pyroscope_split_roots(const char *text, size_t len, struct pyroscope_part **parts, size_t *n)
+{
+	struct pyroscope_part *list = NULL;
+	size_t count = 0, cap = 0;
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		size_t line_len = nl ? (size_t)(nl - line) + 1 : len - at;
+		at += line_len;
+		if (line_len <= 1)
+			continue;
+		/* the root: up to the first ';', or the last space (a stack of
+		 * one frame) */
+		const char *end = memchr(line, ';', line_len);
+		if (!end)
+			end = memrchr(line, ' ', line_len);
+		char raw[PYROSCOPE_VALUE_MAX + 1], root[PYROSCOPE_VALUE_MAX + 1];
+		size_t root_len = end ? (size_t)(end - line) : 0;
+		if (root_len > PYROSCOPE_VALUE_MAX)
+			root_len = PYROSCOPE_VALUE_MAX;
+		memcpy(raw, line, root_len);
+		raw[root_len] = '\0';
+		pyroscope_label_value_from(raw, root);
+		struct pyroscope_part *part = part_of(&list, &count, &cap, root);
+		if (!part || part_append(part, line, line_len) != 0) {
+			pyroscope_parts_free(list, count);
+			return -1;
+		}
+	}
+	*parts = list;
+	*n = count;
+	return 0;
 }
 
 int pyroscope_parse_label(const char *text, struct pyroscope_label *out, char *err,

@@ -6,6 +6,8 @@ size_t sample_frames(const struct sample_view *s, const char **out, size_t max)
 	size_t n = 0;
 	if (n < max)
 		out[n++] = s->thread;
+	if (s->query && n < max)
+		out[n++] = s->query;
 	if (s->app_state && n < max)
 		out[n++] = s->app_state;
 	if (n < max)

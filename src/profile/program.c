@@ -76,10 +76,10 @@ size_t program_name_samples(struct program *p, const struct unwound_frame *frame
 static void name_pending(struct program *p);
 
 /* A stack not named yet, as words:
- *   root, app state (0: none), state, n (user frames), n frames root first
- *   as ip << 2 | kind, then the kernel frames;
+ *   root, query (0: none), app state (0: none), state, n (user frames),
+ *   n frames root first as ip << 2 | kind, then the kernel frames;
  * every string interned in the pending table. */
-enum { W_ROOT, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
+enum { W_ROOT, W_QUERY, W_APP, W_STATE, W_NFRAMES, W_FRAMES };
 
 int program_count(struct program *p, const struct sample_view *v,
 		  const struct unwound_frame *frames, size_t n_frames, uint64_t count,
@@ -90,10 +90,13 @@ int program_count(struct program *p, const struct sample_view *v,
 	const char *root = stack_table_intern(pending, v->thread);
 	const char *state = stack_table_intern(pending, v->state);
 	const char *app = v->app_state ? stack_table_intern(pending, v->app_state) : NULL;
-	if (!root || !state || (v->app_state && !app) || n_frames > UNWIND_MAX_FRAMES ||
+	const char *query = v->query ? stack_table_intern(pending, v->query) : NULL;
+	if (!root || !state || (v->app_state && !app) || (v->query && !query) ||
+	    n_frames > UNWIND_MAX_FRAMES ||
 	    v->n_kernel > KSTACK_MAX)
 		return -1;
 	words[W_ROOT] = (uintptr_t)root;
+	words[W_QUERY] = (uintptr_t)query;
 	words[W_APP] = (uintptr_t)app;
 	words[W_STATE] = (uintptr_t)state;
 	words[W_NFRAMES] = n_frames;
@@ -164,6 +167,7 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 		kernel[i] = (const char *)(uintptr_t)words[W_FRAMES + n_frames + i];
 	struct sample_view v = {
 		.thread = (const char *)(uintptr_t)words[W_ROOT],
+		.query = (const char *)(uintptr_t)words[W_QUERY],
 		.app_state = (const char *)(uintptr_t)words[W_APP],
 		.state = (const char *)(uintptr_t)words[W_STATE],
 		.user = user,
@@ -172,7 +176,7 @@ static void name_one(const uint64_t *words, size_t n, uint64_t count, void *arg)
 		.kernel = kernel,
 		.n_kernel = n_kernel,
 	};
-	const char *all[3 + PROGRAM_USER_FRAMES_MAX + KSTACK_MAX];
+	const char *all[4 + PROGRAM_USER_FRAMES_MAX + KSTACK_MAX];
 	size_t n_all = sample_frames(&v, all, sizeof(all) / sizeof(all[0]));
 	long named = stack_table_add(ctx->named, all, n_all, count);
 	if (named < 0 ||

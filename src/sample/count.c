@@ -6,13 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/frame.h"
 #include "base/hash_index.h"
 #include "db/oracle.h"
+#include "db/pgactivity.h"
 #include "output/output.h"
 #include "profile/timeline.h"
 
 #define KFRAME_MAX (KSYM_MAX + 8)
+
+/* Is a PostgreSQL process's wait word read with each capture?  For its
+ * frame, for the time model's wait events, for the idle wait. */
+static bool pg_words_wanted(const struct options *o)
+{
+	return o->pg_wait_events || o->pg_queries || o->no_idle;
+}
 
 void count_set_words(struct sampler *s, const struct process *p)
 {
@@ -22,7 +31,7 @@ void count_set_words(struct sampler *s, const struct process *p)
 		s->snap->n_words = 2;
 		s->snap->word_addr[0] = s->o->ksuseopc_addr;
 		s->snap->word_addr[1] = s->o->ksusetim_addr;
-	} else if (s->o->pg_wait_events && p->pg.server) {
+	} else if (pg_words_wanted(s->o) && p->pg.server) {
 		pg_words(&p->pg, s->snap);
 	}
 }
@@ -41,15 +50,111 @@ int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap)
 	return frames_pack(list, n, out, cap);
 }
 
+/* The run time of p's threads as their last looks read it (round.c),
+ * summed: unchanged, none of them has run since.  false when a thread's
+ * is not known. */
+static bool process_run_ns(const struct sampler *s, const struct process *p, uint64_t *out)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < p->t->n_threads; i++) {
+		const struct thread *th = &p->t->threads[i];
+		if (th->gone)
+			continue;
+		const struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
+		if (!st || !st->sched_seen)
+			return false;
+		sum += st->sched_last_run_ns;
+	}
+	*out = sum;
+	return true;
+}
+
+/* A statement read while it was parsed has no id yet (0): the id another
+ * backend of the run learnt for the same normalized text (pgbackend.h's
+ * recent ids), so that a backend's first run of a statement is the same
+ * frame as everyone's.  0 when none has it. */
+static int64_t id_elsewhere(const struct sampler *s, const struct process *self, uint64_t hash)
+{
+	for (size_t i = 0; i < s->n_targets; i++) {
+		const struct process *p = &s->procs[i];
+		for (unsigned k = 0; p != self && p->pgb_ok && k < PG_RECENT_IDS; k++)
+			if (p->pgb.recent[k].id && p->pgb.recent[k].hash == hash)
+				return p->pgb.recent[k].id;
+	}
+	return 0;
+}
+
+/* Its state and statement, read from its memory without a stop (one
+ * process_vm_readv); or, when none of its threads has run since the last
+ * read, that read's: a backend writes its own status only. */
+static void read_status(struct sampler *s, struct process *p)
+{
+	uint64_t runs = 0;
+	bool runs_known = process_run_ns(s, p, &runs);
+	if (p->status_read && runs_known && runs == p->status_run_ns) {
+		if (p->status_round != s->round) /* the figure is per round */
+			s->r->status_reused++;
+		p->status_round = s->round;
+		return;
+	}
+	if (p->status_read && p->read_round == s->round)
+		return; /* once per round (another thread of it ran meanwhile) */
+	struct pg_activity a;
+	uint64_t t0 = now_ns();
+	enum pg_read r = pg_backend_read(&p->pgb, &a);
+	s->r->status_ns += now_ns() - t0;
+	s->r->status_reads++;
+	p->status_round = p->read_round = s->round;
+	p->status_read = runs_known;
+	p->status_run_ns = runs;
+	/* caught writing each time: its last settled reading, if any */
+	bool ok = r == PG_READ_OK || (r == PG_READ_UNSETTLED && p->pgb.have_activity);
+	p->state = ok ? a.state : PG_STATE_UNKNOWN;
+	char query[sizeof(p->query)] = "";
+	if (ok && a.query_id)
+		s->r->query_ids = true;
+	else if (ok && a.state == PG_STATE_ACTIVE && s->r->query_ids) /* ids on: being parsed */
+		a.query_id = id_elsewhere(s, p, a.text_hash);
+	if (ok && s->o->pg_queries)
+		pg_query_frame(&a, query, sizeof(query));
+	if (strcmp(query, p->query) != 0) {
+		memcpy(p->query, query, sizeof(query));
+		p->query_entry = -1;
+	}
+}
+
+/* At each observation of p (after any stop of it, never during one: a
+ * backend held stopped inside a write of its status would read as
+ * unsettled): its type and, for --pg-queries and --no-idle, its status -
+ * read once per round at most, and only when one of its threads has run
+ * since the last read. */
+static void note_process(struct sampler *s, struct process *p)
+{
+	if (!p->pgb_ok)
+		return;
+	bool typed = pg_backend_type(&p->pgb) != NULL;
+	p->client = typed && pg_backend_type_client(p->pgb.major, p->pgb.type);
+	/* the auxiliary processes have no state to read (our stops make
+	 * them run: what they did since would not tell) */
+	if ((s->o->pg_queries || s->o->no_idle) && typed &&
+	    pg_backend_type_reports(p->pgb.major, p->pgb.type))
+		read_status(s, p);
+}
+
 const char *count_app_state(struct sampler *s, struct process *p, char *buf, size_t len)
 {
+	note_process(s, p);
+	if (pg_words_wanted(s->o)) {
+		p->word_ok = p->pg.server && s->snap->n_words &&
+			     pg_word(&p->pg, p->t->pid, s->snap, &p->word) == 0;
+		p->word_fresh = true;
+	}
 	if (s->o->pg_wait_events) {
-		uint32_t word;
 		if (!p->pg.server)
 			return "[no PostgreSQL state]";
-		if (!s->snap->n_words || pg_word(&p->pg, p->t->pid, s->snap, &word) != 0)
+		if (!p->word_ok)
 			return "[unreadable] (PostgreSQL state)";
-		pg_wait_frame(p->pg.table, word, buf, len);
+		pg_wait_frame(p->pg.table, p->word, buf, len);
 		return buf;
 	}
 	if (!s->o->ksuseopc_addr)
@@ -58,6 +163,22 @@ const char *count_app_state(struct sampler *s, struct process *p, char *buf, siz
 		return "[unreadable] (Oracle state)";
 	oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names, buf, len);
 	return buf;
+}
+
+/* --no-idle: is this observation of st in its idle wait?  A PostgreSQL
+ * process by the wait event it reports (pgactivity.h); elsewhere, and
+ * where PostgreSQL reports none (the postmaster's select), a thread
+ * asleep (S) that has not run since its last observation, as py-spy
+ * leaves idle threads out.  Not D: a disk wait is time the program
+ * spends, not work it waits for. */
+static bool idle_wait(const struct process *p, struct sampled_thread *st, const char *state)
+{
+	bool asleep = st->sched_seen && st->idle_run_known && st->sched_last_run_ns == st->idle_run_ns;
+	st->idle_run_known = st->sched_seen;
+	st->idle_run_ns = st->sched_last_run_ns;
+	if (p->pg.server && st->obs_word_ok && st->obs_word)
+		return pg_wait_is_idle(p->pg.table, st->obs_word, p->client, p->state);
+	return asleep && state[0] == 'S';
 }
 
 void count_observe(struct sampler *s, struct process *p, struct sampled_thread *st,
@@ -72,6 +193,10 @@ void count_observe(struct sampler *s, struct process *p, struct sampled_thread *
 	ob->has_app = a != NULL;
 	if (a)
 		snprintf(ob->app, sizeof(ob->app), "%s", a);
+	st->obs_word = p->word;
+	st->obs_word_ok = p->word_ok;
+	p->word_fresh = false; /* obs has it */
+	st->obs_idle = s->o->no_idle && idle_wait(p, st, state);
 	const char *list[KSTACK_MAX];
 	int n = frames_unpack(kernel, n_kernel, list, KSTACK_MAX);
 	ob->n_kernel = frames_pack(list, n, ob->kernel, sizeof(ob->kernel));
@@ -84,37 +209,93 @@ void count_observe_memory(struct sampler *s, struct process *p, struct sampled_t
 	count_observe(s, p, st, state, true, m->kernel, m->n_kernel);
 }
 
-/* "postgres" or, with several processes, "postgres[1234]/walwriter". */
-static void root_frame(const struct sampler *s, const struct process *p,
+/* What names p in its root frame: its backend type (NULL while a child
+ * of the postmaster starts: asked again at each sample until known), else
+ * the title it gave itself; NULL when neither. */
+static const char *process_words(struct process *p)
+{
+	if (p->pgb_ok)
+		return pg_backend_type(&p->pgb);
+	return p->title[0] ? p->title : NULL;
+}
+
+#define ROOT_MAX (2 * COMM_MAX + PG_BGW_MAXLEN + 32)
+
+/* The root frame (options.h's group_by):
+ *   pid   with several processes "comm[PID]/thread", or "comm[PID] WORDS"
+ *         for a process with words (a thread other than its first:
+ *         "comm[PID] WORDS/thread"); alone, the thread's comm, but a
+ *         PostgreSQL process is "postgres[PID] client backend" there too
+ *         (its type says which backend it was);
+ *   type  its words, else its comm: processes alike merged, no PID;
+ *   all   "all". */
+static void root_frame(const struct sampler *s, struct process *p,
 		       const struct sampled_thread *st, char *out, size_t outsz)
 {
-	if (s->o->n_pids > 1 || s->o->subprocesses || s->n_targets > 1) {
-		char proc[COMM_MAX];
-		frame_sanitize(p->t->comm, proc, sizeof(proc));
+	const char *words = process_words(p);
+	char proc[COMM_MAX];
+	frame_sanitize(p->t->comm, proc, sizeof(proc));
+	if (s->o->group_by == GROUP_ALL) {
+		snprintf(out, outsz, "all");
+		return;
+	}
+	if (s->o->group_by == GROUP_TYPE) {
+		frame_sanitize(words ? words : proc, out, outsz);
+		return;
+	}
+	bool several = s->o->n_pids > 1 || s->o->subprocesses || s->n_targets > 1;
+	if (words && (several || p->pgb_ok)) {
+		size_t n = process_root_frame(p->t->comm, p->t->pid, words, out, outsz);
+		if (st->tid != p->t->pid && n < outsz)
+			snprintf(out + n, outsz - n, "/%s", st->comm);
+	} else if (several) {
 		snprintf(out, outsz, "%s[%d]/%s", proc, (int)p->t->pid, st->comm);
 	} else {
 		snprintf(out, outsz, "%s", st->comm);
 	}
 }
 
-/* The thread's index in the profile's list (formats that keep time). */
-static int profile_index(struct sampler *s, struct process *p, struct sampled_thread *st,
-			 uint32_t *out)
+/* A new entry of the profile's thread list.  0, or -1 out of memory. */
+static int new_profile_thread(struct sampler *s, pid_t pid, pid_t tid, const char *process,
+			      const char *name)
 {
-	if (!st->profile_index) {
-		if (!array_reserve((void **)&s->profile_threads, s->n_profile_threads + 1,
-				   &s->cap_profile_threads, sizeof(*s->profile_threads)))
+	if (!array_reserve((void **)&s->profile_threads, s->n_profile_threads + 1,
+			   &s->cap_profile_threads, sizeof(*s->profile_threads)))
+		return -1;
+	struct profile_thread *pt = &s->profile_threads[s->n_profile_threads];
+	*pt = (struct profile_thread){ pid, tid, strdup(process), strdup(name) };
+	if (!pt->process || !pt->name) {
+		free((char *)pt->process);
+		free((char *)pt->name);
+		return -1;
+	}
+	s->n_profile_threads++;
+	return 0;
+}
+
+/* The sample's index in the profile's list (formats that keep time): its
+ * thread's, or with --group-by type or all its root's - processes merged
+ * are one timeline, named after the root, with no pid or tid (0). */
+static int profile_index(struct sampler *s, struct process *p, struct sampled_thread *st,
+			 const char *root, uint32_t *out)
+{
+	if (s->o->group_by != GROUP_PID) {
+		for (size_t i = 0; i < s->n_profile_threads; i++)
+			if (strcmp(s->profile_threads[i].name, root) == 0) {
+				*out = (uint32_t)i;
+				return 0;
+			}
+		if (new_profile_thread(s, 0, 0, root, root) != 0)
 			return -1;
+		*out = (uint32_t)(s->n_profile_threads - 1);
+		return 0;
+	}
+	if (!st->profile_index) {
 		char proc[COMM_MAX];
 		frame_sanitize(p->t->comm, proc, sizeof(proc));
-		struct profile_thread *pt = &s->profile_threads[s->n_profile_threads];
-		*pt = (struct profile_thread){ p->t->pid, st->tid, strdup(proc), strdup(st->comm) };
-		if (!pt->process || !pt->name) {
-			free((char *)pt->process);
-			free((char *)pt->name);
+		if (new_profile_thread(s, p->t->pid, st->tid, proc, st->comm) != 0)
 			return -1;
-		}
-		st->profile_index = (uint32_t)++s->n_profile_threads;
+		st->profile_index = (uint32_t)s->n_profile_threads;
 	}
 	*out = st->profile_index - 1;
 	return 0;
@@ -122,10 +303,11 @@ static int profile_index(struct sampler *s, struct process *p, struct sampled_th
 
 /* Every sample, in time order, for the formats that keep time. */
 static void add_to_timeline(struct sampler *s, struct process *p, struct sampled_thread *st,
-			    uint32_t stack, uint64_t count, uint64_t first_ns, uint64_t last_ns)
+			    const char *root, uint32_t stack, uint64_t count, uint64_t first_ns,
+			    uint64_t last_ns)
 {
 	uint32_t thread;
-	if (profile_index(s, p, st, &thread) != 0) {
+	if (profile_index(s, p, st, root, &thread) != 0) {
 		sampler_fail(s, "out of memory counting the samples", ENOMEM);
 		return;
 	}
@@ -139,9 +321,14 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 	}
 }
 
+static uint64_t text_hash(const char *text)
+{
+	return text ? stack_hash((const uint8_t *)text, strlen(text)) : 1;
+}
+
 /* What a sample is counted from, as one number: the same stack gets the
- * same key (root frame, states, user frames, kernel frames). */
-static uint64_t sample_key(const struct sampled_thread *st, const struct observation *ob,
+ * same key (root frame, query, states, user frames, kernel frames). */
+static uint64_t sample_key(const struct sample_view *v, const struct observation *ob,
 			   const struct unwound_frame *frames, int n_frames, int complete)
 {
 	size_t kernel_len = 0;
@@ -149,23 +336,26 @@ static uint64_t sample_key(const struct sampled_thread *st, const struct observa
 		kernel_len += strlen(ob->kernel + kernel_len) + 1;
 	uint64_t k = stack_hash((const uint8_t *)ob->kernel, kernel_len);
 	k = k * 31 + stack_hash((const uint8_t *)frames, (size_t)n_frames * sizeof(*frames));
-	k = k * 31 + stack_hash((const uint8_t *)st->comm, strlen(st->comm));
-	k = k * 31 + (ob->has_app ? stack_hash((const uint8_t *)ob->app, strlen(ob->app)) : 1);
+	k = k * 31 + text_hash(v->thread);
+	k = k * 31 + text_hash(v->query);
+	k = k * 31 + text_hash(v->app_state);
 	return k * 31 + (uint64_t)(uintptr_t)ob->state * 2 + (uint64_t)complete;
 }
 
-void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
-	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
-	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how)
+/* The sample into the profile: its stack counted by address (or, for
+ * stap, written now) and its place in the timeline. */
+static void add_to_profile(struct sampler *s, struct process *p, struct sampled_thread *st,
+			   const struct observation *ob, const struct unwound_frame *frames,
+			   int n_frames, int complete, uint64_t count, uint64_t first_ns,
+			   uint64_t last_ns)
 {
-	if (!count)
-		return;
-	char root[2 * COMM_MAX + 16];
+	char root[ROOT_MAX];
 	root_frame(s, p, st, root, sizeof(root));
 	const char *kernel[KSTACK_MAX];
 	int n_kernel = frames_unpack(ob->kernel, ob->n_kernel, kernel, KSTACK_MAX);
 	struct sample_view v = {
 		.thread = root,
+		.query = s->o->pg_queries && p->query[0] ? p->query : NULL,
 		.app_state = ob->has_app ? ob->app : NULL,
 		.state = ob->state,
 		.kernel = kernel,
@@ -182,26 +372,96 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 		for (uint64_t i = 0; i < count; i++)
 			if (output_stap_sample(s->out, &v) != 0)
 				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
-	} else {
-		uint32_t stack = 0;
-		uint64_t key = sample_key(st, ob, frames, n_frames, complete);
-		if (key == st->counted_key &&
-		    program_count_again(p->program, &st->counted, count, &stack) == 0) {
-			/* the same as last time: no string or word hashed */
-		} else if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack,
-					 &st->counted) != 0) {
-			sampler_fail(s, "out of memory counting the samples", ENOMEM);
-		} else {
-			st->counted_key = key;
-		}
-		if (s->timeline && !s->error)
-			add_to_timeline(s, p, st, stack, count, first_ns, last_ns);
+		return;
 	}
-	if (!complete && n_frames > 0)
-		s->r->unwind_failures += count;
+	uint32_t stack = 0;
+	uint64_t key = sample_key(&v, ob, frames, n_frames, complete);
+	if (key == st->counted_key &&
+	    program_count_again(p->program, &st->counted, count, &stack) == 0) {
+		/* the same as last time: no string or word hashed */
+	} else if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack,
+				 &st->counted) != 0) {
+		sampler_fail(s, "out of memory counting the samples", ENOMEM);
+	} else {
+		st->counted_key = key;
+	}
+	if (s->timeline && !s->error)
+		add_to_timeline(s, p, st, root, stack, count, first_ns, last_ns);
+}
+
+/* The wait word of a sample: its observation's, or for one counted
+ * outside its round (a stop whose trap came after it) the word its
+ * capture read just before (count_app_state); else none. */
+static bool sample_word(struct process *p, const struct sampled_thread *st,
+			const struct observation *ob, uint32_t *word)
+{
+	if (ob == &st->obs) {
+		*word = st->obs_word;
+		return st->obs_word_ok;
+	}
+	bool fresh = p->word_fresh;
+	p->word_fresh = false;
+	*word = p->word;
+	return fresh && p->word_ok;
+}
+
+/* --no-idle: is the sample left out?  Its observation says (idle_wait),
+ * also for the ticks that found it stopped by us in that round ("frozen":
+ * in its idle wait but for our stop).  Ticks of a thread found still
+ * (idle.h: asleep and not run for several looks, counted together,
+ * "still") are asleep since their last sample; any other tick counted
+ * outside its round was a stop's, of a thread that had run since its last
+ * sample: idle only by PostgreSQL's word. */
+static bool left_out(const struct sampler *s, const struct process *p,
+		     const struct sampled_thread *st, const struct observation *ob, bool word_ok,
+		     uint32_t word, const char *how)
+{
+	if (!s->o->no_idle)
+		return false;
+	if (ob == &st->obs)
+		return st->obs_idle;
+	if (strcmp(how, "frozen") == 0)
+		return st->obs_idle;
+	if (p->pg.server && word_ok && word)
+		return pg_wait_is_idle(p->pg.table, word, p->client, p->state);
+	return strcmp(how, "still") == 0 && ob->state[0] == 'S';
+}
+
+/* --pg-queries: the sample under its process's query frame in the time
+ * model, with its wait word. */
+static void add_to_time_model(struct sampler *s, struct process *p, bool on_cpu, bool word_ok,
+			      uint32_t word, uint64_t count)
+{
+	if (!s->o->pg_queries || !p->query[0])
+		return;
+	struct pg_time *t = &s->r->pg_time;
+	if (p->query_entry < 0 && (p->query_entry = pg_time_entry(t, p->query)) < 0)
+		return; /* out of memory: the summary is short of it */
+	pg_time_add(t, (size_t)p->query_entry, count, on_cpu, word_ok, word, p->pg.table);
+}
+
+void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
+	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
+	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how)
+{
+	if (!count)
+		return;
+	uint32_t word;
+	bool word_ok = sample_word(p, st, ob, &word);
+	/* --no-idle: left out of the profile, but a sample of the thread all
+	 * the same (its share on a CPU is checked against schedstat) */
+	bool kept = !left_out(s, p, st, ob, word_ok, word, how);
+	if (kept) {
+		add_to_profile(s, p, st, ob, frames, n_frames, complete, count, first_ns, last_ns);
+		s->r->samples += count;
+		if (!complete && n_frames > 0)
+			s->r->unwind_failures += count;
+	} else {
+		s->r->left_out += count;
+	}
 	bool on_cpu = strcmp(ob->state, "R (running)") == 0;
+	add_to_time_model(s, p, on_cpu, word_ok, word, count);
 	st->samples += count;
-	s->r->samples += count;
 	if (on_cpu)
 		st->samples_on_cpu += count;
 	selfcheck_samples(&st->check, count, on_cpu ? count : 0);

@@ -10,18 +10,49 @@
 
 #include "base/hash_index.h"
 
+/* A PostgreSQL server process exports its backend type (pgbackend.h):
+ * one pass over its program's .dynsym, which a program that is no server
+ * holds few names in.  Then its version (pg_probe) names the type. */
+static bool open_backend(struct sampler *s, struct process *p)
+{
+	struct pg_backend b;
+	if (pg_backend_open(p->t->pid, p->program->modules, 0, &b) != 0 || !b.type_addr)
+		return false;
+	if (!s->o->pg_wait_events && !s->o->pg_queries) {
+		/* not asked for: nothing said of it, whatever pg_probe finds */
+		char quiet[512];
+		pg_probe(p->t->pid, p->program->modules, &p->pg, quiet, sizeof(quiet));
+	}
+	b.major = p->pg.version_known ? p->pg.version.major : 0;
+	p->pgb = b;
+	return true;
+}
+
 enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, size_t len)
 {
-	if (!s->o->pg_wait_events)
-		return PG_PROBE_SERVER;
-	enum pg_probe r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);
-	if (msg[0] && r != PG_PROBE_TOO_OLD)
-		fprintf(stderr, "ptrace_profiler: %s\n", msg);
+	const struct options *o = s->o;
+	enum pg_probe r = PG_PROBE_SERVER;
+	msg[0] = '\0';
+	p->pg = (struct pg_process){ 0 };
+	p->title[0] = '\0';
+	p->status_round = p->read_round = 0;
+	p->status_read = false;
+	p->state = PG_STATE_UNKNOWN;
+	p->client = false;
+	p->query[0] = '\0';
+	p->query_entry = -1;
+	p->word_ok = false;
+	if (o->pg_wait_events || o->pg_queries) {
+		r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);
+		if (msg[0] && r != PG_PROBE_TOO_OLD)
+			fprintf(stderr, "ptrace_profiler: %s\n", msg);
+	}
+	p->pgb_ok = r != PG_PROBE_TOO_OLD && open_backend(s, p);
+	if (!p->pgb_ok) /* once: nginx and sshd set theirs as they start */
+		process_title_read(p->t->pid, p->title, sizeof(p->title));
 	return r;
 }
 
-/* After an execve: the old program's modules describe what its stacks
- * ran; they are kept, unchanging, to name them after the run. */
 /* After an execve: the old program's modules describe what its stacks
  * ran; they are kept, unchanging, to name them after the run. */
 void follow_exec(struct sampler *s, struct process *p)

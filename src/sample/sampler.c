@@ -88,6 +88,8 @@ void sampler_free(struct sampler *s)
 		s->procs[i].t->on_drop = NULL;
 	}
 	free(s->procs);
+	if (s->r) /* the summary has been written from it */
+		pg_time_free(&s->r->pg_time);
 	/* After every program: they name with these. */
 	namer_free(s->shared.namer);
 	files_free(s->shared.files);

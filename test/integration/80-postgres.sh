@@ -49,9 +49,11 @@ pg_fake_tests
 # between samples (the activity snapshot is taken once per transaction).
 . scripts/pg_cluster.sh
 PG_BENCH=
+PG_BENCH2=
 # The cluster and pgbench, whatever happens (EXIT trap and every return).
 pg_test_stop() {
 	if [ -n "$PG_BENCH" ]; then kill "$PG_BENCH" 2>/dev/null; wait "$PG_BENCH" 2>/dev/null; PG_BENCH=; fi
+	if [ -n "$PG_BENCH2" ]; then kill "$PG_BENCH2" 2>/dev/null; wait "$PG_BENCH2" 2>/dev/null; PG_BENCH2=; fi
 	pg_stop
 }
 
@@ -145,7 +147,7 @@ EOF
 	# The profile's view of the same backends: their state frame.
 	# backend pids as an awk regular expression (given with -v: escapes doubled)
 	local re
-	re="^postgres\\\\[($(echo "$backends" | paste -sd'|'))\\\\]/"
+	re="^postgres\\\\[($(echo "$backends" | paste -sd'|'))\\\\] client backend"
 	awk -v re="$re" '$0 ~ re {
 		split($0, f, ";"); s = f[2]
 		if (s == "On CPU (PostgreSQL state)") s = "CPU"
@@ -217,7 +219,7 @@ pg_burst_test() {
 		t1=$(date +%s%N)
 		wait $pp
 		run_t=$(awk -v r=$((r1 - r0)) -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * r / w }')
-		run_p=$(share "$TMP/pgb.$d.folded" '^postgres;R \(running\);')
+		run_p=$(share "$TMP/pgb.$d.folded" "^postgres.$be. client backend;R .running.;")
 		n=$(total "$TMP/pgb.$d.folded")
 		warned=$(grep -c 'warning: thread' "$TMP/pgb.$d.err")
 		[ "$n" -ge 1000 ] && [ "$r1" -gt "$r0" ] && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] || ok=0
@@ -244,8 +246,8 @@ pg_late_backend_test() {
 	"$sql" "${PG_CONN[@]}" -X -q -c "select pg_sleep(1.5)" postgres >/dev/null 2>&1
 	wait $pp
 	local rc=$? pid new=0 sleeping=0
-	for pid in $(sed -n 's/^postgres\[\([0-9]*\)\]\/postgres;event=Timeout:PgSleep (PostgreSQL state);.*/\1/p' "$TMP/late.folded" | sort -u); do
-		case " $before " in *" $pid "*) ;; *) new=$((new + 1)); sleeping=$(grep "^postgres\[$pid\]/" "$TMP/late.folded" | grep 'Timeout:PgSleep' | total /dev/stdin) ;; esac
+	for pid in $(sed -n 's/^postgres\[\([0-9]*\)\] client backend;event=Timeout:PgSleep (PostgreSQL state);.*/\1/p' "$TMP/late.folded" | sort -u); do
+		case " $before " in *" $pid "*) ;; *) new=$((new + 1)); sleeping=$(grep "^postgres\[$pid\] client backend;" "$TMP/late.folded" | grep 'Timeout:PgSleep' | total /dev/stdin) ;; esac
 	done
 	if [ $rc = 0 ] && [ $new = 1 ] && [ "$sleeping" -ge 100 ]; then
 		pass "PostgreSQL: a backend that connected after the profiler started: seized, $sleeping samples in event=Timeout:PgSleep"
@@ -409,6 +411,291 @@ pg_status_compare() {
 	fi
 }
 
+# --- issue 21: backend types, --pg-queries, --group-by, --no-idle ----------
+# Two pgbench clients, each running one statement with random constants at
+# a fixed rate (-R), compute_query_id on then off: a key lookup that also
+# sleeps 3 ms (client A), a count over part of the table (client B).  The
+# instance is profiled with --pg-queries while a PL/pgSQL procedure samples
+# pg_stat_activity every 10 ms, and each backend's shares under its query
+# and under idle are compared.  Then --group-by type (and its pushes) and
+# --no-idle.
+PGQ_A='\set aid random(1, 100000)
+SELECT abalance, pg_sleep(0.003) FROM pgbench_accounts WHERE aid = :aid;'
+PGQ_B='\set aid random(1, 100000)
+\set delta random(-5000, 5000)
+SELECT count(*) FROM pgbench_accounts WHERE abalance > :delta AND aid < :aid;'
+
+pg_queries_test() {
+	local port=$((54980 + RANDOM % 15))
+	PG_CONF="shared_buffers = 16MB
+max_connections = 20
+compute_query_id = on"
+	if ! pg_start pp_pgq "$port" 2>"$TMP/pgq-start.log"; then
+		fail "PostgreSQL cluster for --pg-queries" "$(tail -n 1 "$TMP/pgq-start.log")"
+		pg_test_stop
+		return
+	fi
+	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgq-init.log" 2>&1 ||
+		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgq-init.log")"; pg_test_stop; return; }
+	"$PSQL" "${PG_CONN[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgq-setup.log" 2>&1 <<'EOF' ||
+CREATE UNLOGGED TABLE pp_q (n int, pid int, state text, query_id bigint, query text);
+CREATE PROCEDURE pp_q_sample(seconds float8) LANGUAGE plpgsql AS $$
+DECLARE
+	stop timestamptz := clock_timestamp() + seconds * interval '1 second';
+	n int := 0;
+BEGIN
+	WHILE clock_timestamp() < stop LOOP
+		n := n + 1;
+		INSERT INTO pp_q SELECT n, pid, state, query_id, query FROM pg_stat_activity
+			WHERE application_name IN ('pgq_a', 'pgq_b');
+		COMMIT;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+END $$;
+EOF
+		{ fail "pg_stat_activity sampler" "$(tail -n 1 "$TMP/pgq-setup.log")"; pg_test_stop; return; }
+	printf '%s\n' "$PGQ_A" >"$TMP/pgq_a.sql"
+	printf '%s\n' "$PGQ_B" >"$TMP/pgq_b.sql"
+	pg_queries_round on
+	pg_sql "ALTER SYSTEM SET compute_query_id = off" >/dev/null && pg_sql "SELECT pg_reload_conf()" >/dev/null
+	pg_queries_round off
+	pg_test_stop
+}
+
+# pg_queries_clients: clients A and B started; their backends' pids in
+# PGQ_PID_A and PGQ_PID_B.  1 when they did not come.
+pg_queries_clients() {
+	local i
+	PGAPPNAME=pgq_a "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 40 -T 120 -f "$TMP/pgq_a.sql" postgres >"$TMP/pgq-a.log" 2>&1 &
+	PG_BENCH=$!
+	PGAPPNAME=pgq_b "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 20 -T 120 -f "$TMP/pgq_b.sql" postgres >"$TMP/pgq-b.log" 2>&1 &
+	PG_BENCH2=$!
+	for i in $(seq 100); do
+		PGQ_PID_A=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgq_a'" 2>/dev/null)
+		PGQ_PID_B=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgq_b'" 2>/dev/null)
+		[ -n "$PGQ_PID_A" ] && [ -n "$PGQ_PID_B" ] && break
+		sleep 0.1
+	done
+	[ -n "$PGQ_PID_A" ] && [ -n "$PGQ_PID_B" ] && sleep 0.5
+}
+
+pg_queries_stop_clients() {
+	kill "$PG_BENCH" "$PG_BENCH2" 2>/dev/null
+	wait "$PG_BENCH" "$PG_BENCH2" 2>/dev/null
+	PG_BENCH= PG_BENCH2=
+}
+
+# pg_frames FOLDED PID: "FRAME<TAB>COUNT" for each frame right under PID's
+# root (a client backend): its query frames and state words.
+pg_frames() {
+	awk -v root="postgres[$2] client backend" '{ n = $NF; i = index($0, ";"); if (i == 0) next
+		if (substr($0, 1, i - 1) != root) next
+		rest = substr($0, i + 1); j = index(rest, ";"); f = j ? substr(rest, 1, j - 1) : rest
+		c[f] += n }
+		END { for (f in c) print f "\t" c[f] }' "$1"
+}
+
+pg_queries_round() {
+	local mode=$1 out=$TMP/pgq-$1.folded
+	if ! pg_queries_clients; then
+		fail "pgbench -R clients ($mode)" "not in pg_stat_activity: $(tail -n 1 "$TMP/pgq-a.log") $(tail -n 1 "$TMP/pgq-b.log")"
+		pg_queries_stop_clients
+		return
+	fi
+	pg_sql "TRUNCATE pp_q" >/dev/null
+	"$PP" -p "$PG_POSTMASTER" --subprocesses --pg-wait-events --pg-queries -d 10ms -t 8s -o "$out" 2>"$TMP/pgq-$mode.err" &
+	local pp=$!
+	PGAPPNAME=pp_sampler "$PSQL" "${PG_CONN[@]}" -X -q -c "SET synchronous_commit = off" \
+		-c "CALL pp_q_sample(8)" postgres >"$TMP/pgq-call.log" 2>&1 &
+	local psa=$! sampler= i
+	for i in $(seq 50); do
+		sampler=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pp_sampler'" 2>/dev/null)
+		[ -n "$sampler" ] && break
+		sleep 0.02
+	done
+	[ -z "$sampler" ] || renice -n -20 -p "$sampler" >/dev/null 2>&1
+	wait $psa
+	wait $pp
+	local rc=$?
+	pg_sql "SELECT pid || chr(9) || state || chr(9) || coalesce(query_id::text, '-') || chr(9) || query FROM pp_q" >"$TMP/pgq-$mode.psa"
+	if [ "$mode" = on ]; then
+		pg_types_check "$out"
+		pg_group_by_type_check
+		pg_group_push_check
+		pg_no_idle_check
+	fi
+	pg_queries_stop_clients
+	pg_queries_compare "$mode" "$rc" "$out"
+	[ "$mode" = off ] || pg_time_model_check "$TMP/pgq-$mode.err" "$out"
+}
+
+# pg_queries_compare MODE RC FOLDED: each client's frames against
+# pg_stat_activity over the same 8 s: one query frame (but for a sample or
+# two of its first run read while parsed), its id (the server's, or with
+# compute_query_id off the normalized text's hash), and the shares under
+# it and under idle.
+pg_queries_compare() {
+	local mode=$1 rc=$2 out=$3 who pid bad= side= frames queries id parsed want q_mine i_mine q_theirs i_theirs
+	for who in A B; do
+		pid=$PGQ_PID_A
+		[ $who = B ] && pid=$PGQ_PID_B
+		frames=$(pg_frames "$out" "$pid")
+		queries=$(printf '%s\n' "$frames" | grep -c '^query=')
+		# its statement's frame, the heaviest; any other is the same text
+		# read while it was parsed, before any read saw its id (the view
+		# shows no id then either): a sample or two with the text's hash
+		id=$(printf '%s\n' "$frames" | grep '^query=' | sort -t"$(printf '\t')" -k2,2nr | head -n 1 |
+			sed -n 's/^query=\([-0-9]*\) .*/\1/p')
+		parsed=$(printf '%s\n' "$frames" | grep '^query=' | sort -t"$(printf '\t')" -k2,2nr |
+			awk -F'\t' 'NR == 1 { t = $1; sub(/^query=[-0-9]* /, "", t); next }
+				{ u = $1; sub(/^query=[-0-9]* /, "", u); if (u != t || $2 > 2) bad++; else n += $2 }
+				END { print (bad ? "bad" : n + 0) }')
+		if [ "$mode" = on ]; then
+			want=$(awk -F'\t' -v p="$pid" '$1 == p && $2 == "active" && $3 != "-" { print $3 }' "$TMP/pgq-$mode.psa" | sort -u | paste -sd, -)
+		else
+			want=$(awk -F'\t' -v p="$pid" '$1 == p && $2 == "active" { print $4 }' "$TMP/pgq-$mode.psa" | head -n 1 | "$PGS" -q | cut -f1)
+			awk -F'\t' '$3 != "-"' "$TMP/pgq-$mode.psa" | grep -q . && want="(pg_stat_activity showed query ids)"
+		fi
+		read -r q_mine i_mine < <(printf '%s\n' "$frames" | awk -F'\t' '{ t += $2; if ($1 ~ /^query=/) q += $2; else if ($1 == "idle") i += $2 }
+			END { printf "%.1f %.1f\n", t ? 100 * q / t : 0, t ? 100 * i / t : 0 }')
+		read -r q_theirs i_theirs < <(awk -F'\t' -v p="$pid" '$1 == p { t++; if ($2 == "active") q++; else if ($2 == "idle") i++ }
+			END { printf "%.1f %.1f\n", t ? 100 * q / t : 0, t ? 100 * i / t : 0 }' "$TMP/pgq-$mode.psa")
+		side="$side $who: query ${q_mine}/${q_theirs}%, idle ${i_mine}/${i_theirs}%, its statement's frame with id $id ($parsed samples read while parsed);"
+		[ "$parsed" != bad ] || bad="$bad $who has $queries query frames;"
+		[ -n "$id" ] && [ "$id" = "$want" ] || bad="$bad $who's id $id, pg_stat_activity's ${want:-none};"
+		near "$q_mine" "$q_theirs" $TOL && near "$i_mine" "$i_theirs" $TOL || bad="$bad $who's shares apart;"
+		atleast "$q_mine" 5 || bad="$bad $who hardly active;"
+	done
+	local rows
+	rows=$(grep -c . "$TMP/pgq-$mode.psa")
+	[ "$rows" -ge 1000 ] || bad="$bad $rows pg_stat_activity rows;"
+	local what="the server's query ids"
+	[ "$mode" = off ] && what="the normalized texts' hashes (pg_stat_activity: no id)"
+	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
+		pass "--pg-queries, compute_query_id = $mode, two clients at pgbench -R, 8 s: per backend, profile/pg_stat_activity (within $TOL points):$side ids are $what"
+	else fail "--pg-queries against pg_stat_activity (compute_query_id = $mode)" "exit $rc;$bad ($side)" "$out"; fi
+}
+
+# pg_types_check FOLDED: every process's root names its backend type, as
+# pg_stat_activity.backend_type does (the postmaster: "postmaster").
+pg_types_check() {
+	local tab bad kinds joined want k
+	tab=$(printf '\t')
+	pg_sql "SELECT pid || chr(9) || backend_type FROM pg_stat_activity" | sort >"$TMP/pgq-types.theirs"
+	sed -n 's/^postgres\[\([0-9]*\)\] \([^;/]*\)[;/].*/\1\t\2/p' "$1" | sort -u >"$TMP/pgq-types.mine"
+	join -t "$tab" "$TMP/pgq-types.mine" "$TMP/pgq-types.theirs" >"$TMP/pgq-types.joined"
+	joined=$(grep -c . "$TMP/pgq-types.joined")
+	bad=$(awk -F'\t' '$2 != $3 { printf "%s ", $0 }' "$TMP/pgq-types.joined" | head -c 300)
+	grep -q "^$PG_POSTMASTER${tab}postmaster\$" "$TMP/pgq-types.mine" || bad="$bad postmaster not named so;"
+	kinds=$(cut -f2 "$TMP/pgq-types.mine" | sort -u | paste -sd, -)
+	for k in checkpointer walwriter 'background writer' 'autovacuum launcher' 'logical replication launcher' 'client backend'; do
+		cut -f2 "$TMP/pgq-types.mine" | grep -qx "$k" || bad="$bad no $k;"
+	done
+	if [ -z "$bad" ] && [ "$joined" -ge 7 ]; then
+		pass "PostgreSQL $PGMAJOR: each process's root is postgres[PID] TYPE, TYPE = pg_stat_activity.backend_type for all $joined processes both show ($kinds), the postmaster 'postmaster'"
+	else fail "PostgreSQL processes named by type" "$joined processes in both, differing or missing: ${bad:-none} (mine: $kinds)" "$1"; fi
+}
+
+# --group-by type: one root per type, no PID, the client backends merged.
+pg_group_by_type_check() {
+	local out=$TMP/pgq-type.folded rc pids clients pm ratio queries bad=
+	"$PP" -p "$PG_POSTMASTER" --subprocesses --pg-queries --group-by type -d 10ms -t 3s -o "$out" 2>"$TMP/pgq-type.err"
+	rc=$?
+	pids=$(grep -c '^[^;]*\[' "$out")
+	clients=$(grep '^client backend;' "$out" | total /dev/stdin)
+	pm=$(grep '^postmaster;' "$out" | total /dev/stdin)
+	ratio=$(awk -v c="$clients" -v p="$pm" 'BEGIN { printf "%.2f", p ? c / p : 0 }')
+	# two statements (a first run read while parsed may add its text's hash)
+	queries=$(grep '^client backend;query=' "$out" | cut -d';' -f2 | sed 's/^query=[-0-9]* //' | sort -u | grep -c .)
+	for k in checkpointer walwriter 'background writer' 'autovacuum launcher' 'logical replication launcher'; do
+		grep -q "^$k;" "$out" || bad="$bad no root '$k';"
+	done
+	# two clients' backends under one root: twice the postmaster's samples
+	if [ $rc = 0 ] && [ "$pids" = 0 ] && [ -z "$bad" ] && [ "$queries" = 2 ] &&
+		atleast "$ratio" 1.8 && atleast 2.2 "$ratio"; then
+		pass "--group-by type: one root per type, no PID in any; 'client backend' holds both backends ($clients samples, ${ratio}x the postmaster's) and their $queries statements"
+	else fail "--group-by type" "exit $rc, $pids roots with a PID,$bad client backend ${ratio}x the postmaster (2), $queries statements (2)" "$out"; fi
+}
+
+# --push with --group-by type: a request per type, labelled with it, each
+# body holding that type's stacks only.
+pg_group_push_check() {
+	local port_file=$TMP/pgq-ingest.port log=$TMP/pgq-ingest.log spid i verdict rc
+	rm -f "$port_file" "$log"
+	python3 test/tools/ingest_server.py ok "$port_file" "$log" 60 &
+	spid=$!
+	PIDS+=("$spid")
+	for i in $(seq 1 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	"$PP" -p "$PG_POSTMASTER" --subprocesses --group-by type -d 10ms -t 2.5s --period 1s \
+		--push "http://127.0.0.1:$(cat "$port_file")" --app-name pg >/dev/null 2>"$TMP/pgq-push.err"
+	rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	verdict=$(python3 - "$log" <<'PY'
+import json, re, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+bad, labels = [], set()
+for r in reqs:
+    bad += r["errors"]
+    m = re.match(r"^pg\.wall\{backend_type=([^,}]+)\}$", r["params"].get("name", ""))
+    if not m:
+        bad.append("name %r" % r["params"].get("name")); continue
+    label = m.group(1)
+    labels.add(label)
+    if re.search(r"[0-9]", label): bad.append("a number in label %r" % label)
+    for line in r["head"]:
+        root = line.split(";")[0] if ";" in line else line.rsplit(" ", 1)[0]
+        if line and re.sub(r"[^!-~]|[\",={}\\\\]", "_", root) != label:
+            bad.append("a %s line in the %s body" % (root, label))
+for want in ("client_backend", "postmaster", "checkpointer", "walwriter"):
+    if want not in labels: bad.append("no %s push" % want)
+print("; ".join(bad[:4]) if bad else "ok %d requests, labels %s" % (len(reqs), ",".join(sorted(labels))))
+PY
+)
+	if [ $rc = 0 ] && [ "${verdict%% *}" = ok ]; then
+		pass "--push --group-by type: one request per type and window, labelled backend_type=TYPE, its body that type's stacks ($verdict)"
+	else fail "--push --group-by type" "exit $rc: $verdict" "$TMP/pgq-push.err"; fi
+}
+
+# --no-idle: the background processes' main loops (Activity events) and
+# the idle sessions' ClientRead left out, and said so.
+pg_no_idle_check() {
+	local out=$TMP/pgq-noidle.folded rc activity idle_read left taken ticks bg bg_pct queries
+	"$PP" -p "$PG_POSTMASTER" --subprocesses --pg-wait-events --pg-queries --no-idle -d 10ms -t 3s \
+		-o "$out" 2>"$TMP/pgq-noidle.err"
+	rc=$?
+	activity=$(grep -c 'event=Activity:' "$out")
+	idle_read=$(grep -c '] client backend;idle;event=Client:ClientRead ' "$out")
+	read -r left taken < <(sed -n 's/^  left out (--no-idle) *\([0-9]*\) samples in an idle wait, [0-9.]*% of the \([0-9]*\) taken.*/\1 \2/p' "$TMP/pgq-noidle.err")
+	ticks=$(sed -n 's/^ptrace_profiler: .* \([0-9]*\) ticks in .*/\1/p' "$TMP/pgq-noidle.err")
+	bg=$(grep -E '^postgres\[[0-9]+\] (checkpointer|walwriter|background writer|autovacuum launcher|logical replication launcher);' "$out" | total /dev/stdin)
+	bg_pct=$(awk -v b="$bg" -v t="${ticks:-0}" 'BEGIN { printf "%.1f", t ? 100 * b / (5 * t) : 100 }')
+	queries=$(grep -c '] client backend;query=' "$out")
+	if [ $rc = 0 ] && [ "$activity" = 0 ] && [ "$idle_read" = 0 ] && [ -n "$left" ] &&
+		atleast "$left" $((taken / 2)) && atleast 5 "$bg_pct" && [ "$queries" -ge 2 ]; then
+		pass "--no-idle: no Activity event nor idle ClientRead left in the profile; the five background processes kept in ${bg_pct}% of their ticks; $left of $taken samples left out, as the summary says"
+	else fail "--no-idle" "exit $rc, $activity Activity lines (0), $idle_read idle ClientRead lines (0), left out ${left:-?} of ${taken:-?} (>= half), background processes in ${bg_pct}% of their ticks (<= 5), $queries query lines" "$out"; fi
+}
+
+# pg_time_model_check ERR FOLDED: the summary's top queries, each share as
+# the profile counts it, both clients' among them.
+pg_time_model_check() {
+	local err=$1 out=$2 lines bad= n=0 share frame mine
+	lines=$(sed -n 's/^ *[0-9]*\. *\([0-9.]*\)% of the samples, on CPU *[0-9.]*%: \(query=.*\)$/\1\t\2/p' "$err")
+	while IFS="$(printf '\t')" read -r share frame; do
+		[ -n "$frame" ] || continue
+		n=$((n + 1))
+		mine=$(share_str "$out" ";$frame;")
+		near "$share" "$mine" 0.15 || bad="$bad '$frame' ${share}% in the summary, ${mine}% in the profile;"
+	done <<<"$lines"
+	for who in "pg_sleep" "count(\*)"; do
+		printf '%s\n' "$lines" | grep -q "$who" || bad="$bad no query with $who;"
+	done
+	if [ -n "$lines" ] && [ -z "$bad" ] && grep -q '        waits: .*Timeout:PgSleep' "$err"; then
+		pass "--pg-queries' time model: $n queries in the summary, each one's share as the profile counts it, the sleeping one waiting in Timeout:PgSleep"
+	else fail "--pg-queries' time model" "${bad:- no lines or no Timeout:PgSleep wait}" "$err"; fi
+}
+
 # What the real test needs, or why it is skipped.
 pg_find
 PGMAJOR=
@@ -428,6 +715,7 @@ else
 		pg_real_test
 		pg_test_stop
 		pg_status_test
+		pg_queries_test
 		trap cleanup EXIT
 		trap - INT TERM
 	fi

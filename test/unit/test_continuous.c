@@ -211,6 +211,51 @@ static void app_names(void **state)
 	assert_true(pyroscope_app_name_ok(out));
 }
 
+static void parts_by_root(void **state)
+{
+	(void)state;
+	char out[PYROSCOPE_VALUE_MAX + 1];
+	assert_string_equal(pyroscope_label_value_from("client backend", out), "client_backend");
+	assert_string_equal(pyroscope_label_value_from("nginx: worker {1}", out), "nginx:_worker__1_");
+	assert_string_equal(pyroscope_label_value_from("", out), "unknown");
+	struct pyroscope_label l;
+	char err[256];
+	char kv[PYROSCOPE_VALUE_MAX + 32];
+	snprintf(kv, sizeof(kv), "backend_type=%s", pyroscope_label_value_from("a \"b\",c=d\\", out));
+	assert_int_equal(pyroscope_parse_label(kv, &l, err, sizeof(err)), 0); /* always valid */
+	/* a window grouped by type: each root's lines, counted */
+	const char text[] =
+		"autovacuum launcher;event=Activity:AutoVacuumMain (PostgreSQL state);S (sleeping);main 98\n"
+		"client backend;idle;S (sleeping);main;secure_read 22\n"
+		"client backend;query=1 SELECT $1;R (running);main 41\n"
+		"postmaster 3\n"
+		"client_backend;R (running) 1\n";
+	struct pyroscope_part *parts;
+	size_t n;
+	assert_int_equal(pyroscope_split_roots(text, sizeof(text) - 1, &parts, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(parts[0].root, "autovacuum_launcher");
+	assert_int_equal(parts[0].samples, 98);
+	assert_string_equal(parts[1].root, "client_backend"); /* both spellings */
+	assert_int_equal(parts[1].samples, 22 + 41 + 1);
+	assert_string_equal(parts[1].text,
+		"client backend;idle;S (sleeping);main;secure_read 22\n"
+		"client backend;query=1 SELECT $1;R (running);main 41\n"
+		"client_backend;R (running) 1\n");
+	assert_string_equal(parts[2].root, "postmaster");
+	assert_string_equal(parts[2].text, "postmaster 3\n");
+	pyroscope_parts_free(parts, n);
+	/* nothing, and a last line without its newline */
+	assert_int_equal(pyroscope_split_roots("", 0, &parts, &n), 0);
+	assert_int_equal(n, 0);
+	pyroscope_parts_free(parts, n);
+	assert_int_equal(pyroscope_split_roots("a;b 2", 5, &parts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(parts[0].samples, 2);
+	assert_string_equal(parts[0].text, "a;b 2");
+	pyroscope_parts_free(parts, n);
+}
+
 static void urls(void **state)
 {
 	(void)state;
@@ -390,6 +435,7 @@ int main(void)
 		cmocka_unit_test(ingest_url),
 		cmocka_unit_test(labels),
 		cmocka_unit_test(app_names),
+		cmocka_unit_test(parts_by_root),
 		cmocka_unit_test(urls),
 		cmocka_unit_test(sample_rate),
 		cmocka_unit_test(window_seconds),

@@ -250,6 +250,39 @@ static void pg_wait_events_option(void **state)
 	assert_string_equal(o.command[0], "postgres");
 }
 
+static void pg_queries_idle_and_grouping(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", NULL }), PARSE_OK);
+	assert_false(o.pg_queries);
+	assert_false(o.no_idle);
+	assert_int_equal(o.group_by, GROUP_PID); /* today's roots by default */
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", "--subprocesses",
+							   "--pg-queries", "--no-idle", "--group-by",
+							   "type", NULL }), PARSE_OK);
+	assert_true(o.pg_queries);
+	assert_true(o.no_idle);
+	assert_int_equal(o.group_by, GROUP_TYPE);
+	const char *const names[] = { "pid", "type", "all" };
+	for (int g = 0; g < 3; g++) {
+		assert_int_equal(parse(&o, err, (const char *const[]){ "--group-by", names[g], "-p",
+								   "7", NULL }), PARSE_OK);
+		assert_int_equal(o.group_by, (enum group_by)g);
+	}
+	/* --no-idle is no PostgreSQL option: any target */
+	assert_int_equal(parse(&o, err, (const char *const[]){ "--no-idle", "--", "sleep", "1",
+							   NULL }), PARSE_OK);
+	/* a type's label is the user's own unless grouping by type */
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", "--push", "http://x",
+							   "--label", "backend_type=a", NULL }),
+			 PARSE_OK);
+	assert_int_equal(parse(&o, err, (const char *const[]){ "-p", "7", "--push", "http://x",
+							   "--group-by", "type", "--label",
+							   "env=prod", NULL }), PARSE_OK);
+}
+
 static void help_and_version_exit_ok(void **state)
 {
 	(void)state;
@@ -374,7 +407,7 @@ static void exact_error_messages(void **state)
 {
 	(void)state;
 	struct {
-		const char *words[8];
+		const char *words[10];
 		const char *message;
 	} cases[] = {
 		{ { "-p", "1", "-d", "10xs" },
@@ -408,6 +441,21 @@ static void exact_error_messages(void **state)
 		{ { "--pg-wait-events" }, "no target: give -p PID or -- COMMAND" },
 		{ { "-p", "1", "--pg-wait-events", "--event-names", "x" },
 		  "--event-names 'x' needs --ksuseopc and --ksusetim" },
+		{ { "-p", "1", "--pg-queries", "--ksuseopc", "1", "--ksusetim", "2" },
+		  "--pg-queries and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)" },
+		{ { "-p", "1", "--group-by", "thread" },
+		  "invalid grouping 'thread' for --group-by: expected pid, type or all" },
+		{ { "-p", "1", "--group-by", "" },
+		  "invalid grouping '' for --group-by: expected pid, type or all" },
+		{ { "-p", "1", "--group-by" }, "option '--group-by' needs a value" },
+		{ { "--dump", "-p", "1", "--no-idle" },
+		  "--dump takes one look and writes text: --no-idle does not go with it" },
+		{ { "--dump", "-p", "1", "--group-by", "all" },
+		  "--dump takes one look and writes text: --group-by does not go with it" },
+		{ { "--diff", "a", "b", "--pg-queries" },
+		  "--diff compares two profiles and takes no target: --pg-queries does not go with it" },
+		{ { "-p", "1", "--push", "http://x", "--group-by", "type", "--label", "backend_type=a" },
+		  "--label backend_type=a with --group-by type: that label is the profiler's, each type's own" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct options o;
@@ -942,6 +990,7 @@ int main(void)
 		cmocka_unit_test(continuous_options),
 		cmocka_unit_test(diff_option),
 		cmocka_unit_test(top_option),
+		cmocka_unit_test(pg_queries_idle_and_grouping),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

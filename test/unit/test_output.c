@@ -12,6 +12,7 @@
 
 #include "options.h"
 #include "output/output.h"
+#include "output/output_util.h"
 #include "profile_fixture.h"
 
 static const char *const user[] = { "_start", "main", "work" };
@@ -165,6 +166,58 @@ static void oracle_state_under_the_thread(void **state)
 	assert_string_equal(collapsed,
 		"event=db file sequential read (Oracle state);S (sleeping);_start;main;work;"
 		"entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n");
+}
+
+static void query_frame_under_the_root(void **state)
+{
+	(void)state;
+	struct sample_view v = sleeping();
+	v.thread = "postgres[42] client backend";
+	v.query = "query=-17 SELECT $1";
+	v.app_state = "event=Client:ClientRead (PostgreSQL state)";
+	const char *out[16];
+	assert_int_equal(sample_frames(&v, out, 16), 9);
+	assert_string_equal(out[1], "query=-17 SELECT $1");
+	assert_string_equal(out[2], "event=Client:ClientRead (PostgreSQL state)");
+	assert_string_equal(out[3], "S (sleeping)");
+	assert_int_equal(frame_code_start(out, 9), 4);
+	assert_int_equal(frame_kind_at(out, 4, 1), FRAME_APP_STATE);
+	assert_int_equal(frame_kind_at(out, 4, 3), FRAME_OS_STATE);
+	char collapsed[4096];
+	stap_collapsed(&v, collapsed, sizeof(collapsed));
+	assert_string_equal(collapsed,
+		"query=-17 SELECT $1;event=Client:ClientRead (PostgreSQL state);S (sleeping);"
+		"_start;main;work;entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 1\n");
+	/* a state word alone, without an application state */
+	v.query = "idle in transaction (aborted)";
+	v.app_state = NULL;
+	assert_int_equal(sample_frames(&v, out, 16), 8);
+	assert_int_equal(frame_code_start(out, 8), 3);
+}
+
+static void code_start_finds_the_os_state(void **state)
+{
+	(void)state;
+	const char *plain[] = { "t", "R (running)", "main" };
+	assert_int_equal(frame_code_start(plain, 3), 2);
+	const char *ours[] = { "t", "t (stopped by ptrace_profiler)", "main" };
+	assert_int_equal(frame_code_start(ours, 3), 2);
+	/* an Oracle event named like an OS state is still the application's */
+	const char *oracle[] = { "t", "A (Oracle state)", "? (unknown)", "main" };
+	assert_int_equal(frame_code_start(oracle, 4), 3);
+	const char *nopg[] = { "t", "idle", "[no PostgreSQL state]", "S (sleeping)", "main" };
+	assert_int_equal(frame_code_start(nopg, 5), 4);
+	assert_true(frame_is_app_state("[no PostgreSQL state]"));
+	assert_false(frame_is_app_state("query=1 SELECT (x state)"));
+	/* a query text that looks like anything is no OS state: it has a prefix */
+	assert_false(frame_is_os_state("query=1 X (y)"));
+	assert_false(frame_is_os_state("R (running"));
+	assert_true(frame_is_os_state("? (unknown)"));
+	/* another tool's folded text has no OS state: the old rule */
+	const char *foreign[] = { "java", "main", "run", "work" };
+	assert_int_equal(frame_code_start(foreign, 4), 2);
+	const char *one[] = { "java" };
+	assert_int_equal(frame_code_start(one, 1), 1);
 }
 
 static void write_errors_are_reported(void **state)
@@ -397,6 +450,8 @@ int main(void)
 		cmocka_unit_test(stap_block),
 		cmocka_unit_test(stap_collapses_like_folded),
 		cmocka_unit_test(oracle_state_under_the_thread),
+		cmocka_unit_test(query_frame_under_the_root),
+		cmocka_unit_test(code_start_finds_the_os_state),
 		cmocka_unit_test(write_errors_are_reported),
 		cmocka_unit_test(stap_without_ips_or_frames),
 		cmocka_unit_test(stap_hostile_names_survive),

@@ -36,10 +36,31 @@ static void backend_types(void **state)
 		}
 		assert_int_equal(client, 1);
 		assert_int_equal(worker, 1);
+		/* who reports a state: sessions and workers, never the
+		 * auxiliary processes */
+		int reports = 0;
+		for (int t = 0; t < 20; t++) {
+			const char *n = NAME(major, t);
+			bool want = n && (strcmp(n, "client backend") == 0 || strcmp(n, "walsender") == 0 ||
+					  strcmp(n, "autovacuum worker") == 0 ||
+					  strcmp(n, "standalone backend") == 0 ||
+					  strcmp(n, "background worker") == 0);
+			assert_int_equal(pg_backend_type_reports(major, t), want);
+			reports += want;
+		}
+		assert_int_equal(reports, major >= 16 ? 5 : 4);
 		assert_null(NAME(major, 0)); /* B_INVALID */
 		assert_null(NAME(major, -1));
 	}
 	assert_string_equal(NAME(15, 6), "checkpointer");
+	assert_false(pg_backend_type_reports(15, 6));  /* checkpointer */
+	assert_false(pg_backend_type_reports(15, 1));  /* autovacuum launcher */
+	assert_true(pg_backend_type_reports(15, 2));   /* autovacuum worker */
+	assert_true(pg_backend_type_reports(15, 3));   /* client backend */
+	assert_true(pg_backend_type_reports(15, 9));   /* walsender */
+	assert_true(pg_backend_type_reports(17, 1));   /* client backend */
+	assert_false(pg_backend_type_reports(17, 10)); /* checkpointer */
+	assert_false(pg_backend_type_reports(15, 0));  /* the postmaster */
 	assert_string_equal(NAME(15, 10), "walwriter");
 	assert_string_equal(NAME(15, 12), "logger");
 	assert_null(NAME(15, 13));

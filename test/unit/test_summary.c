@@ -1,5 +1,5 @@
 /* Unit tests: durations in the summary, as a person reads them; its
- * cut stacks and the hint for JIT code. */
+ * cut stacks and the hint for JIT code; --pg-queries' time model. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +27,41 @@ static void durations(void **state)
 	/* the largest interval the options take: days, not a 14-digit rate */
 	assert_string_equal(format_duration(100000000ULL * 1000000000ULL, b, sizeof(b)), "1157 days");
 	assert_string_equal(format_duration(INT64_MAX, b, sizeof(b)), "106752 days");
+}
+
+static void time_model(void **state)
+{
+	(void)state;
+	const struct pg_wait_table *pg15 = pg_wait_table_for(15);
+	struct pg_time t = PG_TIME_INIT;
+	size_t upd = (size_t)pg_time_entry(&t, "query=7 UPDATE b SET x = x + $1");
+	size_t idle = (size_t)pg_time_entry(&t, "idle");
+	size_t sel = (size_t)pg_time_entry(&t, "query=-3 SELECT $1");
+	pg_time_add(&t, upd, 30, false, true, 0x03000005u, pg15); /* Lock:transactionid */
+	pg_time_add(&t, upd, 10, true, true, 0, pg15);
+	pg_time_add(&t, idle, 50, false, true, 0x06000000u, pg15);
+	pg_time_add(&t, sel, 10, true, true, 0, pg15);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	summary_time_model(f, &t, 200);
+	fclose(f);
+	assert_string_equal(text,
+		"  queries (--pg-queries) 2 seen, in 25.0% of the 200 samples taken; the heaviest, waits as shares of each one's samples:\n"
+		"     1.  20.0% of the samples, on CPU  25.0%: query=7 UPDATE b SET x = x + $1\n"
+		"        waits: Lock:transactionid 75.0%\n"
+		"     2.   5.0% of the samples, on CPU 100.0%: query=-3 SELECT $1\n"
+		"        waits: none\n"
+		"  sessions not in a query idle 25.0%\n");
+	free(text);
+	/* nothing seen */
+	pg_time_free(&t);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	summary_time_model(f, &t, 0);
+	fclose(f);
+	assert_string_equal(text, "  queries (--pg-queries) 0 seen, in 0.0% of the 0 samples taken\n");
+	free(text);
 }
 
 /* The summary of a run of no process with these samples, cut as the
@@ -98,6 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_check_line),
 		cmocka_unit_test(durations),
+		cmocka_unit_test(time_model),
 		cmocka_unit_test(cut_stacks),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);

@@ -1,0 +1,70 @@
+# --- root frames: process titles, --group-by; --no-idle away from PostgreSQL
+# A process that rewrote its title (here: argv[0] set by exec -a, as nginx
+# and sshd set theirs) is named by it beside its PID when several are
+# profiled; --group-by type merges processes of one title and drops the
+# PID, --group-by all keeps one root.  --no-idle leaves out a thread
+# asleep in the wait it was in at its last sample.
+
+roots_titles_test() {
+	local a b rc bad= roots
+	bash -c 'exec -a "pp_server: worker 1" sleep 600' &
+	a=$!
+	PIDS+=("$a")
+	bash -c 'exec -a "pp_server: worker 1" sleep 600' &
+	b=$!
+	PIDS+=("$b")
+	start "$T/blocked"
+	settle "$TPID" blocked S
+	"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 -o "$TMP/titles.folded" 2>"$TMP/titles.err"
+	rc=$?
+	roots=$(cut -d';' -f1 "$TMP/titles.folded" | sort -u | paste -sd'|' -)
+	[ "$roots" = "blocked[$TPID]/blocked|blocked[$TPID]/spinner|sleep[$a] pp_server: worker 1|sleep[$b] pp_server: worker 1" ] ||
+		bad="$bad pid roots '$roots';"
+	"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by type -o "$TMP/type.folded" 2>>"$TMP/titles.err" || rc=$?
+	roots=$(cut -d';' -f1 "$TMP/type.folded" | sort -u | paste -sd'|' -)
+	[ "$roots" = "blocked|pp_server: worker 1" ] || bad="$bad type roots '$roots';"
+	# both sleeps under one root: 2 samples a tick; blocked's two threads too
+	local merged
+	merged=$(grep '^pp_server: worker 1;' "$TMP/type.folded" | total /dev/stdin)
+	[ "$merged" = 200 ] || bad="$bad $merged samples under the title (200);"
+	"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by all -o "$TMP/all.folded" 2>>"$TMP/titles.err" || rc=$?
+	roots=$(cut -d';' -f1 "$TMP/all.folded" | sort -u | paste -sd'|' -)
+	[ "$roots" = all ] || bad="$bad all roots '$roots';"
+	[ "$(total "$TMP/all.folded")" = 400 ] || bad="$bad $(total "$TMP/all.folded") samples under all (400);"
+	# the formats that keep time: one timeline per root, named after it
+	"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by type -o "$TMP/type.speedscope.json" 2>>"$TMP/titles.err" || rc=$?
+	local names
+	names=$(python3 -c 'import json, sys; print("|".join(sorted(p["name"] for p in json.load(open(sys.argv[1]))["profiles"])))' \
+		"$TMP/type.speedscope.json" 2>&1)
+	[ "$names" = "blocked|pp_server: worker 1" ] || bad="$bad speedscope profiles '$names';"
+	stop_target "$a"
+	stop_target "$b"
+	stop_target "$TPID"
+	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
+		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each; --group-by all one root"
+	else fail "roots by title and --group-by" "exit $rc:$bad" "$TMP/titles.folded"; fi
+}
+
+# blocked: one thread reads a pipe nobody writes to, one spins.  With
+# --no-idle the reader's samples after its first are left out.
+no_idle_test() {
+	local rc reader spinner left taken
+	"$PP" --no-idle -d 1ms -t 2s -- "$T/blocked" >"$TMP/noidle.folded" 2>"$TMP/noidle.err"
+	rc=$?
+	reader=$(grep '^blocked;S (sleeping);' "$TMP/noidle.folded" | total /dev/stdin)
+	spinner=$(grep '^spinner;' "$TMP/noidle.folded" | total /dev/stdin)
+	read -r left taken < <(sed -n 's/^  left out (--no-idle) *\([0-9]*\) samples in an idle wait, [0-9.]*% of the \([0-9]*\) taken.*/\1 \2/p' "$TMP/noidle.err")
+	local share
+	share=$(awk -v l="${left:-0}" -v t="${taken:-0}" 'BEGIN { printf "%.1f", t ? 100 * l / t : 0 }')
+	# asleep: its first sample there, then none (it never runs again)
+	if [ $rc = 0 ] && [ "$reader" -le 2 ] && [ "$spinner" -ge 1000 ] && near "$share" 50 5; then
+		pass "--no-idle: the thread asleep in read() kept in $reader sample(s) asleep, the spinning one in $spinner; $left of $taken samples left out (${share}%), as the summary says"
+	else fail "--no-idle on a blocked thread" "exit $rc, reader $reader samples asleep (<= 2), spinner $spinner (>= 1000), left out ${left:-?} of ${taken:-?} (${share}%, 50)" "$TMP/noidle.folded"; fi
+}
+
+if [ $CAN_ATTACH = 1 ]; then
+	roots_titles_test
+else
+	skip "roots by process title" "$WHY_NO_ATTACH"
+fi
+no_idle_test
