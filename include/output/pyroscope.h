@@ -90,8 +90,8 @@ int pyroscope_ingest_url(const char *base, const char *app,
 			 const struct pyroscope_label *labels, size_t n_labels, uint64_t from,
 			 uint64_t until, unsigned sample_rate, char *out, size_t outsz);
 
-/* The window [start, end] (UNIX ns) as whole seconds: from = start rounded
- * down, until = end rounded down, and at least from + 1. */
+/* The window [start, end] (UNIX ns) as whole seconds: both rounded to the
+ * nearest second, and until at least from + 1. */
 void pyroscope_window_seconds(uint64_t start_unix_ns, uint64_t end_unix_ns, uint64_t *from,
 			      uint64_t *until);
 

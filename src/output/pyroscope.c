@@ -259,8 +259,11 @@ int pyroscope_ingest_url(const char *base, const char *app,
 void pyroscope_window_seconds(uint64_t start_unix_ns, uint64_t end_unix_ns, uint64_t *from,
 			      uint64_t *until)
 {
-	*from = start_unix_ns / 1000000000ULL;
-	*until = end_unix_ns / 1000000000ULL;
+	/* Rounded to the nearest second, both ends alike: windows that meet
+	 * still meet, and a short last window that starts just before a
+	 * second does not take its predecessor's seconds. */
+	*from = (start_unix_ns + 500000000ULL) / 1000000000ULL;
+	*until = (end_unix_ns + 500000000ULL) / 1000000000ULL;
 	if (*until <= *from)
 		*until = *from + 1;
 }

@@ -296,6 +296,16 @@ static void window_seconds(void **state)
 	pyroscope_window_seconds(T0 * NS + 100, T0 * NS + 900, &from, &until);
 	assert_int_equal(from, T0);
 	assert_int_equal(until, T0 + 1);
+	/* a window that ends a hair before a second, then a short last one
+	 * from there: they meet and do not share their seconds (CI saw both
+	 * named T0..T0+1 when ends were rounded down) */
+	uint64_t f2, u2;
+	pyroscope_window_seconds(T0 * NS + 1000, (T0 + 1) * NS - 1000, &from, &until);
+	pyroscope_window_seconds((T0 + 1) * NS - 1000, (T0 + 1) * NS + 400000000ULL, &f2, &u2);
+	assert_int_equal(from, T0);
+	assert_int_equal(until, T0 + 1);
+	assert_int_equal(f2, T0 + 1);
+	assert_int_equal(u2, T0 + 2);
 }
 
 /* --- the bounded queue ---------------------------------------------- */
