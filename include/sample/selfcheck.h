@@ -11,7 +11,15 @@
  * Samples of one thread are not independent (a burst of 1 ms is ten
  * samples at -d 100us), so the standard error is not the binomial one:
  * the run is cut into batches of time, the difference is taken batch by
- * batch, and the error is that of their mean.
+ * batch, and the error is that of their mean, never less than that of
+ * independent samples at the kernel's share (a few dozen batches of a few
+ * samples each can spread less than chance does).
+ *
+ * Four standard errors, not three: every thread is judged, and at three
+ * one correct thread in 370 would be called wrong (a server has hundreds;
+ * the truth tests judge some 25 per run and saw it speak in 1 of 20 runs
+ * at -d 10ms); at four, one in 16 000.  The cases it is for are far
+ * beyond it (2 % sampled against 8 %: ten errors and more).
  *
  * Pure: the sampler feeds it; unit-tested.
  */
@@ -24,7 +32,7 @@
 #define SELFCHECK_BATCHES 32
 #define SELFCHECK_FIRST_BATCH_NS 100000000ULL /* doubled when the batches are full */
 #define SELFCHECK_POINTS 3.0   /* percentage points */
-#define SELFCHECK_SIGMAS 3.0
+#define SELFCHECK_SIGMAS 4.0
 #define SELFCHECK_MIN_BATCHES 5
 #define SELFCHECK_MIN_SAMPLES 200
 

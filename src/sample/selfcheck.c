@@ -74,6 +74,15 @@ struct selfcheck_verdict selfcheck_judge(const struct selfcheck_thread *c, uint6
 		return v;
 	double mean = sum / k, var = (sum2 - k * mean * mean) / (k - 1);
 	v.error = sqrt(var > 0 ? var : 0) / sqrt((double)k);
+	/* Twenty-odd batches of a few samples each can spread less than
+	 * chance does: never claim less than the error of independent
+	 * samples at the kernel's share. */
+	double p = kernel_percent / 100.0;
+	if (samples && p > 0 && p < 1) {
+		double independent = 100.0 * sqrt(p * (1 - p) / (double)samples);
+		if (independent > v.error)
+			v.error = independent;
+	}
 	double diff = fabs(v.sampled - v.kernel);
 	v.disagrees = k >= SELFCHECK_MIN_BATCHES && samples >= SELFCHECK_MIN_SAMPLES &&
 		      diff > SELFCHECK_POINTS && diff > SELFCHECK_SIGMAS * v.error;

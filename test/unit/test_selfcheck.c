@@ -91,6 +91,22 @@ static void noisy_batches_are_not_said(void **state)
 	assert_false(v.disagrees);
 }
 
+/* 500 samples at -d 10ms, 13.8 % on a CPU against 10.1 %: the batches
+ * (spread evenly here) claim no error at all, but chance alone gives
+ * 1.3 points, and 3.7 points is under four of those (the truth test saw
+ * this case called wrong).  At 20 % it is beyond them. */
+static void few_samples_are_judged_by_chance(void **state)
+{
+	(void)state;
+	uint64_t n, on;
+	struct selfcheck_thread c = fed(5, 10 * MS, 0.101, 0.138, &n, &on);
+	struct selfcheck_verdict v = selfcheck_judge(&c, n, on, 10.1);
+	assert_true(v.error > 1.3 && v.error < 1.4);
+	assert_false(v.disagrees);
+	c = fed(5, 10 * MS, 0.101, 0.20, &n, &on);
+	assert_true(selfcheck_judge(&c, n, on, 10.1).disagrees);
+}
+
 /* Too few samples or batches: no verdict. */
 static void too_little_to_judge(void **state)
 {
@@ -118,6 +134,7 @@ int main(void)
 		cmocka_unit_test(agrees_when_true),
 		cmocka_unit_test(speaks_when_it_undercounts),
 		cmocka_unit_test(small_differences_are_not_said),
+		cmocka_unit_test(few_samples_are_judged_by_chance),
 		cmocka_unit_test(noisy_batches_are_not_said),
 		cmocka_unit_test(too_little_to_judge),
 		cmocka_unit_test(long_runs_merge_batches),
