@@ -23,7 +23,8 @@
 #define WINDOW_STAMP_LEN 16 /* "20261123T140000Z" */
 
 /* UNIX time (ns) as YYYYmmddTHHMMSSZ, UTC, into out (room for
- * WINDOW_STAMP_LEN + 1).  Returns out. */
+ * WINDOW_STAMP_LEN + 1): the second a push names it by (from=, rounded to
+ * the nearest second).  Returns out. */
 char *window_stamp(uint64_t unix_ns, char *out);
 
 /* path with the stamp of unix_ns before its extension, into out.

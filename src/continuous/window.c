@@ -6,10 +6,15 @@
 #include <time.h>
 
 #include "output/output.h"
+#include "output/pyroscope.h"
 
 char *window_stamp(uint64_t unix_ns, char *out)
 {
-	time_t t = (time_t)(unix_ns / 1000000000ULL);
+	/* the second the push names the window's start by (from=), so that
+	 * a file and its push agree */
+	uint64_t from, until;
+	pyroscope_window_seconds(unix_ns, unix_ns, &from, &until);
+	time_t t = (time_t)from;
 	struct tm tm;
 	if (!gmtime_r(&t, &tm) || strftime(out, WINDOW_STAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm) == 0)
 		snprintf(out, WINDOW_STAMP_LEN + 1, "00000000T000000Z");
