@@ -38,18 +38,30 @@ cut_jit_tests() {
 # Stacks that reach their thread's first frame are never called cut:
 # glibc's _start, a program built without frame pointers, deep recursion,
 # a signal handler, blocked threads, JIT code that keeps a frame pointer.
+# The JIT function has no frame at its first and last instructions (before
+# push %rbp, after pop %rbp): a stop there is truly cut, as perf's
+# frame-pointer unwind is wrong there, about 1 stop in 1000-15000 here
+# (the loop's exit stalls at `ret`).  So jit may have a few, never beyond
+# 1 %, and only those: [truncated] over the JIT frame.
 whole_tests() {
-	local t cut bad="" line=""
+	local t cut bad="" line="" total allowed
 	for t in split recursion sighandler blocked jit; do
 		start "$T/$t"
 		profile "whole_$t" 1s
 		stop_target "$TPID"
 		cut=$(cut_of "$TMP/whole_$t.err")
 		line="$line $t ${cut:-?},"
-		if [ "$cut" != 0 ] || ! nowhere "$TMP/whole_$t.folded" "[truncated]"; then bad="$bad $t"; fi
+		if [ "$t" = jit ]; then
+			total=$(total "$TMP/whole_$t.folded")
+			allowed=$((total / 100))
+			if [ -z "$cut" ] || [ "$cut" -gt "$allowed" ] ||
+				grep -F '[truncated]' "$TMP/whole_$t.folded" | grep -qvE '^jit;R \((running|runnable)\);\[truncated\];\[anon\] [0-9]+$'; then
+				bad="$bad $t"
+			fi
+		elif [ "$cut" != 0 ] || ! nowhere "$TMP/whole_$t.folded" "[truncated]"; then bad="$bad $t"; fi
 	done
-	if [ -z "$bad" ]; then pass "whole stacks are not cut: cut stacks${line%,}"
-	else fail "whole stacks called cut" "cut stacks (0 each):${line%,}" "$TMP/whole_${bad# }.folded"; fi
+	if [ -z "$bad" ]; then pass "whole stacks are not cut: cut stacks${line%,} (jit: at most 1 %, at its entry or return)"
+	else fail "whole stacks called cut" "cut stacks (0 each, jit at most 1 % and only at its entry or return):${line%,}" "$TMP/whole_${bad# }.folded"; fi
 }
 
 if [ $CAN_ATTACH = 1 ]; then
