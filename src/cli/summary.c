@@ -62,11 +62,18 @@ static void print_rate(FILE *f, const struct options *o, const struct sampler_re
 	format_duration(o->interval_ns, every, sizeof(every));
 	double asked = 1e9 / (double)o->interval_ns;
 	double share = r->ticks ? (double)r->ticks / (double)(r->ticks + r->skipped_ticks) : 0;
-	fprintf(f, "  rate                   asked one tick every %s on average (%.4g/s), "
-		"achieved %.4g/s (%.0f%%): %" PRIu64 " ticks sampled, skipped ticks %" PRIu64
-		"; %" PRIu64 " rounds, %" PRIu64 " ticks due during a round counted with it\n",
-		every, asked, asked * share, 100.0 * share, r->ticks, r->skipped_ticks, r->rounds,
-		r->merged_ticks);
+	fprintf(f, "  rate                   asked one tick every %s on average (%.4g/s), ", every,
+		asked);
+	if (r->highest_scale > 1.001 && r->ticks > 1 && r->last_due_ns > r->first_due_ns)
+		/* --max-overhead spaced the ticks: what came, not what was asked */
+		fprintf(f, "spaced by --max-overhead to %.4g/s over the run (%.0f%% of those due "
+			"sampled)", (double)(r->ticks - 1) * 1e9 /
+			(double)(r->last_due_ns - r->first_due_ns), 100.0 * share);
+	else
+		fprintf(f, "achieved %.4g/s (%.0f%%)", asked * share, 100.0 * share);
+	fprintf(f, ": %" PRIu64 " ticks sampled, skipped ticks %" PRIu64 "; %" PRIu64
+		" rounds, %" PRIu64 " ticks due during a round counted with it\n", r->ticks,
+		r->skipped_ticks, r->rounds, r->merged_ticks);
 }
 
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
@@ -188,15 +195,18 @@ static void print_guard(FILE *f, const struct options *o, const struct sampler *
 		return;
 	fprintf(f, "  --max-overhead %.3g%%    ", 100 * o->max_overhead);
 	/* the threads held hardest, a few: a server has hundreds */
-	enum { SHOWN = 3 };
+	enum { SHOWN = 3, HELD_MIN_SAMPLES = 50 };
 	struct thread_figures held[SHOWN];
-	size_t n_held = 0;
+	size_t n_held = 0, n_shown = 0;
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
 		if (tf.lowest_rate >= 0.999)
 			continue;
-		size_t at = n_held < SHOWN ? n_held : SHOWN;
+		n_held++;
+		if (tf.samples < HELD_MIN_SAMPLES)
+			continue; /* a thread of a few ticks: its lowest rate says little */
+		size_t at = n_shown;
 		while (at > 0 && held[at - 1].lowest_rate > tf.lowest_rate) {
 			if (at < SHOWN)
 				held[at] = held[at - 1];
@@ -204,16 +214,19 @@ static void print_guard(FILE *f, const struct options *o, const struct sampler *
 		}
 		if (at < SHOWN)
 			held[at] = tf;
-		n_held++;
+		if (n_shown < SHOWN)
+			n_shown++;
 	}
 	bool said = false;
-	for (size_t i = 0; i < n_held && i < SHOWN; i++) {
+	for (size_t i = 0; i < n_shown; i++) {
 		fprintf(f, "%sthread %d (%s) stopped at 1 in %.0f of its running ticks at the least",
 			said ? "; " : "", (int)held[i].tid, held[i].comm, 1 / held[i].lowest_rate);
 		said = true;
 	}
-	if (n_held > SHOWN)
-		fprintf(f, "; %zu more threads held", n_held - SHOWN);
+	if (n_held > n_shown)
+		fprintf(f, "%s%zu %sthreads held", said ? "; " : "", n_held - n_shown,
+			said ? "more " : "");
+	said = said || n_held > 0;
 	if (r->highest_scale > 1.001) {
 		char every[32];
 		format_duration((uint64_t)((double)o->interval_ns * r->highest_scale), every,

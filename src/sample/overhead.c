@@ -6,8 +6,11 @@
 void overhead_thread_start(struct overhead_thread *t, uint64_t now_ns)
 {
 	/* its first tick gets a stop; the rate starts low and rises as its
-	 * costs are measured (overhead_may_stop) */
+	 * costs are measured (overhead_may_stop).  The window starts full, of
+	 * time without stops: a window of a few ms would read its first stop
+	 * as a share of percents and its one tick as a thousand a second. */
 	*t = (struct overhead_thread){ .rate = OVERHEAD_START_RATE, .credit = 1,
+				       .wall_ns = (double)OVERHEAD_WINDOW_NS,
 				       .last_ns = now_ns, .lowest_rate = 1 };
 }
 
@@ -85,8 +88,10 @@ bool overhead_may_stop(struct overhead_thread *t, uint64_t now_ns, double budget
 	double floor = overhead_floor(t->wall_ns, t->needs);
 	if (t->rate < floor)
 		t->rate = floor;
-	if (want < t->lowest_rate) /* what the budget held, not the start */
-		t->lowest_rate = want;
+	/* what the budget held (the floor included), not the start */
+	double held = want > floor ? want : floor;
+	if (held < t->lowest_rate)
+		t->lowest_rate = held;
 	t->credit += t->rate;
 	if (t->credit < 1)
 		return false;
