@@ -51,6 +51,8 @@ struct sampler_result {
 	unsigned cpu_moves;        /* times the sampler left a CPU its targets wanted */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
 	int cpus;                  /* the machine's CPUs, online */
+	double steal_share;        /* of the CPUs' time over the run, what the
+				      hypervisor took (steal); -1 unknown */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */

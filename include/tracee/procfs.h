@@ -93,6 +93,18 @@ int parse_schedstat(const char *buf, size_t len, struct sched_counts *out);
  * Returns 0, or -1 when the line is missing or malformed. */
 int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
 
+/* /proc/stat's first line, all CPUs together, in clock ticks: the time
+ * accounted in all (user, nice, system, idle, iowait, irq, softirq, steal)
+ * and of it the steal, time the hypervisor gave this machine's CPUs to
+ * something else (0 where the line has no steal field). */
+struct cpu_times {
+	uint64_t total, steal;
+};
+
+/* Returns 0, or -1 when the first line is not "cpu" and at least four
+ * numbers. */
+int parse_proc_stat_cpu(const char *buf, size_t len, struct cpu_times *out);
+
 /* /proc/PID/status: a field counted in kB ("VmHWM:\t   24072 kB", the
  * peak resident set).  Returns 0, or -1 when it is missing or malformed. */
 int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb);

@@ -263,6 +263,18 @@ static void print_left_out(FILE *f, const struct options *o, const struct sample
 		taken ? 100.0 * (double)r->left_out / (double)taken : 0, taken);
 }
 
+/* A virtual machine's CPUs lent to other guests (steal): time no thread
+ * here ran and no tick was taken in.  Said from half a per cent, where
+ * the truth tests here saw bursts stretched and shares a few points off. */
+static void print_steal(FILE *f, const struct sampler_result *r)
+{
+	if (r->steal_share < 0.005)
+		return;
+	fprintf(f, "  host steal             %.1f%% of the CPUs' time went to other guests of the "
+		"host (steal in /proc/stat): neither the target nor the sampler ran then; "
+		"shares may be off by a few points\n", 100 * r->steal_share);
+}
+
 /* What reading PostgreSQL processes' status cost (--pg-queries, --no-idle). */
 static void print_status_reads(FILE *f, const struct sampler_result *r)
 {
@@ -394,6 +406,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)taken / 1e3,
 			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
 			r->cpus);
+	print_steal(f, r);
 	print_status_reads(f, r);
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",

@@ -4,6 +4,7 @@
 #include "sample/sampler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -24,6 +25,7 @@
 #include "sample/schedule.h"
 #include "sample/state.h"
 #include "sample/windows.h"
+#include "tracee/procfs.h"
 
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define END_WAIT_NS 200000000ULL      /* at the end, wait this long for traps */
@@ -141,6 +143,20 @@ static uint64_t cpu_ns(void)
 		return 0;
 	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
 	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* The machine's CPU time as /proc/stat counts it: what the hypervisor
+ * took (steal) is time no thread of ours or the target's ran, seen by no
+ * tick; the summary says how much.  -1 where it cannot be read. */
+static int cpu_times_now(struct cpu_times *ct)
+{
+	char buf[512];
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? parse_proc_stat_cpu(buf, (size_t)n, ct) : -1;
 }
 
 static bool any_alive(const struct target *ts, size_t n)
@@ -269,6 +285,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	struct schedule sc;
 	schedule_start(&sc, o->interval_ns, start, start);
 	uint64_t cpu_start = cpu_ns();
+	struct cpu_times machine_start, machine_end;
+	bool machine_known = cpu_times_now(&machine_start) == 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
 	while (!*quit && any_alive(s->ts, s->n_targets) && !s->error) {
 		if ((o->count && r->ticks >= o->count) || now_ns() >= end)
@@ -298,6 +316,11 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->cpus = s->cpus;
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
+	r->steal_share = -1;
+	if (machine_known && cpu_times_now(&machine_end) == 0 &&
+	    machine_end.total > machine_start.total)
+		r->steal_share = (double)(machine_end.steal - machine_start.steal) /
+				 (double)(machine_end.total - machine_start.total);
 	if (s->trace)
 		tick_trace_close(s->trace), s->trace = NULL;
 	return s->error ? -1 : 0;

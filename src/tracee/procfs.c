@@ -215,6 +215,35 @@ static bool decimal(const char **p, const char *end, uint64_t *out)
 	return true;
 }
 
+int parse_proc_stat_cpu(const char *buf, size_t len, struct cpu_times *out)
+{
+	const char *q = buf, *end = buf + len;
+	const char *nl = memchr(buf, '\n', len);
+	if (nl)
+		end = nl;
+	if (end - q < 4 || memcmp(q, "cpu ", 4) != 0)
+		return -1;
+	q += 4;
+	uint64_t v[8] = { 0 };
+	int n = 0;
+	while (n < 8) {
+		while (q < end && *q == ' ')
+			q++;
+		if (q == end)
+			break;
+		if (!decimal(&q, end, &v[n]) || (q < end && *q != ' '))
+			return -1;
+		n++;
+	}
+	if (n < 4)
+		return -1;
+	out->total = 0;
+	for (int i = 0; i < n; i++)
+		out->total += v[i];
+	out->steal = v[7];
+	return 0;
+}
+
 int parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb)
 {
 	const char *q, *line_end;

@@ -275,6 +275,31 @@ static void status_kb(void **state)
 	}
 }
 
+static void stat_cpu(void **state)
+{
+	(void)state;
+	size_t len;
+	struct cpu_times ct;
+	char *b = exact("cpu  37486 2 9974 85906 700 0 171 1610 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n", &len);
+	assert_int_equal(parse_proc_stat_cpu(b, len, &ct), 0);
+	assert_int_equal(ct.total, 37486 + 2 + 9974 + 85906 + 700 + 0 + 171 + 1610);
+	assert_int_equal(ct.steal, 1610);
+	free(b);
+	b = exact("cpu  10 20 30 40\n", &len); /* an old kernel: no steal */
+	assert_int_equal(parse_proc_stat_cpu(b, len, &ct), 0);
+	assert_int_equal(ct.total, 100);
+	assert_int_equal(ct.steal, 0);
+	free(b);
+	const char *bad[] = { "", "cpu\n", "cpu  1 2 3\n", "cpu0 1 2 3 4 5 6 7 8\n", "cpu  1 2 x 4\n",
+			      "intr 1 2 3 4\n", "cpu  1 2 3 -4\n", "cpu  1 2 3 4x 5\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = exact(bad[i], &len);
+		if (parse_proc_stat_cpu(b, len, &ct) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+		free(b);
+	}
+}
+
 static void status_numbers(void **state)
 {
 	(void)state;
@@ -798,6 +823,7 @@ int main(void)
 		cmocka_unit_test(kernel_filter_every_interrupt_entry),
 		cmocka_unit_test(maps_special_paths),
 		cmocka_unit_test(status_kb),
+		cmocka_unit_test(stat_cpu),
 		cmocka_unit_test(status_numbers),
 		cmocka_unit_test(maps_devices),
 		cmocka_unit_test(maps_rejects_more),

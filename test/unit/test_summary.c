@@ -128,6 +128,30 @@ static void cut_stacks(void **state)
 	cut_reset();
 }
 
+/* The host's steal: said from half a per cent of the CPUs' time. */
+static void host_steal(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 100000 };
+	struct sampler_result r = { .samples = 10 };
+	const double shares[] = { -1, 0, 0.0049, 0.023 };
+	for (size_t i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+		r.steal_share = shares[i];
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		assert_non_null(f);
+		summary_print(f, &o, NULL, 0, NULL, &r);
+		fclose(f);
+		const char *line = strstr(text, "\n  host steal             ");
+		if (shares[i] < 0.005)
+			assert_null(line);
+		else if (!line || !strstr(line, " 2.3% of the CPUs' time went to other guests"))
+			fail_msg("%s", text);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +159,7 @@ int main(void)
 		cmocka_unit_test(durations),
 		cmocka_unit_test(time_model),
 		cmocka_unit_test(cut_stacks),
+		cmocka_unit_test(host_steal),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
 }
