@@ -110,25 +110,38 @@ work_sleep_tests() {
 # must stay silent.  Before the round was reshaped it showed 2-3 % running
 # at 100 us against 7-9 % (issue 20).  At 10 ms four threads, so that the
 # samples are enough for 2 points (one thread: 300 samples, 1.7 sd).
+# On a virtual machine the host may lend the CPUs to other guests (steal):
+# the target's bursts stretch while no thread here runs.  A CI run right
+# after boot, 1-2 % of steal, read work 2-4 points under the target's clock
+# at 100 us to 1 ms; the same binary was within 1 point before and after.
+# So an interval whose run saw 0.5 % of steal or more, and missed, is run
+# again (at most twice), and every try is reported; without steal one try.
 burst_tests() {
-	local kind d threads secs work_t run_t work_p run_p warned ok line
+	local kind d threads secs work_t run_t work_p run_p warned ok line try good stolen before
 	for kind in grid drift; do
 		ok=1 line=""
 		for d in 100us 200us 500us 1ms 10ms; do
 			threads=1 secs=3
 			[ "$d" = 10ms ] && threads=4 secs=5
-			"$PP" -d "$d" -o "$TMP/burst.folded" -- "$T/burst" "$secs" "$threads" 10000 1000 "$kind" \
-				>"$TMP/burst.truth" 2>"$TMP/burst.err"
-			work_t=$(truth "$TMP/burst.truth" '^burst' work_ns)
-			run_t=$(truth "$TMP/burst.truth" '^burst' run_ns)
-			work_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' ';burst_work( |;)')
-			run_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' '^burst[0-9]+;R \(running\);')
-			warned=$(grep -c 'warning: thread' "$TMP/burst.err")
-			near "$work_p" "$work_t" 2 && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] || {
-				ok=0
+			for try in 1 2 3; do
+				before=$(cpu_ticks)
+				"$PP" -d "$d" -o "$TMP/burst.folded" -- "$T/burst" "$secs" "$threads" 10000 1000 "$kind" \
+					>"$TMP/burst.truth" 2>"$TMP/burst.err"
+				stolen=$(steal_since "$before")
+				work_t=$(truth "$TMP/burst.truth" '^burst' work_ns)
+				run_t=$(truth "$TMP/burst.truth" '^burst' run_ns)
+				work_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' ';burst_work( |;)')
+				run_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' '^burst[0-9]+;R \(running\);')
+				warned=$(grep -c 'warning: thread' "$TMP/burst.err")
+				good=0
+				near "$work_p" "$work_t" 2 && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] && good=1
+				line="$line $d: work ${work_p}% (${work_t}%), running ${run_p}% (${run_t}%)$([ "$warned" = 0 ] || echo ', self-check spoke')$(atleast "$stolen" 0.5 && echo ", host steal ${stolen}%");"
+				[ $good = 1 ] && break
 				cp "$TMP/burst.folded" "$TMP/burst.bad.folded"
-			}
-			line="$line $d: work ${work_p}% (${work_t}%), running ${run_p}% (${run_t}%)$([ "$warned" = 0 ] || echo ', self-check spoke');"
+				atleast "$stolen" 0.5 || break
+				line="$line again:"
+			done
+			[ $good = 1 ] || ok=0
 		done
 		if [ $ok = 1 ]; then pass "bursts between waits, $kind:$line"
 		else fail "bursts between waits, $kind" "work +-2, running +-2.5 points:$line" "$TMP/burst.bad.folded"; fi

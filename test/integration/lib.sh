@@ -83,6 +83,12 @@ total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
+# cpu_ticks: "TOTAL STEAL" of /proc/stat's cpu line, to tell afterwards how
+# much of a run's CPU time the hypervisor gave to other guests.
+cpu_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9 && i <= NF; i++) t += $i; print t, (NF >= 9 ? $9 : 0); exit }' /proc/stat; }
+# steal_since "TOTAL STEAL": % of the CPUs' time stolen since (one decimal).
+steal_since() { echo "$1 $(cpu_ticks)" | awk '{ d = $3 - $1; printf "%.1f", (d > 0 ? 100 * ($4 - $2) / d : 0) }'; }
+
 # The target must come out as it went in: running, not traced.
 untouched() {
 	local pid=$1 state tracer
