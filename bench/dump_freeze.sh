@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 RUNS=${DUMP_RUNS:-20}
 GAP=${DUMP_GAP:-0.2}
 B=build/bench
-PP=./ptrace_profiler
+PP=${PP:-./ptrace_profiler}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 [ "$(id -u)" = 0 ] || { echo "dump_freeze: needs root (ptrace of a non-child)"; exit 1; }

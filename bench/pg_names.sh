@@ -51,7 +51,7 @@ cd "$(dirname "$0")/.."
 PORT=${PG_NAMES_PORT:-54329}
 SNAPSHOTS=${PG_NAMES_SNAPSHOTS:-300}
 PP_SECONDS=${PG_NAMES_SECONDS:-5}
-PP=./ptrace_profiler
+PP=${PP:-./ptrace_profiler}
 LIST_MAX=10        # entries listed for "only eu-stack" / "only ptrace_profiler"
 LIST_DIFF_MAX=20   # entries listed for "differ"
 

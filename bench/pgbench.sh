@@ -7,6 +7,7 @@
 #   baseline           nobody looks
 #   ptrace_profiler    -p POSTMASTER --subprocesses at the default 10 ms,
 #                      at 1 ms and at 100 us, each also with --max-overhead 1%
+#                      and 0.5%
 #   perf record -g     -F 1000 on every process of the instance
 #   gdb loop           gdb -batch 'thread apply all bt' on each backend in turn
 #   eu-stack loop      eu-stack -p on each backend in turn
@@ -16,7 +17,8 @@
 # median, samples (or snapshots) per second the tool took, and, for
 # ptrace_profiler, its CPU per sample and stopped time per stop.
 #
-# Tunables: PGB_ROUNDS (3), PGB_SECONDS (8), PGB_PORT (54331).  Needs root
+# Tunables: PGB_ROUNDS (3), PGB_SECONDS (8), PGB_PORT (54331), PP (the
+# binary measured, ./ptrace_profiler).  Needs root
 # and Debian's postgresql; prints "pgbench: SKIP ..." without them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${PGB_ROUNDS:-3}
 SECS=${PGB_SECONDS:-8}
 PORT=${PGB_PORT:-54331}
-PP=./ptrace_profiler
+PP=${PP:-./ptrace_profiler}
 
 pg_find
 [ -x "$PP" ] || PG_MISSING="$PG_MISSING $PP"
@@ -46,7 +48,7 @@ pg_start pgbench_bench "$PORT" || exit 2
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
-configs="baseline pp-10ms pp-10ms-1% pp-1ms pp-1ms-1% pp-100us pp-100us-1%"
+configs="baseline pp-10ms pp-10ms-1% pp-10ms-0.5% pp-1ms pp-1ms-1% pp-1ms-0.5% pp-100us pp-100us-1% pp-100us-0.5%"
 have perf && perf record -q -o /dev/null -- true >/dev/null 2>&1 && configs="$configs perf-1ms"
 have gdb && configs="$configs gdb-loop"
 have eu-stack && configs="$configs eu-stack-loop"
@@ -86,7 +88,7 @@ run_config() { # CONFIG ROUND
 	case $cfg in
 	pp-*)
 		local every=${cfg#pp-} guard=()
-		case $every in *-1%) guard=(--max-overhead 1%); every=${every%-1%} ;; esac
+		case $every in *%) guard=(--max-overhead "${every#*-}"); every=${every%-*} ;; esac
 		"$PP" -p "$PG_POSTMASTER" --subprocesses -d "$every" "${guard[@]}" -t "${SECS}s" \
 			>/dev/null 2>"$log.pp"
 		samples=$(sed -n 's/.*, \([0-9]*\) thread samples/\1/p' "$log.pp")

@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 SECS=${BENCH_SECONDS:-2}
 B=build/bench
-PP=./ptrace_profiler
+PP=${PP:-./ptrace_profiler}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 

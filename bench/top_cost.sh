@@ -32,7 +32,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 INTERVALS=${BENCH_INTERVALS:-10ms 1ms}
 SECS=${BENCH_SECONDS:-10}
 FT=build/test/targets/freeze_target
-PP=$(realpath ./ptrace_profiler)
+PP=$(realpath "${PP:-./ptrace_profiler}")
 OUT=$(mktemp -d)
 TM=(tmux -L "top_cost.$$" -f /dev/null)
 trap '"${TM[@]}" kill-server 2>/dev/null; rm -rf "$OUT"' EXIT
