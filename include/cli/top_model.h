@@ -104,7 +104,11 @@ size_t top_model_table(const struct top_model *m, enum top_kind kind, enum top_s
 size_t top_model_count(const struct top_model *m, enum top_kind kind, enum top_span span,
 		       enum top_frames frames);
 
-/* The PID in a root frame "comm[PID]/thread" (several processes), or 0. */
+/* The PID in a root frame (count.c's root_frame): "comm[PID]/thread"
+ * (several processes), "postgres[PID] client backend" (a process named by
+ * its backend type or title, "/thread" after it for a thread other than
+ * its first), or "comm[PID]"; 0 when it names none ("--group-by type"'s
+ * "client backend", a lone process's thread name). */
 int top_root_pid(const char *root);
 
 #endif

@@ -189,7 +189,8 @@ int top_root_pid(const char *root)
 {
 	for (const char *p = strchr(root, '['); p; p = strchr(p + 1, '[')) {
 		size_t digits = strspn(p + 1, "0123456789");
-		if (digits && digits < 10 && p[1 + digits] == ']' && p[2 + digits] == '/')
+		char after = digits && digits < 10 && p[1 + digits] == ']' ? p[2 + digits] : 'x';
+		if (after == '/' || after == ' ' || after == '\0')
 			return atoi(p + 1);
 	}
 	return 0;

@@ -254,8 +254,17 @@ static void root_pids(void **state)
 	assert_int_equal(top_root_pid("postgres[4242]/postgres"), 4242);
 	assert_int_equal(top_root_pid("a[b][7]/kworker/0:1"), 7);
 	assert_int_equal(top_root_pid("split"), 0);
-	assert_int_equal(top_root_pid("x[12]"), 0);
+	assert_int_equal(top_root_pid("x[12]"), 12);
 	assert_int_equal(top_root_pid("x[]/y"), 0);
+	/* named by a backend type or a title (issue 21) */
+	assert_int_equal(top_root_pid("postgres[1234] client backend"), 1234);
+	assert_int_equal(top_root_pid("postgres[77] logical replication launcher/bgworker"), 77);
+	assert_int_equal(top_root_pid("nginx[9] nginx: worker process"), 9);
+	assert_int_equal(top_root_pid("sshd[31] sshd: alice [priv]"), 31);
+	/* a number in brackets that is not the PID's place */
+	assert_int_equal(top_root_pid("x[12]y/z"), 0);
+	assert_int_equal(top_root_pid("client backend"), 0);
+	assert_int_equal(top_root_pid("x[1234567890] y"), 0);
 }
 
 static void names_fit_their_column(void **state)
