@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "options.h"
 #include "sample/sampler.h"
@@ -32,6 +33,14 @@ const char *summary_check_line(const struct options *o, const struct thread_figu
  * three wait events as shares of its own samples, then the sessions'
  * states outside a statement. */
 void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken);
+
+/* The start of a process's line: "  process PID NAME N threads now",
+ * NAME its comm followed, where the root frames name it by more (a
+ * backend type, a title: sampler_process_words), by those words:
+ * "  process 1234   postgres client backend 1 thread now".  No newline:
+ * the line goes on with what ended. */
+void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *words,
+			  size_t n_threads);
 
 /* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
  * it, into out.  Returns out. */

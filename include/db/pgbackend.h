@@ -95,6 +95,10 @@ int pg_backend_open(pid_t pid, struct modules *m, int major, struct pg_backend *
  * one or two process_vm_readv (a few µs), after it nothing. */
 const char *pg_backend_type(struct pg_backend *b);
 
+/* The type as pg_backend_type last answered it, without reading anything
+ * (for the summary, after the run): NULL when it never had one. */
+const char *pg_backend_type_last(const struct pg_backend *b);
+
 enum pg_read {
 	PG_READ_OK,        /* *out is this instant's status */
 	PG_READ_NONE,      /* the process has no status slot (postmaster,

@@ -96,6 +96,11 @@ struct thread_figures {
 size_t sampler_thread_count(const struct sampler *s);
 void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_figures *out);
 
+/* What the root frames call process pid besides its comm (count.c's
+ * root_frame): its backend type ("client backend") or the title it gave
+ * itself ("nginx: worker process"); NULL when neither, or s is NULL. */
+const char *sampler_process_words(const struct sampler *s, pid_t pid);
+
 /* Reads the modules of every target.  ts has room for cap_targets: with
  * --subprocesses the descendants seized on the way are added there, and
  * *n_targets follows.  Folded stacks are counted into

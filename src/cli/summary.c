@@ -117,11 +117,20 @@ static int busiest_first(const void *a, const void *b)
 
 #define PROCESSES_SHOWN 20
 
+void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *words,
+			  size_t n_threads)
+{
+	char name[256];
+	snprintf(name, sizeof(name), "%s%s%s", comm, words && words[0] ? " " : "",
+		 words ? words : "");
+	fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)pid, name, n_threads,
+		n_threads == 1 ? "" : "s");
+}
+
 static void print_process(FILE *f, const struct process_figures *pf, const struct sampler *s)
 {
 	const struct target *t = pf->t;
-	fprintf(f, "  process %-6d %-15s %zu thread%s now", (int)t->pid, t->comm, t->n_threads,
-		t->n_threads == 1 ? "" : "s");
+	summary_process_head(f, t->pid, t->comm, sampler_process_words(s, t->pid), t->n_threads);
 	if (t->ended_threads)
 		fprintf(f, ", %" PRIu64 " ended (%" PRIu64 " samples)", t->ended_threads,
 			pf->ended_samples);

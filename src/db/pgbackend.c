@@ -83,6 +83,11 @@ const char *pg_backend_type(struct pg_backend *b)
 	return b->type_words;
 }
 
+const char *pg_backend_type_last(const struct pg_backend *b)
+{
+	return b->type_words[0] ? b->type_words : NULL;
+}
+
 /* MyBEEntry, its statement buffer and that buffer's size, once.  0, or -1
  * when the process has no slot yet. */
 static int find_slot(struct pg_backend *b)

@@ -359,6 +359,19 @@ size_t sampler_thread_count(const struct sampler *s)
 	return s ? s->n_threads : 0;
 }
 
+const char *sampler_process_words(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; s && i < s->n_targets; i++) {
+		const struct process *p = &s->procs[i];
+		if (p->t->pid != pid)
+			continue;
+		if (p->pgb_ok)
+			return pg_backend_type_last(&p->pgb);
+		return p->title[0] ? p->title : NULL;
+	}
+	return NULL;
+}
+
 void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_figures *out)
 {
 	const struct sampled_thread *st = sampled_at(s, i);

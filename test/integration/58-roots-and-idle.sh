@@ -20,6 +20,10 @@ roots_titles_test() {
 	roots=$(cut -d';' -f1 "$TMP/titles.folded" | sort -u | paste -sd'|' -)
 	[ "$roots" = "blocked[$TPID]/blocked|blocked[$TPID]/spinner|sleep[$a] pp_server: worker 1|sleep[$b] pp_server: worker 1" ] ||
 		bad="$bad pid roots '$roots';"
+	# the summary names them so too
+	grep -q "^  process $a *sleep pp_server: worker 1 1 thread now" "$TMP/titles.err" &&
+		grep -q "^  process $TPID *blocked *2 threads now" "$TMP/titles.err" ||
+		bad="$bad summary: $(grep '^  process ' "$TMP/titles.err" | tr -s ' ' | paste -sd'|' -);"
 	"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by type -o "$TMP/type.folded" 2>>"$TMP/titles.err" || rc=$?
 	roots=$(cut -d';' -f1 "$TMP/type.folded" | sort -u | paste -sd'|' -)
 	[ "$roots" = "blocked|pp_server: worker 1" ] || bad="$bad type roots '$roots';"
@@ -41,7 +45,7 @@ roots_titles_test() {
 	stop_target "$b"
 	stop_target "$TPID"
 	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
-		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each; --group-by all one root"
+		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each; --group-by all one root; the summary names each process as its root does"
 	else fail "roots by title and --group-by" "exit $rc:$bad" "$TMP/titles.folded"; fi
 }
 

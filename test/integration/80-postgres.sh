@@ -519,7 +519,7 @@ pg_queries_round() {
 	local rc=$?
 	pg_sql "SELECT pid || chr(9) || state || chr(9) || coalesce(query_id::text, '-') || chr(9) || query FROM pp_q" >"$TMP/pgq-$mode.psa"
 	if [ "$mode" = on ]; then
-		pg_types_check "$out"
+		pg_types_check "$out" "$TMP/pgq-$mode.err"
 		pg_group_by_type_check
 		pg_group_push_check
 		pg_no_idle_check
@@ -576,10 +576,11 @@ pg_queries_compare() {
 	else fail "--pg-queries against pg_stat_activity (compute_query_id = $mode)" "exit $rc;$bad ($side)" "$out"; fi
 }
 
-# pg_types_check FOLDED: every process's root names its backend type, as
-# pg_stat_activity.backend_type does (the postmaster: "postmaster").
+# pg_types_check FOLDED ERR: every process's root names its backend type, as
+# pg_stat_activity.backend_type does (the postmaster: "postmaster"), and
+# so does its line in the summary.
 pg_types_check() {
-	local tab bad kinds joined want k
+	local tab bad kinds joined want k summed
 	tab=$(printf '\t')
 	pg_sql "SELECT pid || chr(9) || backend_type FROM pg_stat_activity" | sort >"$TMP/pgq-types.theirs"
 	sed -n 's/^postgres\[\([0-9]*\)\] \([^;/]*\)[;/].*/\1\t\2/p' "$1" | sort -u >"$TMP/pgq-types.mine"
@@ -588,11 +589,17 @@ pg_types_check() {
 	bad=$(awk -F'\t' '$2 != $3 { printf "%s ", $0 }' "$TMP/pgq-types.joined" | head -c 300)
 	grep -q "^$PG_POSTMASTER${tab}postmaster\$" "$TMP/pgq-types.mine" || bad="$bad postmaster not named so;"
 	kinds=$(cut -f2 "$TMP/pgq-types.mine" | sort -u | paste -sd, -)
+	# the summary's lines: "  process PID postgres TYPE N thread(s) now"
+	sed -n 's/^  process \([0-9]*\) *postgres \(.*[^ ]\)  *[0-9][0-9]* threads\{0,1\} now.*/\1\t\2/p' "$2" |
+		sort -u >"$TMP/pgq-types.summary"
+	summed=$(join -t "$tab" "$TMP/pgq-types.summary" "$TMP/pgq-types.mine" | awk -F'\t' '$2 == $3' | grep -c .)
+	[ "$summed" = "$(grep -c . "$TMP/pgq-types.mine")" ] ||
+		bad="$bad the summary names $summed of the $(grep -c . "$TMP/pgq-types.mine") processes by their roots' type;"
 	for k in checkpointer walwriter 'background writer' 'autovacuum launcher' 'logical replication launcher' 'client backend'; do
 		cut -f2 "$TMP/pgq-types.mine" | grep -qx "$k" || bad="$bad no $k;"
 	done
 	if [ -z "$bad" ] && [ "$joined" -ge 7 ]; then
-		pass "PostgreSQL $PGMAJOR: each process's root is postgres[PID] TYPE, TYPE = pg_stat_activity.backend_type for all $joined processes both show ($kinds), the postmaster 'postmaster'"
+		pass "PostgreSQL $PGMAJOR: each process's root is postgres[PID] TYPE, TYPE = pg_stat_activity.backend_type for all $joined processes both show ($kinds), the postmaster 'postmaster'; the summary's process lines name the same $summed types"
 	else fail "PostgreSQL processes named by type" "$joined processes in both, differing or missing: ${bad:-none} (mine: $kinds)" "$1"; fi
 }
 

@@ -64,6 +64,39 @@ static void time_model(void **state)
 	free(text);
 }
 
+/* A process's line names it as its root frames do: comm, then its
+ * backend type or title where it has one. */
+static void process_heads(void **state)
+{
+	(void)state;
+	static const struct {
+		pid_t pid;
+		const char *comm, *words;
+		size_t threads;
+		const char *want;
+	} cases[] = {
+		{ 1234, "postgres", "client backend", 1,
+		  "  process 1234   postgres client backend 1 thread now" },
+		{ 77, "postgres", "logical replication launcher", 1,
+		  "  process 77     postgres logical replication launcher 1 thread now" },
+		{ 9, "sleep", "pp_server: worker 1", 1, "  process 9      sleep pp_server: worker 1 1 thread now" },
+		{ 4242, "blocked", NULL, 2, "  process 4242   blocked         2 threads now" },
+		{ 4243, "blocked", "", 3, "  process 4243   blocked         3 threads now" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		assert_non_null(f);
+		summary_process_head(f, cases[i].pid, cases[i].comm, cases[i].words, cases[i].threads);
+		fclose(f);
+		assert_string_equal(text, cases[i].want);
+		free(text);
+	}
+	/* without a sampler (a run that did not start) nothing is named */
+	assert_null(sampler_process_words(NULL, 1234));
+}
+
 /* The summary of a run of no process with these samples, cut as the
  * tally says. */
 static char *summary_of(uint64_t samples)
@@ -157,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_check_line),
 		cmocka_unit_test(durations),
+		cmocka_unit_test(process_heads),
 		cmocka_unit_test(time_model),
 		cmocka_unit_test(cut_stacks),
 		cmocka_unit_test(host_steal),
