@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/hash_index.h"
+#include "db/pgshape.h"
 #include "db/pgwait.h"
 
 #define PG_TIME_EVENT_NAME 64 /* "IO:WALSync", "LWLock:BufferContent"... */
@@ -60,6 +61,17 @@ long pg_time_entry(struct pg_time *t, const char *frame);
  * counted). */
 int pg_time_add(struct pg_time *t, size_t i, uint64_t count, bool on_cpu, bool has_word,
 		uint32_t word, const struct pg_wait_table *table);
+
+/* After the run (pgshape.h): each query entry whose frame pg_shape_frame
+ * renames is counted under the new frame - samples, on-CPU samples and
+ * wait events added to that frame's entry where there is one - so that a
+ * statement read while it was parsed and the same statement with the
+ * server's id are one entry.  Entries keep their first-seen order (a
+ * merged one where the first of its frames was); every index
+ * pg_time_entry gave before is void.  Returns how many entries were
+ * renamed (0: nothing changed), or -1 when out of memory (then nothing
+ * changed either). */
+long pg_time_merge_shapes(struct pg_time *t, const struct pg_shape_ids *m);
 
 /* The entries whose frame is a query, heaviest first (ties: first seen
  * first): up to max of their indices into out.  Returns how many. */

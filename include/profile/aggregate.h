@@ -50,6 +50,19 @@ const char *stack_table_intern(struct stack_table *t, const char *text);
  * ids and counts and strings of its own; NULL when out of memory. */
 struct stack_table *stack_table_copy(const struct stack_table *t);
 
+/* Gives a frame's new text, or NULL to keep it (the text returned is
+ * interned at once: a buffer of arg's may hold it). */
+typedef const char *(*stack_rename_fn)(const char *frame, void *arg);
+
+/* Renames the frames of a table of named stacks (stack_table_add's):
+ * stacks that come to read the same are one, counted together, at the id
+ * of the first of them; ids stay dense, in first-sight order.  map, when
+ * not NULL, has room for stack_table_distinct(t) and gets each old id's
+ * new id.  Returns how many frames (of how many stacks) were renamed - 0:
+ * nothing changed, no id moved, map untouched - or -1 when out of memory
+ * (then the table is as it was). */
+long stack_table_rename(struct stack_table *t, stack_rename_fn rename, void *arg, uint32_t *map);
+
 /* Forgets every stack and count; interned strings stay. */
 void stack_table_clear(struct stack_table *t);
 

@@ -13,6 +13,7 @@
 #ifndef PTRACE_PROFILER_TIMELINE_H
 #define PTRACE_PROFILER_TIMELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "profile/profile.h"
@@ -32,6 +33,10 @@ int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint
 
 /* Stack id (timeline_new_stack's) is named stack named.  0 or -1. */
 int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named);
+
+/* The named stacks were renumbered (stack_table_rename): named id i is
+ * now map[i], for i < n. */
+void timeline_renumber(struct timeline *tl, const uint32_t *map, size_t n);
 
 /* After naming: the samples, stacks as named ids.  A sample whose stack
  * was never named is an error (-1 from next). */

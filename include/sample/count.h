@@ -60,4 +60,12 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
  * stops' ticks of this round grow by the ticks beyond its own. */
 void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns);
 
+/* After the run, or once a window is named (off the tick): the query
+ * frames of table t made from a statement's text hash while it was parsed
+ * (pgshape.h) become the frame of the server's id for the same text, if
+ * the run saw one - the stacks merged, and the timeline tl (NULL: none)
+ * renumbered to match.  Nothing without --pg-queries.  0, or -1 when out
+ * of memory (t and tl then as they were). */
+int count_merge_shapes(struct sampler *s, struct stack_table *t, struct timeline *tl);
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "base/priority.h"
 #include "db/pgbackend.h"
+#include "db/pgshape.h"
 #include "db/pgstate.h"
 #include "db/title.h"
 #include "profile/program.h"
@@ -150,6 +151,7 @@ struct process {
 	bool client;
 	char query[PG_QUERY_TEXT_MAX + 48]; /* "query=ID TEXT", "idle", "" */
 	long query_entry;              /* in the time model; -1 not looked up */
+	uint64_t shape_noted;          /* the text hash last noted in s->shapes */
 	uint32_t word;
 	bool word_ok;
 	bool word_fresh;               /* read for a sample not counted yet */
@@ -257,6 +259,8 @@ struct sampler {
 	bool window_ends_early;           /* SIGUSR1 moved its end */
 	struct stack_table *window_table; /* the current window's named stacks */
 	struct window *closing;           /* cut, its stacks being named */
+	/* --pg-queries: the server's id of each statement text read (pgshape.h) */
+	struct pg_shape_ids shapes;
 };
 
 /* A reference to th, of process p. */

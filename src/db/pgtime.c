@@ -89,6 +89,53 @@ int pg_time_add(struct pg_time *t, size_t i, uint64_t count, bool on_cpu, bool h
 	return 0;
 }
 
+/* src's counts added to dst's, its wait events by word.  0, or -1. */
+static int merge_entry(struct pg_time_entry *dst, const struct pg_time_entry *src)
+{
+	for (size_t k = 0; k < src->n_events; k++) {
+		const struct pg_time_event *ev = &src->events[k];
+		size_t j = 0;
+		while (j < dst->n_events && dst->events[j].word != ev->word)
+			j++;
+		if (j == dst->n_events) {
+			if (!array_reserve((void **)&dst->events, j + 1, &dst->cap_events,
+					   sizeof(*dst->events)))
+				return -1;
+			dst->events[j] = (struct pg_time_event){ .word = ev->word };
+			memcpy(dst->events[j].name, ev->name, sizeof(ev->name));
+			dst->n_events++;
+		}
+		dst->events[j].samples += ev->samples;
+	}
+	dst->samples += src->samples;
+	dst->on_cpu += src->on_cpu;
+	return 0;
+}
+
+long pg_time_merge_shapes(struct pg_time *t, const struct pg_shape_ids *m)
+{
+	char frame[256]; /* a query frame is PG_QUERY_TEXT_MAX and its id */
+	long renamed = 0;
+	for (size_t i = 0; i < t->n; i++)
+		renamed += pg_shape_frame(m, t->e[i].frame, frame, sizeof(frame)) > 0;
+	if (!renamed)
+		return 0;
+	/* built anew: the index cannot drop an entry */
+	struct pg_time next = PG_TIME_INIT;
+	for (size_t i = 0; i < t->n; i++) {
+		const char *name = pg_shape_frame(m, t->e[i].frame, frame, sizeof(frame)) ?
+					   frame : t->e[i].frame;
+		long k = pg_time_entry(&next, name);
+		if (k < 0 || merge_entry(&next.e[k], &t->e[i]) != 0) {
+			pg_time_free(&next);
+			return -1;
+		}
+	}
+	pg_time_free(t);
+	*t = next;
+	return renamed;
+}
+
 /* Insertion into a list kept heaviest first, at most max long: a later
  * one of equal weight goes after, so ties stay in first-seen order. */
 static size_t insert_ranked(uint64_t *weights, size_t *items, size_t n, size_t max,

@@ -277,6 +277,69 @@ void stack_table_visit_sorted(const struct stack_table *t, stack_visit_fn fn, vo
 	free(buf);
 }
 
+/* The words of stack e renamed into out (room for e->n): how many were. */
+static long renamed_words(struct stack_table *t, const struct stack_entry *e, stack_rename_fn rename,
+			  void *arg, uint64_t *out, bool *oom)
+{
+	long n = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		const char *text = rename(frame_at(e, i), arg);
+		const char *s = text ? stack_table_intern(t, text) : NULL;
+		if (text && !s)
+			*oom = true;
+		out[i] = s ? (uint64_t)(uintptr_t)s : e->words[i];
+		n += s != NULL;
+	}
+	return n;
+}
+
+long stack_table_rename(struct stack_table *t, stack_rename_fn rename, void *arg, uint32_t *map)
+{
+	uint64_t *words = malloc(stack_table_max_depth(t) * sizeof(*words));
+	if (!words)
+		return -1;
+	long renamed = 0;
+	bool oom = false;
+	for (size_t i = 0; i < t->n_stacks && !oom; i++)
+		renamed += renamed_words(t, &t->stacks[i], rename, arg, words, &oom);
+	if (oom || !renamed) {
+		free(words);
+		return oom ? -1 : 0;
+	}
+	/* Built in a table of its own (sharing the strings), swapped in only
+	 * when whole: the index cannot drop a stack that merges. */
+	struct stack_table next = { .strings = t->strings };
+	if (hash_index_init(&next.index) != 0) {
+		free(words);
+		return -1;
+	}
+	long id = 0;
+	for (size_t i = 0; i < t->n_stacks && id >= 0; i++) {
+		renamed_words(t, &t->stacks[i], rename, arg, words, &oom); /* interned: no failure */
+		id = stack_table_add_words(&next, words, t->stacks[i].n, t->stacks[i].count);
+		if (map && id >= 0)
+			map[i] = (uint32_t)id;
+	}
+	free(words);
+	if (id < 0) {
+		for (size_t i = 0; i < next.n_stacks; i++)
+			free(next.stacks[i].words);
+		free(next.stacks);
+		hash_index_free(&next.index);
+		return -1;
+	}
+	stack_table_clear(t);
+	free(t->stacks);
+	hash_index_free(&t->index);
+	t->stacks = next.stacks;
+	t->n_stacks = next.n_stacks;
+	t->cap_stacks = next.cap_stacks;
+	t->index = next.index;
+	t->total = next.total;
+	t->deepest = next.deepest;
+	return renamed;
+}
+
 struct stack_table *stack_table_copy(const struct stack_table *t)
 {
 	struct stack_table *c = stack_table_new();

@@ -77,6 +77,13 @@ int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint
 	return 0;
 }
 
+void timeline_renumber(struct timeline *tl, const uint32_t *map, size_t n)
+{
+	for (size_t i = 0; i < tl->cap_named; i++)
+		if (tl->named[i] != UNNAMED && tl->named[i] < n)
+			tl->named[i] = map[tl->named[i]];
+}
+
 int timeline_name(struct timeline *tl, uint32_t stack, uint32_t named)
 {
 	size_t had = tl->cap_named;

@@ -84,6 +84,33 @@ static int64_t id_elsewhere(const struct sampler *s, const struct process *self,
 	return 0;
 }
 
+struct shape_rename {
+	const struct pg_shape_ids *m;
+	char frame[PG_QUERY_TEXT_MAX + 48];
+};
+
+static const char *shape_renamed(const char *frame, void *arg)
+{
+	struct shape_rename *r = arg;
+	return pg_shape_frame(r->m, frame, r->frame, sizeof(r->frame)) ? r->frame : NULL;
+}
+
+int count_merge_shapes(struct sampler *s, struct stack_table *t, struct timeline *tl)
+{
+	if (!s->o->pg_queries || !s->shapes.n || !t || !stack_table_distinct(t))
+		return 0;
+	size_t n = stack_table_distinct(t);
+	uint32_t *map = malloc(n * sizeof(*map));
+	if (!map)
+		return -1;
+	struct shape_rename r = { .m = &s->shapes };
+	long renamed = stack_table_rename(t, shape_renamed, &r, map);
+	if (renamed > 0 && tl)
+		timeline_renumber(tl, map, n);
+	free(map);
+	return renamed < 0 ? -1 : 0;
+}
+
 /* Its state and statement, read from its memory without a stop (one
  * process_vm_readv); or, when none of its threads has run since the last
  * read, that read's: a backend writes its own status only. */
@@ -113,6 +140,13 @@ static void read_status(struct sampler *s, struct process *p)
 	char query[sizeof(p->query)] = "";
 	if (ok && a.query_id)
 		s->r->query_ids = true;
+	if (ok && a.query_id && s->o->pg_queries && a.text_hash != p->shape_noted) {
+		/* for the frames of the same text made before its id was known,
+		 * renamed after the run (count_merge_shapes); out of memory, they
+		 * stay as they are */
+		pg_shape_ids_note(&s->shapes, a.text_hash, a.query_id);
+		p->shape_noted = a.text_hash;
+	}
 	else if (ok && a.state == PG_STATE_ACTIVE && s->r->query_ids) /* ids on: being parsed */
 		a.query_id = id_elsewhere(s, p, a.text_hash);
 	if (ok && s->o->pg_queries)

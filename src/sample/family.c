@@ -41,6 +41,7 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 	p->client = false;
 	p->query[0] = '\0';
 	p->query_entry = -1;
+	p->shape_noted = 0;
 	p->word_ok = false;
 	if (o->pg_wait_events || o->pg_queries) {
 		r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);

@@ -92,6 +92,7 @@ void sampler_free(struct sampler *s)
 	free(s->procs);
 	if (s->r) /* the summary has been written from it */
 		pg_time_free(&s->r->pg_time);
+	pg_shape_ids_free(&s->shapes);
 	/* After every program: they name with these. */
 	namer_free(s->shared.namer);
 	files_free(s->shared.files);
@@ -345,6 +346,10 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		for (; p; p = p->older)
 			r->maps_reads += modules_refresh_count(p->modules);
 	}
+	/* one statement, one frame: those read while parsed, under its id */
+	if (!error && (count_merge_shapes(s, s->table, s->o->period_ns ? NULL : s->timeline) != 0 ||
+		       pg_time_merge_shapes(&r->pg_time, &s->shapes) < 0))
+		error = 1;
 	r->images_opened = (unsigned)files_count(s->shared.files);
 	r->naming_ns = now_ns() - start;
 	if (error && !r->error[0])

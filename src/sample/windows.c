@@ -18,6 +18,7 @@
 
 #include "continuous/continuous.h"
 #include "sample/capture.h"
+#include "sample/count.h"
 #include "sample/idle.h"
 
 #define NAMING_SLICE_NS 200000ULL /* between polls, when stops are pending */
@@ -55,6 +56,8 @@ static void hand_off(struct sampler *s)
 {
 	struct window *w = s->closing;
 	s->closing = NULL;
+	if (count_merge_shapes(s, w->stacks, w->timeline) != 0)
+		sampler_fail(s, "out of memory naming a window", ENOMEM);
 	w->samples = stack_table_total(w->stacks);
 	continuous_submit(s->cont, w);
 }
@@ -207,6 +210,8 @@ int windows_last(struct sampler *s)
 {
 	if (s->closing)
 		name_closing(s, 0);
+	if (count_merge_shapes(s, s->window_table, s->timeline) != 0)
+		return -1;
 	struct profile_thread *threads = copy_threads(s);
 	struct window *w = calloc(1, sizeof(*w));
 	if (!w || !threads) {

@@ -449,10 +449,85 @@ static void max_depth_sizes_a_buffer(void **state)
 	stack_table_free(t);
 }
 
+/* Renames "query=-9 X" to "query=42 X" (a statement read while parsed,
+ * then with its id: pgshape.h), counting how often it is asked. */
+struct renamer {
+	int asked;
+};
+
+static const char *rename_parsed(const char *frame, void *arg)
+{
+	((struct renamer *)arg)->asked++;
+	return strcmp(frame, "query=-9 X") == 0 ? "query=42 X" : NULL;
+}
+
+static const char *rename_nothing(const char *frame, void *arg)
+{
+	(void)frame;
+	(void)arg;
+	return NULL;
+}
+
+static void renamed_frames_merge_stacks(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "f"), 3), 0);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "f"), 5), 1);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "g", "h"), 1), 2);
+	assert_int_equal(stack_table_add(t, STACK("pg", "idle", "f"), 2), 3);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "g", "h"), 4), 4);
+	uint32_t map[5] = { 7, 7, 7, 7, 7 };
+	/* nothing to rename: nothing moves, the map untouched */
+	assert_int_equal(stack_table_rename(t, rename_nothing, NULL, map), 0);
+	assert_int_equal(stack_table_distinct(t), 5);
+	assert_int_equal(map[0], 7);
+	struct renamer r = { 0 };
+	assert_int_equal(stack_table_rename(t, rename_parsed, &r, map), 2);
+	assert_true(r.asked >= 16); /* every frame of every stack */
+	/* merged into the first of them; ids dense, first-sight order */
+	assert_int_equal(stack_table_distinct(t), 3);
+	assert_int_equal(stack_table_total(t), 15);
+	assert_int_equal(map[0], 0);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(map[2], 1);
+	assert_int_equal(map[3], 2);
+	assert_int_equal(map[4], 1);
+	const char *frames[4];
+	uint64_t count = 0;
+	assert_int_equal(stack_table_frames(t, 0, frames, 4, &count), 3);
+	assert_string_equal(frames[1], "query=42 X");
+	assert_int_equal(count, 8);
+	assert_int_equal(stack_table_frames(t, 1, frames, 4, &count), 4);
+	assert_string_equal(frames[1], "query=42 X");
+	assert_string_equal(frames[3], "h");
+	assert_int_equal(count, 5);
+	assert_int_equal(stack_table_frames(t, 2, frames, 4, &count), 3);
+	assert_string_equal(frames[1], "idle");
+	assert_int_equal(stack_table_max_depth(t), 4);
+	/* the index answers for the new table: a stack seen is found again */
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "f"), 1), 0);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "f"), 1), 3);
+	struct seen s = { .n = 0 };
+	stack_table_visit_sorted(t, collect, &s);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.text[0], "pg;idle;f");
+	assert_string_equal(s.text[1], "pg;query=-9 X;f");
+	assert_string_equal(s.text[2], "pg;query=42 X;f");
+	assert_int_equal(s.count[2], 9);
+	/* without a map, and a table with nothing in it */
+	assert_int_equal(stack_table_rename(t, rename_parsed, &r, NULL), 1);
+	assert_int_equal(stack_table_distinct(t), 3);
+	stack_table_clear(t);
+	assert_int_equal(stack_table_rename(t, rename_parsed, &r, map), 0);
+	stack_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_and_orders),
+		cmocka_unit_test(renamed_frames_merge_stacks),
 		cmocka_unit_test(frame_boundaries_matter),
 		cmocka_unit_test(ties_in_folded_byte_order),
 		cmocka_unit_test(input_strings_are_copied),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "db/pgactivity.h"
+#include "db/pgshape.h"
 #include "db/title.h"
 
 #define NAME(major, type) pg_backend_type_name(major, type)
@@ -136,6 +137,59 @@ static void query_frames(void **state)
 	assert_string_equal(out, "");
 }
 
+/* A statement read while parsed (no id yet: its text's hash) and the same
+ * statement with the server's id: after the run, one frame. */
+static void shapes_renamed_to_their_id(void **state)
+{
+	(void)state;
+	struct pg_shape_ids m = PG_SHAPE_IDS_INIT;
+	struct pg_activity parsed = { .state = PG_STATE_ACTIVE, .text_hash = 0xcbf29ce484222325ULL,
+				      .text = "SELECT abalance FROM t WHERE aid = $1" };
+	struct pg_activity known = parsed;
+	known.query_id = -1744;
+	char hashed[160], with_id[160], out[160];
+	pg_query_frame(&parsed, hashed, sizeof(hashed));
+	pg_query_frame(&known, with_id, sizeof(with_id));
+	assert_string_equal(hashed, "query=-3750763034362895579 SELECT abalance FROM t WHERE aid = $1");
+	/* nothing noted: nothing renamed */
+	assert_int_equal(pg_shape_frame(&m, hashed, out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_ids_note(&m, parsed.text_hash, 0), 0); /* no id: nothing */
+	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), 0);
+	assert_int_equal(pg_shape_ids_note(&m, parsed.text_hash, known.query_id), 0);
+	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), -1744);
+	/* the frame made from the hash becomes the server id's, byte for byte */
+	assert_int_equal(pg_shape_frame(&m, hashed, out, sizeof(out)), strlen(with_id));
+	assert_string_equal(out, with_id);
+	/* the server id's frame, a state's word and other ids stay */
+	assert_int_equal(pg_shape_frame(&m, with_id, out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "idle", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query=5 SELECT $1", out, sizeof(out)), 0);
+	/* the first id a text had stays (another search_path, another id) */
+	assert_int_equal(pg_shape_ids_note(&m, parsed.text_hash, 99), 0);
+	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), -1744);
+	/* a frame without text; numbers that are not a frame's */
+	assert_int_equal(pg_shape_frame(&m, "query=-3750763034362895579", out, sizeof(out)), 11);
+	assert_string_equal(out, "query=-1744");
+	assert_int_equal(pg_shape_frame(&m, "query=-3750763034362895579x", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query= -3750763034362895579 a", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query=", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "xquery=-3750763034362895579 a", out, sizeof(out)), 0);
+	/* out too small: no frame, and nothing cut */
+	strcpy(out, "kept");
+	assert_int_equal(pg_shape_frame(&m, hashed, out, 12), 0);
+	assert_string_equal(out, "kept");
+	/* many shapes: the index finds each as it grows */
+	for (uint64_t h = 1; h <= 2000; h++)
+		assert_int_equal(pg_shape_ids_note(&m, h * 0x9e3779b97f4a7c15ULL, (int64_t)h), 0);
+	for (uint64_t h = 1; h <= 2000; h++)
+		assert_int_equal(pg_shape_ids_find(&m, h * 0x9e3779b97f4a7c15ULL), (int64_t)h);
+	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), -1744);
+	pg_shape_ids_free(&m);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), 0);
+	pg_shape_ids_free(&m); /* twice is fine */
+}
+
 static void idle_waits(void **state)
 {
 	(void)state;
@@ -225,6 +279,7 @@ int main(void)
 		cmocka_unit_test(backend_types),
 		cmocka_unit_test(states),
 		cmocka_unit_test(query_frames),
+		cmocka_unit_test(shapes_renamed_to_their_id),
 		cmocka_unit_test(idle_waits),
 		cmocka_unit_test(titles),
 		cmocka_unit_test(root_frames),

@@ -90,9 +90,64 @@ static void heaviest_queries_first(void **state)
 	pg_time_free(&t);
 }
 
+/* After the run: the entry of a statement read while parsed (its text's
+ * hash) counted under the server id's entry for the same text. */
+static void parsed_shapes_merged(void **state)
+{
+	(void)state;
+	const struct pg_wait_table *pg15 = pg_wait_table_for(15);
+	struct pg_shape_ids m = PG_SHAPE_IDS_INIT;
+	struct pg_time t = PG_TIME_INIT;
+	/* first seen while parsed, then with its id; another text never had one */
+	long parsed = pg_time_entry(&t, "query=-9 SELECT $1 FROM a");
+	long idle = pg_time_entry(&t, "idle");
+	long known = pg_time_entry(&t, "query=42 SELECT $1 FROM a");
+	long other = pg_time_entry(&t, "query=-5 SELECT $1 FROM b");
+	long lone = pg_time_entry(&t, "query=-7 SELECT $1 FROM c"); /* its id's entry never made */
+	pg_time_add(&t, (size_t)parsed, 2, true, true, 0, pg15);
+	pg_time_add(&t, (size_t)parsed, 1, false, true, WALSYNC, pg15);
+	pg_time_add(&t, (size_t)known, 10, true, true, 0, pg15);
+	pg_time_add(&t, (size_t)known, 4, false, true, TXID, pg15);
+	pg_time_add(&t, (size_t)known, 2, false, true, WALSYNC, pg15);
+	pg_time_add(&t, (size_t)idle, 50, false, true, CLIENTREAD, pg15);
+	pg_time_add(&t, (size_t)other, 6, true, true, 0, pg15);
+	pg_time_add(&t, (size_t)lone, 3, true, true, 0, pg15);
+	/* without ids seen: nothing changes */
+	assert_int_equal(pg_time_merge_shapes(&t, &m), 0);
+	assert_int_equal(t.n, 5);
+	pg_shape_ids_note(&m, (uint64_t)-9, 42);
+	pg_shape_ids_note(&m, (uint64_t)-7, 77);
+	assert_int_equal(pg_time_merge_shapes(&t, &m), 2);
+	assert_int_equal(t.n, 4);
+	/* the merged entry where its first frame was, its counts summed */
+	assert_string_equal(t.e[0].frame, "query=42 SELECT $1 FROM a");
+	assert_int_equal(t.e[0].samples, 19);
+	assert_int_equal(t.e[0].on_cpu, 12);
+	const struct pg_time_event *top[4];
+	assert_int_equal(pg_time_top_events(&t.e[0], top, 4), 2);
+	assert_string_equal(top[0]->name, "Lock:transactionid");
+	assert_int_equal(top[0]->samples, 4);
+	assert_string_equal(top[1]->name, "IO:WALSync");
+	assert_int_equal(top[1]->samples, 3);
+	assert_string_equal(t.e[1].frame, "idle");
+	assert_int_equal(t.e[1].samples, 50);
+	assert_string_equal(t.e[2].frame, "query=-5 SELECT $1 FROM b");
+	assert_string_equal(t.e[3].frame, "query=77 SELECT $1 FROM c"); /* renamed alone */
+	assert_int_equal(t.e[3].samples, 3);
+	/* found by their frames, the old ones gone */
+	assert_int_equal(pg_time_entry(&t, "query=42 SELECT $1 FROM a"), 0);
+	assert_int_equal(pg_time_entry(&t, "query=77 SELECT $1 FROM c"), 3);
+	assert_int_equal(pg_time_entry(&t, "query=-9 SELECT $1 FROM a"), 4); /* a new one */
+	/* again: nothing left to rename */
+	pg_time_free(&t);
+	assert_int_equal(pg_time_merge_shapes(&t, &m), 0);
+	pg_shape_ids_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parsed_shapes_merged),
 		cmocka_unit_test(entries_by_frame),
 		cmocka_unit_test(counts_and_events),
 		cmocka_unit_test(heaviest_queries_first),
