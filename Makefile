@@ -36,7 +36,7 @@ TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static
 DEMO_BIN := $(B)/demo/workload
 
-.PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean
+.PHONY: all deps build-deps test-deps check unit integration fuzz demo bench install uninstall clean pg-layout
 all: ptrace_profiler
 
 # Before the compiler runs, what it needs: a missing library is one line
@@ -84,6 +84,20 @@ $(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OB
 PG_STATUS_TOOL := $(B)/test/pg_status
 $(PG_STATUS_TOOL): test/tools/pg_status.c $(LIB_OBJS) $(HDRS) | $(B)/test
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+# Checks what the db layer assumes of PostgreSQL's memory (pgbackend.h's
+# offsets, pgactivity.c's enum numbers) against a server's own headers:
+# one binary per major whose headers are installed (Debian's
+# postgresql-server-dev-N), run by make pg-layout and 81-pg-layout.sh.
+# The server's side is compiled apart: its headers and ours never meet.
+PG_SERVER_INCS := $(wildcard /usr/include/postgresql/*/server)
+PG_LAYOUT_BINS := $(patsubst /usr/include/postgresql/%/server,$(B)/test/pg_layout-%,$(PG_SERVER_INCS))
+$(B)/test/pg_layout-%: test/tools/pg_layout.c test/tools/pg_layout_server.c test/tools/pg_layout.h $(LIB_OBJS) $(HDRS) | $(B)/test
+	$(CC) -std=gnu11 -O0 -g -Wall -I/usr/include/postgresql/$*/server -c -o $@-server.o test/tools/pg_layout_server.c
+	$(CC) $(ALL_CFLAGS) -o $@ test/tools/pg_layout.c $@-server.o $(LIB_OBJS) $(LDLIBS)
+pg-layout: $(PG_LAYOUT_BINS)
+	@$(if $(PG_LAYOUT_BINS),,echo "pg-layout: no PostgreSQL server headers under /usr/include/postgresql/*/server (apt-get install postgresql-server-dev-15)"; exit 1)
+	@for t in $(PG_LAYOUT_BINS); do echo "== $$t"; $$t || exit 1; done
 
 # Targets are built the way the programs they stand for are: optimized,
 # with symbols.  Per-target flags below.
@@ -176,12 +190,12 @@ deps:
 unit: $(UNIT_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 
-integration: ptrace_profiler $(TARGET_BINS) $(FORMATS_TOOL) $(PG_STATUS_TOOL)
+integration: ptrace_profiler $(TARGET_BINS) $(FORMATS_TOOL) $(PG_STATUS_TOOL) $(PG_LAYOUT_BINS)
 	@bash test/integration.sh
 
 check: deps
 	@$(MAKE) --no-print-directory ptrace_profiler $(UNIT_BINS) $(TARGET_BINS) $(FORMATS_TOOL) $(PG_STATUS_TOOL) \
-		$(S)/ptrace_profiler $(SAN_UNIT_BINS) $(REGRESS_BINS)
+		$(PG_LAYOUT_BINS) $(S)/ptrace_profiler $(SAN_UNIT_BINS) $(REGRESS_BINS)
 	@sh test/run-unit.sh $(UNIT_BINS)
 	@bash test/integration.sh
 	@echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"

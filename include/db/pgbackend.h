@@ -13,11 +13,8 @@
  *                     the backend's start to its exit (NULL before, and in
  *                     the postmaster and the logger, which have none);
  *   pgstat_track_activity_query_size   the size of the statement buffer.
- * PgBackendStatus has the same layout from 14 to 18 on x86-64 (each
- * version's backend_status.h; 15's checked against a running 15.18, see
- * docs/postgresql.md): st_changecount at 0, st_procpid 4, st_state 232,
- * st_activity_raw 248 (a pointer to the slot's statement buffer, fixed
- * for the life of the server), st_query_id 424.
+ * PgBackendStatus has the same layout from 14 to 18 on x86-64: the
+ * PG_ST_* offsets below.
  *
  * A backend writes its slot between two increments of st_changecount;
  * pg_backend_read copies the slot, the statement buffer and the count
@@ -45,7 +42,36 @@
 /* How many times a read is tried when the backend was writing its slot. */
 #define PG_READ_TRIES 3
 
+/* Where PostgreSQL keeps what we read, on x86-64, 14 to 18: the same in
+ * every version.  How each version was checked:
+ *   15      by a program, reproducibly: test/tools/pg_layout (make
+ *           pg-layout; test/integration/81-pg-layout.sh runs it wherever a
+ *           server's headers are installed - Debian's
+ *           postgresql-server-dev-N, which .ci/run installs for each server
+ *           it has) takes offsetof() and sizeof() of these fields and the
+ *           BackendType and BackendState enumerators from the server's own
+ *           headers and compares them with these constants and
+ *           pgactivity.c's tables; and by reading a running 15.18's
+ *           backends through them, as pg_stat_activity showed them
+ *           (docs/postgresql.md);
+ *   17, 18  from their headers (Debian's postgresql-server-dev-17 and -18,
+ *           read when this was written; not installable on Debian 12
+ *           without PostgreSQL's own apt repository, so not re-checked by
+ *           the tests here: pg_layout checks them wherever they are);
+ *   14, 16  from their headers as pgrx's bindgen output prints them (14.13,
+ *           16.4), never compiled against.
+ */
+#define PG_ST_CHANGECOUNT 0    /* int: odd while the backend writes */
+#define PG_ST_PROCPID 4        /* int */
+#define PG_ST_STATE 232        /* BackendState, an enum: 4 bytes */
+#define PG_ST_ACTIVITY_RAW 248 /* char *: the slot's statement buffer,
+				  fixed for the life of the server */
+#define PG_ST_QUERY_ID 424     /* uint64 (int64 in 18) */
+#define PG_ST_SIZE 432         /* what a read copies: up to st_query_id's end */
+
 #define PG_BGW_MAXLEN 96 /* BGW_MAXLEN, 11 to 18 */
+/* BackgroundWorker: bgw_name[BGW_MAXLEN], then bgw_type[BGW_MAXLEN] */
+#define PG_BGW_TYPE PG_BGW_MAXLEN
 
 /* What distinct statement shapes a backend keeps the id of (see
  * pg_backend_read). */

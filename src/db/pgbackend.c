@@ -9,16 +9,13 @@
 
 #include "db/pgsym.h"
 
-/* PgBackendStatus on x86-64, 14 to 18 (pgbackend.h) */
-#define ST_CHANGECOUNT 0
-#define ST_PROCPID 4
-#define ST_STATE 232
-#define ST_ACTIVITY_RAW 248
-#define ST_QUERY_ID 424
-#define ST_SIZE 432 /* what we copy: up to st_query_id's end */
-
-/* BackgroundWorker: bgw_name[BGW_MAXLEN], then bgw_type[BGW_MAXLEN] */
-#define BGW_TYPE PG_BGW_MAXLEN
+#define ST_CHANGECOUNT PG_ST_CHANGECOUNT
+#define ST_PROCPID PG_ST_PROCPID
+#define ST_STATE PG_ST_STATE
+#define ST_ACTIVITY_RAW PG_ST_ACTIVITY_RAW
+#define ST_QUERY_ID PG_ST_QUERY_ID
+#define ST_SIZE PG_ST_SIZE
+#define BGW_TYPE PG_BGW_TYPE
 
 int pg_backend_open(pid_t pid, struct modules *m, int major, struct pg_backend *out)
 {
