@@ -74,9 +74,9 @@ $(B)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIB_OBJS) $(HDRS) | test-
 	$(CC) $(ALL_CFLAGS) $(UNIT_DEFS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Writes any format from a hand-made profile, for 70-formats.sh and the
-# size/time table in docs/formats.md.
+# size/time table in docs/formats.md; reads a pprof file back (read-pprof).
 FORMATS_TOOL := $(B)/test/write_formats
-$(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h $(LIB_OBJS) $(HDRS) | $(B)/test
+$(FORMATS_TOOL): test/tools/write_formats.c test/unit/profile_fixture.h test/unit/pprof_read.h $(LIB_OBJS) $(HDRS) | $(B)/test
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 # Reads PostgreSQL processes' type, state and statement through the db

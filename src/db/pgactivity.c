@@ -10,7 +10,9 @@
  *   15, 17, 18: read out of Debian's 15.18, 17.12 and 18.6 servers, each
  *           number's case of their own GetBackendTypeDesc() followed to its
  *           string (its jump table, under gdb), and the enum in their
- *           miscadmin.h (postgresql-server-dev-15, -17, -18).
+ *           miscadmin.h (postgresql-server-dev-15, -17, -18); 15's enum
+ *           numbers checked by test/tools/pg_layout (make pg-layout)
+ *           wherever its headers are installed, as any other major's.
  * BackendState is the same 14 to 17 (backend_status.h, the same sources);
  * 18 put STATE_STARTING second (18.6's backend_status.h).
  */

@@ -5,6 +5,15 @@
 # PID, --group-by all keeps one root.  --no-idle leaves out a thread
 # asleep in the wait it was in at its last sample.
 
+# svg_roots SVG: "NAME SAMPLES" of each box right above the whole-profile
+# box (the roots), sorted, '|'-joined.
+svg_roots() {
+	awk '/^<g class="f"/ { name = $0; sub(/.*<title>/, "", name); next }
+		name != "" && /<\/title><rect/ { y = $0; sub(/.* y="/, "", y); sub(/".*/, "", y)
+			n[++k] = name; s[k] = $1; at[k] = y + 0; if (y + 0 > top) top = y + 0; name = "" }
+		END { for (i = 1; i <= k; i++) if (at[i] == top - 16) print n[i] " " s[i] }' "$1" | sort | paste -sd'|' -
+}
+
 roots_titles_test() {
 	local a b rc bad= roots
 	bash -c 'exec -a "pp_server: worker 1" sleep 600' &
@@ -41,11 +50,34 @@ roots_titles_test() {
 	names=$(python3 -c 'import json, sys; print("|".join(sorted(p["name"] for p in json.load(open(sys.argv[1]))["profiles"])))' \
 		"$TMP/type.speedscope.json" 2>&1)
 	[ "$names" = "blocked|pp_server: worker 1" ] || bad="$bad speedscope profiles '$names';"
+	# SVG, pprof and perf-script: the merged roots, their samples, no PID
+	local g want
+	for g in type all; do
+		want="blocked 200|pp_server: worker 1 200"
+		[ $g = all ] && want="all 400"
+		"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by $g -o "$TMP/$g.svg" 2>>"$TMP/titles.err" || rc=$?
+		roots=$(svg_roots "$TMP/$g.svg")
+		[ "$roots" = "$want" ] || bad="$bad $g svg roots '$roots';"
+		"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by $g -o "$TMP/$g.pb.gz" 2>>"$TMP/titles.err" || rc=$?
+		build/test/write_formats read-pprof "$TMP/$g.pb.gz" >"$TMP/$g.pprof.txt" 2>>"$TMP/titles.err" ||
+			bad="$bad $g pprof unreadable;"
+		roots=$(awk -F'\t' '{ root = $1; sub(/;.*/, "", root); n = $1; sub(/.* /, "", n); c[root] += n
+			if ($2 != "thread=" root) bad = 1; for (i = 3; i <= NF; i++) if ($i ~ /^(pid|tid)=/) bad = 1 }
+			END { for (r in c) print r " " c[r]; if (bad) print "a label with a pid or tid, or a thread not its root" }' \
+			"$TMP/$g.pprof.txt" | sort | paste -sd'|' -)
+		[ "$roots" = "$want" ] || bad="$bad $g pprof roots '$roots';"
+		"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by $g --format perf-script -o "$TMP/$g.perf" 2>>"$TMP/titles.err" || rc=$?
+		roots=$(sed -n 's|^\([^\t].*\) \([0-9]*\)/\([0-9]*\) [0-9.]*: [0-9]* wall:$|\1 \2/\3|p' "$TMP/$g.perf" |
+			sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); sub(/ 0\/0$/, ""); print $0 " " n }' | paste -sd'|' -)
+		[ "$roots" = "$want" ] || bad="$bad $g perf-script headers '$roots';"
+		grep -q "\[\($a\|$b\|$TPID\)\]" "$TMP/$g.svg" "$TMP/$g.pprof.txt" "$TMP/$g.perf" &&
+			bad="$bad a PID in a $g file: $(grep -l "\[\($a\|$b\|$TPID\)\]" "$TMP/$g.svg" "$TMP/$g.pprof.txt" "$TMP/$g.perf" | paste -sd' ' -);"
+	done
 	stop_target "$a"
 	stop_target "$b"
 	stop_target "$TPID"
 	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
-		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each; --group-by all one root; the summary names each process as its root does"
+		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each, SVG, pprof (read back by the tests' reader, no pid or tid label) and perf-script (comm the root, 0/0) the same roots and counts; --group-by all one root in each; no PID in any file; the summary names each process as its root does"
 	else fail "roots by title and --group-by" "exit $rc:$bad" "$TMP/titles.folded"; fi
 }
 

@@ -7,6 +7,12 @@
  *   write_formats bench DIR [SAMPLES STACKS DEPTH]
  *                                  each format into DIR/bench.*: bytes and
  *                                  milliseconds (best of 5), one line each
+ *   write_formats read-pprof FILE  a pprof file (the binary's own) read back
+ *                                  with the tests' reader (pprof_read.h),
+ *                                  one line per Sample: its frames root
+ *                                  first, ';'-joined, its count, then each
+ *                                  label as a TAB and key=value - for the
+ *                                  integration tests, go tool pprof or not
  *
  * The demo: two threads of "demo (PID 4242)" for 1 s at 1 ms.  db_main
  * spends 60 % in cpu_work (under it 1/3 in an inlined mix_[i]), 25 % asleep
@@ -24,6 +30,8 @@
 #include "options.h"
 #include "output/output.h"
 #include "../unit/profile_fixture.h"
+#define PPROF_READ_MAX 8192
+#include "../unit/pprof_read.h"
 
 #define HOSTILE "<script>alert(\"x\")</script> & ]]> 'q' \xff\xfe"
 
@@ -133,15 +141,71 @@ static int bench(const char *dir, size_t samples, size_t stacks, size_t depth)
 	return 0;
 }
 
+static int read_pprof(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return perror(path), 1;
+	char *gz = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 65536 > cap) {
+			char *grown = realloc(gz, cap = 2 * cap + 65536);
+			if (!grown)
+				return fprintf(stderr, "read-pprof: out of memory\n"), 1;
+			gz = grown;
+		}
+		size_t got = fread(gz + len, 1, 65536, f);
+		len += got;
+		if (got < 65536)
+			break;
+	}
+	fclose(f);
+	static struct decoded d;
+	uint8_t *raw = NULL;
+	size_t n = 0;
+	if (pprof_gunzip(gz, len, &raw, &n) != 0 || pprof_decode(raw, n, &d) != 0) {
+		fprintf(stderr, "read-pprof: %s: not a gzipped profile.proto as we write it (or too big)\n",
+			path);
+		return 1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < d.n_samples; i++) {
+		const struct psample *s = &d.samples[i];
+		for (size_t k = s->n_loc; k-- > 0;) { /* leaf first in the file */
+			const char *name = pprof_loc_name(&d, s->loc[k]);
+			rc |= !name;
+			printf("%s%s", k + 1 < s->n_loc ? ";" : "", name ? name : "?");
+		}
+		printf(" %" PRId64, s->n_values ? s->values[0] : 0);
+		for (size_t k = 0; k < s->n_labels; k++) {
+			const char *key = pprof_str(&d, s->labels[k].key);
+			const char *value = s->labels[k].str ? pprof_str(&d, s->labels[k].str) : NULL;
+			if (value)
+				printf("\t%s=%s", key ? key : "?", value);
+			else
+				printf("\t%s=%" PRIu64, key ? key : "?", s->labels[k].num);
+		}
+		putchar('\n');
+	}
+	pprof_decoded_free(&d);
+	free(raw);
+	free(gz);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "read-pprof") == 0)
+		return read_pprof(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "bench") == 0)
 		return bench(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10) : 10000,
 			     argc > 4 ? strtoul(argv[4], NULL, 10) : 500,
 			     argc > 5 ? strtoul(argv[5], NULL, 10) : 30);
 	enum output_format fmt;
 	if (argc != 3 || parse_format(argv[1], &fmt) != 0) {
-		fprintf(stderr, "usage: write_formats FORMAT FILE | write_formats bench DIR [SAMPLES STACKS DEPTH]\n");
+		fprintf(stderr, "usage: write_formats FORMAT FILE | write_formats bench DIR [SAMPLES STACKS DEPTH] | "
+			"write_formats read-pprof FILE\n");
 		return 2;
 	}
 	struct fixture fx;

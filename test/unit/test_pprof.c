@@ -1,5 +1,5 @@
-/* Unit tests: pprof - the gzipped profile.proto read back with a protobuf
- * reader written here (varints and length-delimited fields): sample types,
+/* Unit tests: pprof - the gzipped profile.proto read back with the tests'
+ * protobuf reader (pprof_read.h: varints and length-delimited fields): sample types,
  * one sample per stack and thread with its counts, wall time and labels,
  * one Location and Function per frame, the mappings, the string table. */
 #define _GNU_SOURCE
@@ -16,210 +16,30 @@
 #include <cmocka.h>
 
 #include "output/output.h"
+#include "pprof_read.h"
 #include "profile_fixture.h"
 
-/* --- reading it back --------------------------------------------------- */
-
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_varint(struct rd *r)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (r->p >= r->end) {
-			r->bad = true;
-			return 0;
-		}
-		uint8_t b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-/* The next field: its number and wire type; a varint's value in *v, a
- * length-delimited field's bytes in *sub.  false at the end. */
-static bool rd_field(struct rd *r, unsigned *field, uint64_t *v, struct rd *sub)
-{
-	if (r->p >= r->end || r->bad)
-		return false;
-	uint64_t key = rd_varint(r);
-	*field = (unsigned)(key >> 3);
-	switch (key & 7) {
-	case 0:
-		*v = rd_varint(r);
-		break;
-	case 2: {
-		uint64_t len = rd_varint(r);
-		if (len > (uint64_t)(r->end - r->p)) {
-			r->bad = true;
-			return false;
-		}
-		*sub = (struct rd){ .p = r->p, .end = r->p + len };
-		r->p += len;
-		break;
-	}
-	default: /* we write no other wire type */
-		r->bad = true;
-		return false;
-	}
-	return !r->bad;
-}
-
-#define MAXN 256
-
-struct label { uint64_t key, str, num; };
-struct psample {
-	uint64_t loc[64];
-	size_t n_loc;
-	int64_t values[4];
-	size_t n_values;
-	struct label labels[8];
-	size_t n_labels;
-};
-
-struct decoded {
-	char *strings[MAXN * 2];
-	size_t n_strings;
-	uint64_t types[4][2];
-	size_t n_types;
-	struct psample samples[MAXN];
-	size_t n_samples;
-	uint64_t loc_id[MAXN], loc_fn[MAXN], loc_lines[MAXN];
-	size_t n_locs;
-	uint64_t fn_id[MAXN], fn_name[MAXN], fn_sys[MAXN];
-	size_t n_fns;
-	uint64_t map[8][7]; /* id start limit offset file build has_functions */
-	size_t n_maps;
-	uint64_t time_nanos, duration, period, period_type[2], default_type;
-	uint64_t comments[4];
-	size_t n_comments;
-};
-
-/* Packed or not, numbers of a repeated field. */
-static void rd_repeated(unsigned wire_len, uint64_t v, struct rd *sub, uint64_t *out, size_t *n,
-			size_t max)
-{
-	if (!wire_len) {
-		if (*n < max)
-			out[(*n)++] = v;
-		return;
-	}
-	while (sub->p < sub->end && !sub->bad && *n < max)
-		out[(*n)++] = rd_varint(sub);
-}
-
-static void decode(const uint8_t *buf, size_t len, struct decoded *d)
-{
-	memset(d, 0, sizeof(*d));
-	struct rd r = { .p = buf, .end = buf + len }, sub, s2, s3;
-	unsigned field, f2, f3;
-	uint64_t v = 0, v2 = 0, v3 = 0;
-	while (rd_field(&r, &field, &v, &sub)) {
-		const uint8_t *fstart = sub.p;
-		(void)fstart;
-		switch (field) {
-		case 1: { /* sample_type */
-			uint64_t *t = d->types[d->n_types++];
-			while (rd_field(&sub, &f2, &v2, &s2))
-				t[f2 - 1] = v2;
-			break;
-		}
-		case 2: { /* sample */
-			struct psample *s = &d->samples[d->n_samples++];
-			while (rd_field(&sub, &f2, &v2, &s2)) {
-				if (f2 == 1) {
-					rd_repeated(1, 0, &s2, s->loc, &s->n_loc, 64);
-				} else if (f2 == 2) {
-					uint64_t vals[4];
-					size_t nv = 0;
-					rd_repeated(1, 0, &s2, vals, &nv, 4);
-					for (size_t i = 0; i < nv; i++)
-						s->values[s->n_values++] = (int64_t)vals[i];
-				} else if (f2 == 3) {
-					struct label *l = &s->labels[s->n_labels++];
-					while (rd_field(&s2, &f3, &v3, &s3))
-						if (f3 == 1) l->key = v3;
-						else if (f3 == 2) l->str = v3;
-						else if (f3 == 3) l->num = v3;
-				}
-			}
-			break;
-		}
-		case 3: { /* mapping */
-			uint64_t *m = d->map[d->n_maps++];
-			while (rd_field(&sub, &f2, &v2, &s2))
-				if (f2 >= 1 && f2 <= 7)
-					m[f2 - 1] = v2;
-			break;
-		}
-		case 4: { /* location */
-			size_t i = d->n_locs++;
-			while (rd_field(&sub, &f2, &v2, &s2)) {
-				if (f2 == 1)
-					d->loc_id[i] = v2;
-				else if (f2 == 4) {
-					d->loc_lines[i]++;
-					while (rd_field(&s2, &f3, &v3, &s3))
-						if (f3 == 1)
-							d->loc_fn[i] = v3;
-				}
-			}
-			break;
-		}
-		case 5: { /* function */
-			size_t i = d->n_fns++;
-			while (rd_field(&sub, &f2, &v2, &s2))
-				if (f2 == 1) d->fn_id[i] = v2;
-				else if (f2 == 2) d->fn_name[i] = v2;
-				else if (f2 == 3) d->fn_sys[i] = v2;
-			break;
-		}
-		case 6: /* string_table */
-			d->strings[d->n_strings++] = strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
-			break;
-		case 9: d->time_nanos = v; break;
-		case 10: d->duration = v; break;
-		case 11:
-			while (rd_field(&sub, &f2, &v2, &s2))
-				d->period_type[f2 - 1] = v2;
-			break;
-		case 12: d->period = v; break;
-		case 13: d->comments[d->n_comments++] = v; break;
-		case 14: d->default_type = v; break;
-		default: fail_msg("unexpected field %u", field);
-		}
-	}
-	assert_false(r.bad);
-}
+/* --- reading it back (pprof_read.h) --------------------------------- */
 
 static void decoded_free(struct decoded *d)
 {
-	for (size_t i = 0; i < d->n_strings; i++)
-		free(d->strings[i]);
+	pprof_decoded_free(d);
 }
 
 static const char *str(const struct decoded *d, uint64_t i)
 {
-	assert_true(i < d->n_strings);
-	return d->strings[i];
+	const char *s = pprof_str(d, i);
+	assert_non_null(s);
+	return s;
 }
 
 /* The name of a location's function. */
 static const char *loc_name(const struct decoded *d, uint64_t id)
 {
-	for (size_t i = 0; i < d->n_locs; i++)
-		if (d->loc_id[i] == id)
-			for (size_t k = 0; k < d->n_fns; k++)
-				if (d->fn_id[k] == d->loc_fn[i])
-					return str(d, d->fn_name[k]);
-	fail_msg("no location %lu", (unsigned long)id);
-	return NULL;
+	const char *name = pprof_loc_name(d, id);
+	if (!name)
+		fail_msg("no location %lu", (unsigned long)id);
+	return name;
 }
 
 static const struct label *label(const struct decoded *d, const struct psample *s, const char *key)
@@ -241,19 +61,11 @@ static void roundtrip(const struct profile *p, struct decoded *d)
 	assert_true(len > 18);
 	assert_int_equal((uint8_t)gz[0], 0x1f); /* gzip */
 	assert_int_equal((uint8_t)gz[1], 0x8b);
-	size_t cap = 1 << 20;
-	uint8_t *raw = malloc(cap);
-	z_stream z = { 0 };
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (uint8_t *)gz;
-	z.avail_in = (uInt)len;
-	z.next_out = raw;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	assert_int_equal(z.avail_in, 0); /* one gzip member, nothing after */
-	size_t n = cap - z.avail_out;
-	inflateEnd(&z);
-	decode(raw, n, d);
+	/* one gzip member, nothing after */
+	uint8_t *raw = NULL;
+	size_t n = 0;
+	assert_int_equal(pprof_gunzip(gz, len, &raw, &n), 0);
+	assert_int_equal(pprof_decode(raw, n, d), 0);
 	free(raw);
 	free(gz);
 }
