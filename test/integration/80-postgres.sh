@@ -592,7 +592,7 @@ pg_types_check() {
 		cut -f2 "$TMP/pgq-types.mine" | grep -qx "$k" || bad="$bad no $k;"
 	done
 	if [ -z "$bad" ] && [ "$joined" -ge 7 ]; then
-		pass "PostgreSQL $PGMAJOR: each process's root is postgres[PID] TYPE, TYPE = pg_stat_activity.backend_type for all $joined processes both show ($kinds), the postmaster 'postmaster'; the summary's process lines name the same $summed types"
+		pass "PostgreSQL $PGMAJOR: each process's root is postgres[PID] TYPE, TYPE = pg_stat_activity.backend_type for all $joined processes both show ($kinds), the postmaster 'postmaster'; the summary's process lines name all $summed processes by the same type"
 	else fail "PostgreSQL processes named by type" "$joined processes in both, differing or missing: ${bad:-none} (mine: $kinds)" "$1"; fi
 }
 
