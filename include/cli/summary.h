@@ -31,7 +31,8 @@ const char *summary_check_line(const struct options *o, const struct thread_figu
  * many statement shapes and their share of the taken samples, the ten
  * heaviest each with its share of them, its share on a CPU and its top
  * three wait events as shares of its own samples, then the sessions'
- * states outside a statement. */
+ * states outside a statement, and how many samples were read before the
+ * server computed their statement's id (pgtime.h's renamed_samples). */
 void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken);
 
 /* The start of a process's line: "  process PID NAME N threads now",

@@ -42,10 +42,12 @@ struct pg_time {
 	size_t n, cap;
 	struct hash_index ix;    /* frame -> index in e */
 	bool ix_ok;
+	uint64_t renamed_samples; /* pg_time_merge_shapes: the samples it
+				     moved to their statement's id */
 };
 
 /* An empty table (nothing allocated until the first entry). */
-#define PG_TIME_INIT { NULL, 0, 0, { NULL, 0, 0 }, false }
+#define PG_TIME_INIT { NULL, 0, 0, { NULL, 0, 0 }, false, 0 }
 void pg_time_free(struct pg_time *t);
 
 /* Is frame a query ("query=..."), not a state's word? */
@@ -68,9 +70,10 @@ int pg_time_add(struct pg_time *t, size_t i, uint64_t count, bool on_cpu, bool h
  * statement read while it was parsed and the same statement with the
  * server's id are one entry.  Entries keep their first-seen order (a
  * merged one where the first of its frames was); every index
- * pg_time_entry gave before is void.  Returns how many entries were
- * renamed (0: nothing changed), or -1 when out of memory (then nothing
- * changed either). */
+ * pg_time_entry gave before is void; renamed_samples grows by the samples
+ * of the renamed entries.  Returns how many entries were renamed (0:
+ * nothing changed), or -1 when out of memory (then nothing changed
+ * either). */
 long pg_time_merge_shapes(struct pg_time *t, const struct pg_shape_ids *m);
 
 /* The entries whose frame is a query, heaviest first (ties: first seen

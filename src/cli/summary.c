@@ -345,6 +345,10 @@ void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
 	}
 	if (said)
 		fputc('\n', f);
+	if (t->renamed_samples)
+		fprintf(f, "  read while parsed      %" PRIu64 " samples of statements read before the "
+			"server computed their id, counted under the id the run saw for the same text\n",
+			t->renamed_samples);
 }
 
 /* Stacks that did not reach a thread's first frame, where most stopped,

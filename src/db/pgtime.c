@@ -116,12 +116,17 @@ long pg_time_merge_shapes(struct pg_time *t, const struct pg_shape_ids *m)
 {
 	char frame[256]; /* a query frame is PG_QUERY_TEXT_MAX and its id */
 	long renamed = 0;
+	uint64_t moved = 0;
 	for (size_t i = 0; i < t->n; i++)
-		renamed += pg_shape_frame(m, t->e[i].frame, frame, sizeof(frame)) > 0;
+		if (pg_shape_frame(m, t->e[i].frame, frame, sizeof(frame))) {
+			renamed++;
+			moved += t->e[i].samples;
+		}
 	if (!renamed)
 		return 0;
 	/* built anew: the index cannot drop an entry */
 	struct pg_time next = PG_TIME_INIT;
+	next.renamed_samples = t->renamed_samples + moved;
 	for (size_t i = 0; i < t->n; i++) {
 		const char *name = pg_shape_frame(m, t->e[i].frame, frame, sizeof(frame)) ?
 					   frame : t->e[i].frame;

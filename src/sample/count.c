@@ -140,6 +140,8 @@ static void read_status(struct sampler *s, struct process *p)
 	char query[sizeof(p->query)] = "";
 	if (ok && a.query_id)
 		s->r->query_ids = true;
+	else if (ok && a.state == PG_STATE_ACTIVE && s->r->query_ids) /* ids on: being parsed */
+		a.query_id = id_elsewhere(s, p, a.text_hash);
 	if (ok && a.query_id && s->o->pg_queries && a.text_hash != p->shape_noted) {
 		/* for the frames of the same text made before its id was known,
 		 * renamed after the run (count_merge_shapes); out of memory, they
@@ -147,8 +149,6 @@ static void read_status(struct sampler *s, struct process *p)
 		pg_shape_ids_note(&s->shapes, a.text_hash, a.query_id);
 		p->shape_noted = a.text_hash;
 	}
-	else if (ok && a.state == PG_STATE_ACTIVE && s->r->query_ids) /* ids on: being parsed */
-		a.query_id = id_elsewhere(s, p, a.text_hash);
 	if (ok && s->o->pg_queries)
 		pg_query_frame(&a, query, sizeof(query));
 	if (strcmp(query, p->query) != 0) {

@@ -559,9 +559,21 @@ pg_queries_compare() {
 		near "$q_mine" "$q_theirs" $TOL && near "$i_mine" "$i_theirs" $TOL || bad="$bad $who's shares apart;"
 		atleast "$q_mine" 5 || bad="$bad $who hardly active;"
 	done
-	local rows
+	local rows parsed
 	rows=$(grep -c . "$TMP/pgq-$mode.psa")
 	[ "$rows" -ge 1000 ] || bad="$bad $rows pg_stat_activity rows;"
+	# the samples read before the server computed their statement's id,
+	# counted under it after the run: a first run read while parsed, a
+	# sample or two; none without ids (a read that lost a known id would
+	# make hundreds, hidden by the merge but for this count)
+	parsed=$(sed -n 's/^  read while parsed *\([0-9]*\) samples.*/\1/p' "$TMP/pgq-$mode.err")
+	parsed=${parsed:-0}
+	if [ "$mode" = on ]; then
+		[ "$parsed" -le 5 ] || bad="$bad $parsed samples read while parsed (<= 5);"
+	else
+		[ "$parsed" = 0 ] || bad="$bad $parsed samples renamed to an id with compute_query_id off;"
+	fi
+	side="$side $parsed samples read while parsed;"
 	local what="the server's query ids"
 	[ "$mode" = off ] && what="the normalized texts' hashes (pg_stat_activity: no id)"
 	if [ "$rc" = 0 ] && [ -z "$bad" ]; then

@@ -115,10 +115,12 @@ static void parsed_shapes_merged(void **state)
 	/* without ids seen: nothing changes */
 	assert_int_equal(pg_time_merge_shapes(&t, &m), 0);
 	assert_int_equal(t.n, 5);
+	assert_int_equal(t.renamed_samples, 0);
 	pg_shape_ids_note(&m, (uint64_t)-9, 42);
 	pg_shape_ids_note(&m, (uint64_t)-7, 77);
 	assert_int_equal(pg_time_merge_shapes(&t, &m), 2);
 	assert_int_equal(t.n, 4);
+	assert_int_equal(t.renamed_samples, 6); /* 3 read while parsed, 3 alone */
 	/* the merged entry where its first frame was, its counts summed */
 	assert_string_equal(t.e[0].frame, "query=42 SELECT $1 FROM a");
 	assert_int_equal(t.e[0].samples, 19);

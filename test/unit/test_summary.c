@@ -54,6 +54,16 @@ static void time_model(void **state)
 		"        waits: none\n"
 		"  sessions not in a query idle 25.0%\n");
 	free(text);
+	/* samples read while parsed, counted under their statement's id */
+	t.renamed_samples = 3;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	summary_time_model(f, &t, 200);
+	fclose(f);
+	assert_non_null(strstr(text, "  sessions not in a query idle 25.0%\n"
+				     "  read while parsed      3 samples of statements read before the server "
+				     "computed their id, counted under the id the run saw for the same text\n"));
+	free(text);
 	/* nothing seen */
 	pg_time_free(&t);
 	text = NULL;
