@@ -206,6 +206,8 @@ $(B)/bench/%: bench/%.c | $(B)/bench
 bench: ptrace_profiler $(BENCH_BINS)
 	@bash bench/run.sh
 	@bash bench/cost_table.sh
+	@bash bench/dump_freeze.sh
+	@bash bench/top_cost.sh
 	@bash bench/pgbench.sh
 
 install: ptrace_profiler
