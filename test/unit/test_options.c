@@ -533,6 +533,16 @@ static void help_text(void **state)
 		for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++)
 			if (!strstr(help, must[m]))
 				fail_msg("help lacks '%s'", must[m]);
+		/* a row added to the format table is a line of --format's help,
+		 * and its extension is in -o's */
+		for (size_t f = 0; format_nth(f); f++) {
+			char line[64];
+			snprintf(line, sizeof(line), "  %s  ", format_nth(f)->name);
+			if (!strstr(help, line))
+				fail_msg("help has no line for --format %s", format_nth(f)->name);
+			if (format_nth(f)->extension && !strstr(help, format_nth(f)->extension))
+				fail_msg("help lacks '%s'", format_nth(f)->extension);
+		}
 		/* Fits a terminal. */
 		for (const char *line = help; *line; ) {
 			size_t n = strcspn(line, "\n");
