@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 #include "sample/owed.h"

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "db/oracle.h"
 #include "db/pgactivity.h"
 #include "output/output.h"
