@@ -48,6 +48,7 @@ struct pyroscope_part {
 	char *text;                         /* malloc'd: its lines, in order */
 	size_t len;
 	uint64_t samples;                   /* the sum of their counts */
+	size_t cap;                         /* bytes allocated at text, while splitting */
 };
 
 /* Splits folded text (len bytes: "frame;frame... COUNT" lines) by first
