@@ -7,7 +7,7 @@
 
 #include "base/clock.h"
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "name/outermost.h"
 #include "profile/cut.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 struct record {
 	uint64_t time_ns, weight_ns;

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "db/oracle.h"
 #include "db/pgactivity.h"
 #include "output/output.h"
@@ -331,9 +331,7 @@ static uint64_t text_hash(const char *text)
 static uint64_t sample_key(const struct sample_view *v, const struct observation *ob,
 			   const struct unwound_frame *frames, int n_frames, int complete)
 {
-	size_t kernel_len = 0;
-	for (int i = 0; i < ob->n_kernel; i++)
-		kernel_len += strlen(ob->kernel + kernel_len) + 1;
+	size_t kernel_len = frames_packed_len(ob->kernel, ob->n_kernel);
 	uint64_t k = stack_hash((const uint8_t *)ob->kernel, kernel_len);
 	k = k * 31 + stack_hash((const uint8_t *)frames, (size_t)n_frames * sizeof(*frames));
 	k = k * 31 + text_hash(v->thread);

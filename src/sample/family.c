@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 /* A PostgreSQL server process exports its backend type (pgbackend.h):
  * one pass over its program's .dynsym, which a program that is no server

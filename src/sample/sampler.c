@@ -11,10 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/frame.h"
-#include "base/hash_index.h"
 #include "base/priority.h"
-#include "continuous/continuous.h"
+#include "continuous/continuous.h" /* window_free */
 #include "profile/timeline.h"
 #include "sample/capture.h"
 #include "sample/count.h"

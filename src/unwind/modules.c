@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "unwind/image.h"
 #include "unwind/layout.h"
 #include "tracee/procfs.h"
