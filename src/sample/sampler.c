@@ -294,7 +294,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			break;
 		scan(s, now_ns(), &last_scan);
 		uint64_t next = sc.due_ns < end ? sc.due_ns : end;
-		windows_between_ticks(s, next, quit);
+		windows_between_ticks(s, next, &sc, quit);
 		targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
 	}
 	/* Stops still pending complete when their threads get a CPU: wait
