@@ -316,8 +316,9 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 		uint64_t weight = st->last_sample_ns && when > st->last_sample_ns ?
 					  when - st->last_sample_ns : s->o->interval_ns;
 		st->last_sample_ns = when;
-		if (timeline_add(s->timeline, when - s->start_ns, weight, stack, thread) != 0)
-			sampler_fail(s, "cannot keep the samples (temporary file)", errno ? errno : EIO);
+		int err = timeline_add(s->timeline, when - s->start_ns, weight, stack, thread);
+		if (err)
+			sampler_fail(s, "cannot keep the samples (temporary file)", err);
 	}
 }
 

@@ -56,6 +56,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 	s->cap_procs = s->n_targets;
 	s->snap->n_words = 0;
 	if (format_info(o->format)->keeps_time && !(s->timeline = timeline_new())) {
+		/* (timeline_new sets errno) */
 		fprintf(stderr, "ptrace_profiler: cannot keep the samples: %s\n", strerror(errno));
 		sampler_free(s);
 		return NULL;
