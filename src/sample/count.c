@@ -370,9 +370,9 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		v.user_ip = user_ip;
 		v.n_user = program_name_samples(p->program, frames, (size_t)n_frames, count, user,
 						 user_ip);
-		for (uint64_t i = 0; i < count; i++)
-			if (output_stap_sample(s->out, &v) != 0)
-				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
+		for (uint64_t i = 0; i < count && !s->error; i++)
+			if (output_stap_sample(s->out, &v) != 0) /* errno its own */
+				sampler_fail(s, "cannot write the output", errno);
 		return;
 	}
 	uint32_t stack = 0;
