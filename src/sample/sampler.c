@@ -68,9 +68,9 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		ts[i].on_drop = capture_thread_ended;
 		ts[i].drop_arg = s;
 		p->program = program_open(ts[i].pid, &s->shared, table, s->timeline);
-		if (!p->program) {
-			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
-				(int)ts[i].pid);
+		if (!p->program) { /* (program_open sets errno) */
+			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d: %s\n",
+				(int)ts[i].pid, strerror(errno));
 			sampler_free(s);
 			return NULL;
 		}
