@@ -47,7 +47,9 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p);
 /* Writes the folded lines; returns 0 or -1 on a write error. */
 int output_folded(FILE *f, const struct stack_table *t);
 
-/* Writes one stap block; returns 0 or -1 on a write error. */
+/* Writes one stap block; returns 0, or -1 with errno set on a write
+ * error: the write's own, EIO when the stream failed without one (its
+ * error flag from an earlier write). */
 int output_stap_sample(FILE *f, const struct sample_view *s);
 
 /* The writers behind output_write, with their knobs for tests and tools. */

@@ -316,8 +316,9 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 		uint64_t weight = st->last_sample_ns && when > st->last_sample_ns ?
 					  when - st->last_sample_ns : s->o->interval_ns;
 		st->last_sample_ns = when;
-		if (timeline_add(s->timeline, when - s->start_ns, weight, stack, thread) != 0)
-			sampler_fail(s, "cannot keep the samples (temporary file)", errno ? errno : EIO);
+		int err = timeline_add(s->timeline, when - s->start_ns, weight, stack, thread);
+		if (err)
+			sampler_fail(s, "cannot keep the samples (temporary file)", err);
 	}
 }
 
@@ -367,9 +368,9 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		v.user_ip = user_ip;
 		v.n_user = program_name_samples(p->program, frames, (size_t)n_frames, count, user,
 						 user_ip);
-		for (uint64_t i = 0; i < count; i++)
-			if (output_stap_sample(s->out, &v) != 0)
-				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
+		for (uint64_t i = 0; i < count && !s->error; i++)
+			if (output_stap_sample(s->out, &v) != 0) /* errno its own */
+				sampler_fail(s, "cannot write the output", errno);
 		return;
 	}
 	uint32_t stack = 0;

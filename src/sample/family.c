@@ -61,8 +61,8 @@ void follow_exec(struct sampler *s, struct process *p)
 		return;
 	p->execs_seen = p->t->execs;
 	struct program *next = program_exec(p->program, p->t->pid);
-	if (!next) {
-		sampler_fail(s, "cannot read the modules of the new program", errno ? errno : ENOMEM);
+	if (!next) { /* (program_exec sets errno) */
+		sampler_fail(s, "cannot read the modules of the new program", errno);
 		return;
 	}
 	p->program = next;

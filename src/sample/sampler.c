@@ -54,6 +54,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 	s->cap_procs = s->n_targets;
 	s->snap->n_words = 0;
 	if (format_info(o->format)->keeps_time && !(s->timeline = timeline_new())) {
+		/* (timeline_new sets errno) */
 		fprintf(stderr, "ptrace_profiler: cannot keep the samples: %s\n", strerror(errno));
 		sampler_free(s);
 		return NULL;
@@ -65,9 +66,9 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		ts[i].on_drop = capture_thread_ended;
 		ts[i].drop_arg = s;
 		p->program = program_open(ts[i].pid, &s->shared, table, s->timeline);
-		if (!p->program) {
-			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d\n",
-				(int)ts[i].pid);
+		if (!p->program) { /* (program_open sets errno) */
+			fprintf(stderr, "ptrace_profiler: cannot read the modules of process %d: %s\n",
+				(int)ts[i].pid, strerror(errno));
 			sampler_free(s);
 			return NULL;
 		}

@@ -93,13 +93,14 @@ static void window_cut(struct sampler *s, uint64_t now)
 	struct window *w = calloc(1, sizeof(*w));
 	struct stack_table *next = stack_table_new();
 	struct timeline *next_tl = s->timeline ? timeline_new() : NULL;
+	int err = s->timeline && !next_tl ? errno : ENOMEM; /* else an allocation's */
 	struct profile_thread *threads = copy_threads(s);
 	if (!w || !next || (s->timeline && !next_tl) || !threads) {
 		free(w);
 		stack_table_free(next);
 		timeline_free(next_tl);
 		free(threads);
-		sampler_fail(s, "cannot start a new window", ENOMEM);
+		sampler_fail(s, "cannot start a new window", err);
 		return;
 	}
 	*w = (struct window){
