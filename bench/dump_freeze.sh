@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 
 RUNS=${DUMP_RUNS:-20}
 GAP=${DUMP_GAP:-0.2}
-B=build/bench
 PP=${PP:-./ptrace_profiler}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 [ "$(id -u)" = 0 ] || { echo "dump_freeze: needs root (ptrace of a non-child)"; exit 1; }
+[ -x build/test/targets/freeze_target ] || { echo "dump_freeze: make build/test/targets/freeze_target first"; exit 1; }
 
 look() {
 	case $1 in

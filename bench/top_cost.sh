@@ -62,7 +62,11 @@ run_one() {
 		rm -f "$OUT/top.rc"
 		"${TM[@]}" new-session -d -s top -x 80 -y 24 \
 			"/usr/bin/time -f '%U %S' -o $time $PP --top -p $pid -d $iv -t $((SECS - 1))s 2>$log; echo \$? >$OUT/top.rc"
-		while [ ! -s "$OUT/top.rc" ]; do sleep 0.2; done ;;
+		# the run ends itself after SECS - 1 s; a screen that never ends
+		# is given up on after twice that (and its session killed)
+		local waited=0
+		while [ ! -s "$OUT/top.rc" ] && [ $waited -lt $((SECS * 10)) ]; do sleep 0.2; waited=$((waited + 1)); done
+		[ -s "$OUT/top.rc" ] || { echo "top_cost: --top did not end in $((SECS * 2)) s" >&2; "${TM[@]}" kill-server 2>/dev/null || true; } ;;
 	esac
 	wait $pid || true
 	local iters stop_total said cpu ticks

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "output/output.h"
-#include "output/pyroscope.h"
+#include "output/format.h"
+#include "output/pyroscope_label.h"
 
 #include "base/version.h"
 

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "options.h"
 #include "db/oracle.h"
+#include "output/pyroscope.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -252,11 +253,28 @@ static enum parse_result option_output(struct parsing *ps, const struct option_r
 	return PARSE_OK;
 }
 
+/* "folded, stap, ... or perf-script": every --format word, from the table. */
+static const char *format_words(char *out, size_t outsz)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; format_nth(i) && len < outsz; i++) {
+		const char *sep = i == 0 ? "" : format_nth(i + 1) ? ", " : " or ";
+		int n = snprintf(out + len, outsz - len, "%s%s", sep, format_nth(i)->name);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	return out;
+}
+
 static enum parse_result option_format(struct parsing *ps, const struct option_row *row, const char *arg)
 {
 	(void)row;
+	char words[128];
 	if (parse_format(arg, &ps->o->format) != 0)
-		return fail(ps, "unknown format '%s' for --format: expected folded, stap, svg, speedscope, pprof or perf-script", arg);
+		return fail(ps, "unknown format '%s' for --format: expected %s", arg,
+			    format_words(words, sizeof(words)));
 	ps->format_given = true;
 	return PARSE_OK;
 }
@@ -764,17 +782,17 @@ static enum parse_result continuous_rules(struct parsing *ps)
 		return PARSE_OK;
 	if (o->period_ns < o->interval_ns)
 		return fail(ps, "--period is shorter than the interval (-d): a window would hold no round");
-	if (o->format == FORMAT_STAP)
-		return fail(ps, "--format stap is written sample by sample: it has no windows (--period, --push)");
+	const struct format_info *fi = format_info(o->format);
+	if (fi->streams)
+		return fail(ps, "--format %s is written sample by sample: it has no windows (--period, --push)",
+			    fi->name);
 	/* Without -o a push run writes nothing: what it sends is folded. */
 	if (o->push_url && !o->output_path && o->format != FORMAT_FOLDED)
 		return fail(ps, "--push sends folded stacks and writes nothing without -o: --format %s needs -o FILE",
 			    format_name(o->format));
-	bool one_per_file = o->format == FORMAT_SVG || o->format == FORMAT_SPEEDSCOPE ||
-			    o->format == FORMAT_PPROF;
-	if (!o->output_path && one_per_file)
+	if (!o->output_path && fi->separator == SEPARATE_NONE)
 		return fail(ps, "--period with --format %s to stdout: one document per file, give -o FILE",
-			    format_name(o->format));
+			    fi->name);
 	return PARSE_OK;
 }
 

@@ -28,4 +28,8 @@ int frames_pack(const char *const *frames, int n, char *out, size_t cap);
  * into packed, at most max.  Returns their number. */
 int frames_unpack(const char *packed, int n, const char **out, int max);
 
+/* The bytes the n packed frames take, their NULs included: what to copy
+ * or compare of them (0 for none). */
+size_t frames_packed_len(const char *packed, int n);
+
 #endif

@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 struct hash_index {
 	struct hash_slot *slots;
@@ -44,29 +43,5 @@ int hash_index_add(struct hash_index *ix, uint64_t hash, uint32_t id);
 /* FNV-1a of bytes, and a mix for one 64-bit word. */
 uint64_t hash_bytes(const void *data, size_t len);
 uint64_t hash_word(uint64_t w);
-
-/* Room for need elements of size bytes in *array, which has room for *cap
- * (the dense arrays above, and any other grown one at a time): doubled
- * until it fits.  false when out of memory (*array and *cap unchanged).
- * Inline: the fuzz targets build perfmap.c without hash_index.c. */
-static inline bool array_reserve(void **array, size_t need, size_t *cap, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 64;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return false;
-		n *= 2;
-	}
-	if (size && n > SIZE_MAX / size)
-		return false;
-	void *grown = realloc(*array, n * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*cap = n;
-	return true;
-}
 
 #endif

@@ -19,11 +19,8 @@
  * (profile.h); stap is also written sample by sample while sampling
  * (output_stap_sample).
  *
- * Everything that depends on the format reads one table (format_info):
- * --format's words and the -o extensions that pick one (options), which
- * writer writes it, whether the sampler must keep every sample in time
- * order or writes samples as they come, and whether two profiles can
- * follow one another in one stream (continuous profiling on stdout).
+ * Everything else about a format (its word, its extension, whether it
+ * streams or keeps time) is in its row of the table, format.h.
  */
 #ifndef PTRACE_PROFILER_OUTPUT_H
 #define PTRACE_PROFILER_OUTPUT_H
@@ -33,55 +30,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "output/format.h"
 #include "profile/aggregate.h"
 #include "profile/profile.h"
 
-
-
-enum output_format {
-	FORMAT_FOLDED,
-	FORMAT_STAP,
-	FORMAT_SVG,
-	FORMAT_SPEEDSCOPE,
-	FORMAT_PPROF,
-	FORMAT_PERF_SCRIPT,
-};
-
-/* How profiles that follow one another in one stream are told apart. */
-enum format_separator {
-	SEPARATE_NONE,    /* one profile a file only (JSON, SVG, gzip) */
-	SEPARATE_BLANK,   /* a blank line (folded) */
-	SEPARATE_COMMENT, /* a "# ptrace_profiler: ..." line */
-};
-
-struct format_info {
-	enum output_format format;
-	const char *name;      /* --format's word */
-	const char *extension; /* an -o name ending so picks it; NULL: none */
-	bool keeps_time;       /* needs every sample in time order (timeline.h) */
-	bool streams;          /* written sample by sample while sampling */
-	enum format_separator separator;
-	/* writes a finished profile (output.h); 0, or -1 with errno */
-	int (*write)(FILE *f, const struct profile *p);
-};
-
-/* The table's row for f; NULL for a value that is no format. */
-const struct format_info *format_info(enum output_format f);
-
-/* --format's word: 0, or -1 for anything that is no format's name. */
-int parse_format(const char *text, enum output_format *out);
-
-/* --format's word for a format ("?" for none). */
-const char *format_name(enum output_format f);
-
-/* The extension that name ends with and that picks a format (.svg,
- * .speedscope.json, .pb.gz), with something before it: its length, and
- * the format in *format (may be NULL); 0 if there is none. */
-size_t format_extension(const char *name, enum output_format *format);
-
-/* The format a file name asks for when --format is not given: the one of
- * its format_extension; anything else (.folded...) is folded. */
-enum output_format format_for_path(const char *path);
 
 /* THE entry point: writes p to f in fmt, and flushes f.  folded, svg and
  * pprof need p->stacks only (pprof also reads p->samples, when given, for
@@ -95,7 +47,9 @@ int output_write(FILE *f, enum output_format fmt, const struct profile *p);
 /* Writes the folded lines; returns 0 or -1 on a write error. */
 int output_folded(FILE *f, const struct stack_table *t);
 
-/* Writes one stap block; returns 0 or -1 on a write error. */
+/* Writes one stap block; returns 0, or -1 with errno set on a write
+ * error: the write's own, EIO when the stream failed without one (its
+ * error flag from an earlier write). */
 int output_stap_sample(FILE *f, const struct sample_view *s);
 
 /* The writers behind output_write, with their knobs for tests and tools. */

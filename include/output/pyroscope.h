@@ -21,16 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PYROSCOPE_NAME_MAX 100
-#define PYROSCOPE_KEY_MAX 64
-#define PYROSCOPE_VALUE_MAX 128
-#define PYROSCOPE_LABELS_MAX 16
-#define PYROSCOPE_SPY_NAME "ptrace_profiler"
+#include "output/pyroscope_label.h"
 
-struct pyroscope_label {
-	char key[PYROSCOPE_KEY_MAX + 1];
-	char value[PYROSCOPE_VALUE_MAX + 1];
-};
+#define PYROSCOPE_NAME_MAX 100
+#define PYROSCOPE_SPY_NAME "ptrace_profiler"
 
 /* Is text a valid application name? */
 bool pyroscope_app_name_ok(const char *text);
@@ -54,6 +48,7 @@ struct pyroscope_part {
 	char *text;                         /* malloc'd: its lines, in order */
 	size_t len;
 	uint64_t samples;                   /* the sum of their counts */
+	size_t cap;                         /* bytes allocated at text, while splitting */
 };
 
 /* Splits folded text (len bytes: "frame;frame... COUNT" lines) by first

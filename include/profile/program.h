@@ -71,15 +71,17 @@ struct program_stack {
 };
 
 /* The program pid runs now; its stacks will be named into named (and,
- * with a timeline, mapped there to their named ids).  NULL if its modules
- * cannot be read. */
+ * with a timeline, mapped there to their named ids).  NULL with errno set
+ * when its modules cannot be read (modules_open's error: ENOENT once the
+ * process is gone) or out of memory (ENOMEM). */
 struct program *program_open(pid_t pid, const struct program_shared *shared,
 			     struct stack_table *named, struct timeline *timeline);
 
 /* Frees p and every older program. */
 void program_free(struct program *p);
 
-/* After an execve of its process: a new program, p retired behind it. */
+/* After an execve of its process: a new program, p retired behind it.
+ * NULL with errno set as program_open's, p left as it was. */
 struct program *program_exec(struct program *p, pid_t pid);
 
 /* Counts count samples: their user frames (innermost first, as unwound)

@@ -20,14 +20,17 @@
 
 struct timeline;
 
-/* NULL when out of memory or no temporary file can be made. */
+/* NULL with errno set when out of memory (ENOMEM) or no temporary file
+ * can be made (tmpfile's error). */
 struct timeline *timeline_new(void);
 void timeline_free(struct timeline *tl);
 
 /* An id for a stack counted for the first time (by address). */
 uint32_t timeline_new_stack(struct timeline *tl);
 
-/* One sample.  0, or -1 (errno) when the record cannot be written. */
+/* One sample.  0, or the error of the write that failed (an errno value:
+ * its own, EIO when stdio gave none), which the timeline keeps: its source
+ * fails with it too. */
 int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint32_t stack,
 		 uint32_t thread);
 

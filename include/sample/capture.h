@@ -12,6 +12,11 @@
  *          is not waited for: it runs no user code until it traps, which
  *          it does when it gets the CPU - its ticks wait in a pending stop
  *          (state.h) until then, and the round goes on.
+ *
+ * The calls into the tracee layer (target.h, snapshot.h) and the unwinder
+ * are direct: test/unit/test_capture.c runs this file against a fake
+ * target by substituting them at link time (ld --wrap), which costs the
+ * production code no indirection and no table to keep in step.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_CAPTURE_H
 #define PTRACE_PROFILER_SAMPLE_CAPTURE_H

@@ -60,4 +60,11 @@ struct round_ticks {
  * it; sc->due_ns becomes the first tick due after ended_ns. */
 struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64_t ended_ns);
 
+/* The ticks schedule_round will count missed, on average, when the round
+ * that serves the tick due at due_ns begins at began_ns (held up between
+ * ticks, naming a window): those due after it and an interval or more
+ * before began_ns, at the mean interval the schedule has now (-d spaced
+ * by --max-overhead, not -d itself), to the nearest whole tick. */
+uint64_t schedule_missed_expected(uint64_t interval_ns, uint64_t due_ns, uint64_t began_ns);
+
 #endif

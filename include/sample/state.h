@@ -244,6 +244,7 @@ struct sampler {
 	double tick_scale;     /* the interval, as a multiple of -d */
 	double highest_scale;
 	uint64_t scale_checked_ns, scale_cpu_ns, scale_rounds;
+	bool scale_settled;      /* past keep_own_cost's first look */
 	int cpus;              /* the machine's, online */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */

@@ -62,11 +62,14 @@ struct module_image {
 	uint64_t eh_frame_hdr_size;
 };
 
-/* The process's modules; its files are found in (or added to) fs. */
+/* The process's modules; its files are found in (or added to) fs.  NULL
+ * with errno set when its maps cannot be read (ENOENT: no such process)
+ * or out of memory. */
 struct modules *modules_open(struct files *fs, pid_t pid);
 void modules_close(struct modules *m);
 
-/* Re-reads the maps.  Returns 0 or -1.  Called from the removal hook
+/* Re-reads the maps.  Returns 0, or -1 with errno set (the read's error,
+ * ENOMEM).  Called from the removal hook
  * (inside a re-read) it does nothing and returns 0. */
 int modules_refresh(struct modules *m);
 

@@ -61,3 +61,11 @@ int frames_unpack(const char *packed, int n, const char **out, int max)
 		out[k] = packed;
 	return k;
 }
+
+size_t frames_packed_len(const char *packed, int n)
+{
+	size_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += strlen(packed + len) + 1;
+	return len;
+}

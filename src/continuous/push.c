@@ -286,7 +286,7 @@ int push_submit(struct pusher *p, char *body, size_t len, uint64_t start_unix_ns
 			return -1;
 		}
 	} else if ((parts = calloc(1, sizeof(*parts)))) {
-		*parts = (struct pyroscope_part){ "", body, len, samples };
+		*parts = (struct pyroscope_part){ .text = body, .len = len, .samples = samples };
 		n = 1;
 	} else {
 		free(body);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 
 #define MAX_EVENT 1000000 /* Oracle has a few thousand events */
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 void pg_shape_ids_free(struct pg_shape_ids *m)
 {
 	free(m->e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/frame.h"
 
 void pg_time_free(struct pg_time *t)

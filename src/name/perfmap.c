@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "tracee/procfs.h"
 #include "base/clock.h"
 

@@ -14,6 +14,7 @@
 #include "name/demangle.h"
 #include "unwind/files.h"
 #include "base/frame.h"
+#include "base/array.h"
 #include "base/hash_index.h"
 #include "base/intern.h"
 #include "name/qualname.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 
 /* --- reading ------------------------------------------------------------ */

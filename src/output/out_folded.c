@@ -69,6 +69,7 @@ static void stap_state(FILE *f, const char *text)
 
 int output_stap_sample(FILE *f, const struct sample_view *s)
 {
+	errno = 0; /* what a failure reports is its own errno, or EIO */
 	for (size_t i = s->n_kernel; i-- > 0;)
 		stap_frame(f, 0, s->kernel[i]);
 	for (size_t i = s->n_user; i-- > 0;)
@@ -79,7 +80,11 @@ int output_stap_sample(FILE *f, const struct sample_view *s)
 	if (s->query)
 		stap_state(f, s->query);
 	fputs("1\n\n", f);
-	return ferror(f) ? -1 : 0;
+	if (!ferror(f))
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
 }
 
 /* A sample of the profile as the stap writer takes it: the stack's frames

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/array.h"
+
 /* --- a growable buffer and the protobuf encoding ---------------------- */
 
 struct pb {

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/version.h"
 
 #define DEFAULT_BUDGET (64u << 20)

@@ -27,6 +27,7 @@
 #include "output/output.h"
 #include "output/diff.h"
 #include "output/output_util.h"
+#include "base/array.h"
 #include "base/hash_index.h"
 
 #include <errno.h>

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 /* An OS state as procfs.h and the sampler write it: one letter (or '?'),
  * a space, words in parentheses - "S (sleeping)", "t (stopped by
  * ptrace_profiler)".  An application state ends in " state)" and is not

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 static bool alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -69,14 +71,8 @@ static struct pyroscope_part *part_of(struct pyroscope_part **parts, size_t *n, 
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*parts)[i].root, root) == 0)
 			return &(*parts)[i];
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 8;
-		struct pyroscope_part *grown = realloc(*parts, c * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		*parts = grown;
-		*cap = c;
-	}
+	if (!array_reserve((void **)parts, *n + 1, cap, sizeof(**parts)))
+		return NULL;
 	struct pyroscope_part *p = &(*parts)[(*n)++];
 	*p = (struct pyroscope_part){ .text = NULL };
 	memcpy(p->root, root, sizeof(p->root));
@@ -86,13 +82,11 @@ static struct pyroscope_part *part_of(struct pyroscope_part **parts, size_t *n, 
 /* Appends line (len bytes, its newline included) to part. */
 static int part_append(struct pyroscope_part *part, const char *line, size_t len)
 {
-	char *grown = realloc(part->text, part->len + len + 1);
-	if (!grown)
+	if (!array_reserve((void **)&part->text, part->len + len + 1, &part->cap, 1))
 		return -1;
-	memcpy(grown + part->len, line, len);
+	memcpy(part->text + part->len, line, len);
 	part->len += len;
-	grown[part->len] = '\0';
-	part->text = grown;
+	part->text[part->len] = '\0';
 	const char *space = memrchr(line, ' ', len);
 	if (space)
 		part->samples += strtoull(space + 1, NULL, 10);

@@ -2,12 +2,13 @@
  * stacks counted by address until they are named (program.h). */
 #include "profile/program.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "name/outermost.h"
 #include "profile/cut.h"
 
@@ -241,17 +242,21 @@ struct program *program_open(pid_t pid, const struct program_shared *shared,
 			     struct stack_table *named, struct timeline *timeline)
 {
 	struct program *p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	p->shared = shared;
 	p->named = named;
 	p->timeline = timeline;
 	p->modules = modules_open(shared->files, pid);
+	int err = p->modules ? ENOMEM : errno; /* after it, only allocations */
 	p->unwinder = p->modules ? unwinder_new(p->modules) : NULL;
 	p->symbolizer = p->modules ? symbolizer_new(shared->namer, p->modules) : NULL;
 	p->pending = stack_table_new();
 	if (!p->unwinder || !p->symbolizer || !p->pending) {
 		program_free(p);
+		errno = err;
 		return NULL;
 	}
 	modules_on_removal(p->modules, name_before_removal, p);

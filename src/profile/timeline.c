@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 struct record {
 	uint64_t time_ns, weight_ns;
@@ -35,9 +35,12 @@ struct timeline {
 struct timeline *timeline_new(void)
 {
 	struct timeline *tl = calloc(1, sizeof(*tl));
-	if (!tl)
+	if (!tl) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	tl->file = tmpfile(); /* unlinked: gone with us, whatever happens */
+	int err = tl->file ? ENOMEM : errno; /* after it, only allocations */
 	tl->buffer = malloc(RECORD_BUFFER);
 	/* (glibc ignores the size unless it is given the buffer) */
 	if (!tl->file || !tl->buffer || setvbuf(tl->file, tl->buffer, _IOFBF, RECORD_BUFFER) != 0) {
@@ -45,6 +48,7 @@ struct timeline *timeline_new(void)
 			fclose(tl->file);
 		free(tl->buffer);
 		free(tl);
+		errno = err;
 		return NULL;
 	}
 	return tl;
@@ -69,9 +73,10 @@ int timeline_add(struct timeline *tl, uint64_t time_ns, uint64_t weight_ns, uint
 		 uint32_t thread)
 {
 	struct record r = { time_ns, weight_ns, stack, thread };
+	errno = 0; /* what a failure reports is its own errno, or EIO */
 	if (fwrite(&r, sizeof(r), 1, tl->file) != 1) {
 		tl->error = errno ? errno : EIO;
-		return -1;
+		return tl->error;
 	}
 	tl->n_samples++;
 	return 0;

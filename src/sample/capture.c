@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 #include "sample/owed.h"
@@ -112,9 +112,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 static void pending_add_tick(struct sampler *s, struct pending_stop *ps, char state, bool on_cpu,
 			     const char *kernel, int n_kernel)
 {
-	size_t used = 0;
-	for (int i = 0; i < n_kernel; i++)
-		used += strlen(kernel + used) + 1;
+	size_t used = frames_packed_len(kernel, n_kernel);
 	ps->last_round = s->round;
 	if (ps->n_ticks > 0) {
 		struct pending_tick *last = &ps->ticks[ps->n_ticks - 1];

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "db/oracle.h"
 #include "db/pgactivity.h"
 #include "output/output.h"
@@ -350,8 +350,9 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 		uint64_t weight = st->last_sample_ns && when > st->last_sample_ns ?
 					  when - st->last_sample_ns : s->o->interval_ns;
 		st->last_sample_ns = when;
-		if (timeline_add(s->timeline, when - s->start_ns, weight, stack, thread) != 0)
-			sampler_fail(s, "cannot keep the samples (temporary file)", errno ? errno : EIO);
+		int err = timeline_add(s->timeline, when - s->start_ns, weight, stack, thread);
+		if (err)
+			sampler_fail(s, "cannot keep the samples (temporary file)", err);
 	}
 }
 
@@ -365,9 +366,7 @@ static uint64_t text_hash(const char *text)
 static uint64_t sample_key(const struct sample_view *v, const struct observation *ob,
 			   const struct unwound_frame *frames, int n_frames, int complete)
 {
-	size_t kernel_len = 0;
-	for (int i = 0; i < ob->n_kernel; i++)
-		kernel_len += strlen(ob->kernel + kernel_len) + 1;
+	size_t kernel_len = frames_packed_len(ob->kernel, ob->n_kernel);
 	uint64_t k = stack_hash((const uint8_t *)ob->kernel, kernel_len);
 	k = k * 31 + stack_hash((const uint8_t *)frames, (size_t)n_frames * sizeof(*frames));
 	k = k * 31 + text_hash(v->thread);
@@ -403,9 +402,9 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		v.user_ip = user_ip;
 		v.n_user = program_name_samples(p->program, frames, (size_t)n_frames, count, user,
 						 user_ip);
-		for (uint64_t i = 0; i < count; i++)
-			if (output_stap_sample(s->out, &v) != 0)
-				sampler_fail(s, "cannot write the output", errno ? errno : EIO);
+		for (uint64_t i = 0; i < count && !s->error; i++)
+			if (output_stap_sample(s->out, &v) != 0) /* errno its own */
+				sampler_fail(s, "cannot write the output", errno);
 		return;
 	}
 	uint32_t stack = 0;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 /* A PostgreSQL server process exports its backend type (pgbackend.h):
  * one pass over its program's .dynsym, which a program that is no server
@@ -62,8 +62,8 @@ void follow_exec(struct sampler *s, struct process *p)
 		return;
 	p->execs_seen = p->t->execs;
 	struct program *next = program_exec(p->program, p->t->pid);
-	if (!next) {
-		sampler_fail(s, "cannot read the modules of the new program", errno ? errno : ENOMEM);
+	if (!next) { /* (program_exec sets errno) */
+		sampler_fail(s, "cannot read the modules of the new program", errno);
 		return;
 	}
 	p->program = next;

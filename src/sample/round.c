@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/frame.h"
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "sample/capture.h"
 #include "sample/count.h"
 #include "sample/idle.h"

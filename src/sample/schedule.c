@@ -60,3 +60,10 @@ struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64
 	sc->due_ns = due;
 	return rt;
 }
+
+uint64_t schedule_missed_expected(uint64_t interval_ns, uint64_t due_ns, uint64_t began_ns)
+{
+	if (!interval_ns || began_ns <= due_ns || began_ns - due_ns <= interval_ns)
+		return 0;
+	return (began_ns - due_ns - interval_ns + interval_ns / 2) / interval_ns;
+}

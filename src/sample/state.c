@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 void sampler_fail(struct sampler *s, const char *what, int err)
 {

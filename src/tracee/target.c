@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 
 #define DW_EH_PE_absptr 0x00
 #define DW_EH_PE_uleb128 0x01

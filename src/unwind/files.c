@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/hash_index.h"
 #include "unwind/eh_frame.h"
 

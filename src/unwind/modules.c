@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/hash_index.h"
+#include "base/array.h"
 #include "unwind/image.h"
 #include "unwind/layout.h"
 #include "tracee/procfs.h"
@@ -194,7 +194,8 @@ static void add_row(struct modules *m, const struct file_row *row)
 	m->rows[m->n_rows++] = *row;
 }
 
-/* The whole of /proc/TASK/maps into m->maps, NUL-terminated.  Bytes or -1. */
+/* The whole of /proc/TASK/maps into m->maps, NUL-terminated.  Bytes, or
+ * -1 with errno set. */
 static ssize_t read_maps_of(struct modules *m, pid_t task)
 {
 	char path[64];
@@ -207,13 +208,16 @@ static ssize_t read_maps_of(struct modules *m, pid_t task)
 		/* a page free at least: what /proc gives per read */
 		if (!array_reserve((void **)&m->maps, len + 4096, &m->maps_cap, 1)) {
 			close(fd);
+			errno = ENOMEM;
 			return -1;
 		}
 		ssize_t got = read(fd, m->maps + len, m->maps_cap - len - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
+			int err = errno;
 			close(fd);
+			errno = err;
 			return -1;
 		}
 		if (got == 0)
@@ -280,9 +284,13 @@ static ssize_t read_maps(struct modules *m)
 	ssize_t len = read_maps_of(m, m->task);
 	if (len > 0)
 		return len;
+	int err = errno; /* the looks for another task must not replace it */
 	pid_t was = m->task;
 	ensure_live_task(m);
-	return m->task == was ? len : read_maps_of(m, m->task);
+	if (m->task != was)
+		return read_maps_of(m, m->task);
+	errno = err;
+	return len;
 }
 
 /* A deleted library that we may not open (map_files needs a capability,
@@ -671,13 +679,17 @@ void modules_freeze(struct modules *m)
 struct modules *modules_open(struct files *fs, pid_t pid)
 {
 	struct modules *m = calloc(1, sizeof(*m));
-	if (!m)
+	if (!m) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	m->files = fs;
 	m->pid = pid;
 	use_task(m, pid);
 	if (modules_refresh(m) != 0) {
+		int err = errno;
 		modules_close(m);
+		errno = err;
 		return NULL;
 	}
 	/* A program just started or exec'd is still loading its libraries:

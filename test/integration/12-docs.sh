@@ -83,10 +83,11 @@ for f in "${DOC_FILES[@]}"; do
 done
 [ "$docs_bad" = 1 ] || pass "docs: every relative link in README.md and docs/*.md leads to a file (and heading)"
 
-# Every option --help prints is in the man page (as the hook greps it: the
-# name after the dashes, since the man page writes them \-\-name), in the
-# manual and in README.md (--name not followed by more of a name, so that
-# --push-queue does not stand for --push).
+# Every option --help prints is in the man page as it writes options:
+# \-\-name (the name's own hyphens plain or as \-), not followed by more of
+# a name - the bare word (top, dump, pid) is found in any prose; in the
+# manual and in README.md as --name, not followed by more of a name either
+# (so that --push-queue does not stand for --push).
 "$PP" --help >"$TMP/docs-help.out" 2>&1
 docs_opts=$(grep -oE -- '--[a-z][a-z0-9-]*' "$TMP/docs-help.out" | sort -u)
 if [ -z "$docs_opts" ]; then
@@ -95,7 +96,10 @@ else
 	docs_bad=0
 	for opt in $docs_opts; do
 		missing=
-		grep -q -- "${opt#--}" man/ptrace_profiler.1 || missing="$missing man/ptrace_profiler.1"
+		man_name=${opt#--}
+		man_name=${man_name//-/'\\?-'}
+		grep -qE -- "\\\\-\\\\-${man_name}([^a-z0-9\\\\-]|\\\\[^-]|\$)" man/ptrace_profiler.1 ||
+			missing="$missing man/ptrace_profiler.1"
 		grep -qE -- "${opt}([^a-z0-9-]|\$)" docs/*.md || missing="$missing docs/*.md"
 		grep -qE -- "${opt}([^a-z0-9-]|\$)" README.md || missing="$missing README.md"
 		if [ -n "$missing" ]; then

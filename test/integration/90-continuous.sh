@@ -2,29 +2,10 @@
 # A local stand-in for Pyroscope (test/tools/ingest_server.py, on
 # 127.0.0.1) records every request and checks it against the /ingest API;
 # the window notes on stderr say how many samples each window holds.
+# (serve, notes, summary_samples, folded_ok: lib.sh)
 
-INGEST=test/tools/ingest_server.py
-
-# serve MODE NAME: an ingest server in MODE (ok, fail, hang), its requests
-# in $TMP/NAME.log; its URL in $URL, its pid in $SPID.  It ends by itself
-# after 60 s; cleanup kills it before that.
-serve() {
-	rm -f "$TMP/$2.port" "$TMP/$2.log"
-	python3 "$INGEST" "$1" "$TMP/$2.port" "$TMP/$2.log" 60 &
-	SPID=$!
-	PIDS+=("$SPID")
-	local i
-	for i in $(seq 1 50); do [ -s "$TMP/$2.port" ] && break; sleep 0.1; done
-	URL=http://127.0.0.1:$(cat "$TMP/$2.port")
-}
-# notes FILE: the window notes of a run's stderr, "STAMP FROM UNTIL SAMPLES" each.
-notes() { sed -n 's/^ptrace_profiler: window \([0-9TZ]*\) from \([0-9]*\) until \([0-9]*\): \([0-9]*\) samples in.*/\1 \2 \3 \4/p' "$1"; }
-# summary_samples FILE: the run's thread samples, from the summary.
-summary_samples() { sed -n 's/^ptrace_profiler: .* ticks in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
 # achieved FILE: the rate achieved, % of the asked one.
 achieved() { sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9]*\)%).*/\1/p' "$1"; }
-# folded_ok FILE: every line "STACK COUNT"; prints the total.
-folded_ok() { awk '!/^.+ [0-9]+$/ { bad = 1 } { t += $NF } END { if (bad || NR == 0) exit 1; print t }' "$1"; }
 
 continuous_input_tests() {
 	bad_input "--label without =" "invalid label 'env' for --label" -p 1 --push http://127.0.0.1:9 --label env

@@ -1,24 +1,12 @@
 # --- --top: the full-screen view, driven in tmux ----------------------------
-# A tmux server of our own (-L, no configuration) gives the profiler an
-# 80x24 terminal; send-keys presses keys, capture-pane reads the screen.
+# A tmux server of our own (TM, run_in_tmux, screen, wait_for, wait_rc:
+# lib.sh) gives the profiler an 80x24 terminal.
 # The split target's known shares must be on it, each key must do what the
 # footer says, and q must end the run with the target running, untraced.
 
 bad_input "--top without a terminal" "--top draws on a terminal, and stdout is not one" --top -p 1
 bad_input "--top with -o" "--top draws on the terminal: -o does not go with it" --top -p 1 -o x.folded
 
-TM=(tmux -L "ptrace_profiler_test.$$" -f /dev/null)
-# screen: the pane now, into $TMP/screen.
-screen() { "${TM[@]}" capture-pane -p -t top >"$TMP/screen" 2>/dev/null; }
-# wait_for TEXT SECONDS: until the screen shows TEXT (as is).
-wait_for() {
-	local i
-	for i in $(seq 1 $(($2 * 5))); do
-		screen && grep -qF -- "$1" "$TMP/screen" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 # column NAME N: the Nth column (a share, its % dropped) of the screen's row for function NAME.
 column() { awk -v name="$1" -v n="$2" '$NF == name && $1 ~ /%$/ { v = $n; sub(/%$/, "", v); print v; exit }' "$TMP/screen"; }
 # state_share REGEX: the share of the states whose line matches REGEX.
@@ -27,18 +15,6 @@ state_share() { awk -v re="$1" '$0 ~ re && $1 ~ /%$/ { v = $1; sub(/%$/, "", v);
 windows_shown() { sed -n 's/^since the start: .* in \([0-9]*\) windows.*/\1/p' "$TMP/screen"; }
 # top_rows: the function rows' own and total shares, in screen order.
 top_rows() { awk '/Function \(by/ { on = 1; next } /^ *Share +Time/ { on = 0 } on && $1 ~ /%$/ { print $1 + 0, $2 + 0 }' "$TMP/screen"; }
-# run_in_tmux COMMAND: a detached 80x24 session "top" running COMMAND; its
-# exit status in $TMP/top.rc when it ends.
-run_in_tmux() {
-	rm -f "$TMP/top.rc"
-	"${TM[@]}" new-session -d -s top -x 80 -y 24 -c "$PWD" "$1; echo \$? >$TMP/top.rc"
-}
-wait_rc() {
-	local i
-	for i in $(seq 1 $(($1 * 10))); do [ -s "$TMP/top.rc" ] && return 0; sleep 0.1; done
-	return 1
-}
-
 top_keys_tests() {
 	# own, by own (the default): the rows in order of their own share
 	if top_rows | awk 'NR > 1 && $1 > prev + 0.05 { bad = 1 } { prev = $1 } END { exit bad || NR < 5 }'; then

@@ -1,6 +1,7 @@
 # lib.sh - what every integration test file uses: the binary under test,
-# the targets, pass/fail/skip, shares of a folded file, and what this
-# machine lets us do (CAN_ATTACH, KSTACKS).  Sourced by test/integration.sh.
+# the targets, pass/fail/skip, shares of a folded file, a stand-in for
+# Pyroscope, a terminal for --top, and what this machine lets us do
+# (CAN_ATTACH, KSTACKS).  Sourced by test/integration.sh.
 
 PP=${PP:-./ptrace_profiler} # make check runs it again with a sanitizer build
 T=build/test/targets
@@ -95,6 +96,58 @@ untouched() {
 	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
 	[ -n "$state" ] && [ "$state" != T ] && [ "$state" != t ] && [ "$tracer" = 0 ]
+}
+
+# --- continuous profiling: a local stand-in for Pyroscope ---------------
+# (test/tools/ingest_server.py, on 127.0.0.1) records every request and
+# checks it against the /ingest API.
+INGEST=test/tools/ingest_server.py
+
+# serve MODE NAME: an ingest server in MODE (ok, fail, hang), its requests
+# in $TMP/NAME.log; its URL in $URL, its pid in $SPID.  It ends by itself
+# after 60 s; cleanup kills it before that.
+serve() {
+	rm -f "$TMP/$2.port" "$TMP/$2.log"
+	python3 "$INGEST" "$1" "$TMP/$2.port" "$TMP/$2.log" 60 &
+	SPID=$!
+	PIDS+=("$SPID")
+	local i
+	for i in $(seq 1 50); do [ -s "$TMP/$2.port" ] && break; sleep 0.1; done
+	URL=http://127.0.0.1:$(cat "$TMP/$2.port")
+}
+# notes FILE: the window notes of a run's stderr, "STAMP FROM UNTIL SAMPLES" each.
+notes() { sed -n 's/^ptrace_profiler: window \([0-9TZ]*\) from \([0-9]*\) until \([0-9]*\): \([0-9]*\) samples in.*/\1 \2 \3 \4/p' "$1"; }
+# summary_samples FILE: the run's thread samples, from the summary.
+summary_samples() { sed -n 's/^ptrace_profiler: .* ticks in .* s, \([0-9]*\) thread samples$/\1/p' "$1"; }
+# folded_ok FILE: every line "STACK COUNT"; prints the total.
+folded_ok() { awk '!/^.+ [0-9]+$/ { bad = 1 } { t += $NF } END { if (bad || NR == 0) exit 1; print t }' "$1"; }
+
+# --- a terminal for --top: a tmux server of our own ----------------------
+# (-L, no configuration) gives the profiler an 80x24 terminal; send-keys
+# presses keys, capture-pane reads the screen.
+TM=(tmux -L "ptrace_profiler_test.$$" -f /dev/null)
+# screen: the pane now, into $TMP/screen.
+screen() { "${TM[@]}" capture-pane -p -t top >"$TMP/screen" 2>/dev/null; }
+# wait_for TEXT SECONDS: until the screen shows TEXT (as is).
+wait_for() {
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		screen && grep -qF -- "$1" "$TMP/screen" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# run_in_tmux COMMAND: a detached 80x24 session "top" running COMMAND; its
+# exit status in $TMP/top.rc when it ends.
+run_in_tmux() {
+	rm -f "$TMP/top.rc"
+	"${TM[@]}" new-session -d -s top -x 80 -y 24 -c "$PWD" "$1; echo \$? >$TMP/top.rc"
+}
+# wait_rc SECONDS: until the command run_in_tmux ran has ended.
+wait_rc() {
+	local i
+	for i in $(seq 1 $(($1 * 10))); do [ -s "$TMP/top.rc" ] && return 0; sleep 0.1; done
+	return 1
 }
 
 [ -x "$PP" ] || { echo "integration: $PP not built"; exit 1; }

@@ -258,6 +258,44 @@ static void parts_by_root(void **state)
 	pyroscope_parts_free(parts, n);
 }
 
+/* A window of many roots and many lines: every part keeps its lines whole
+ * and in order, however often its text and the list of parts grow. */
+static void parts_of_a_large_window(void **state)
+{
+	(void)state;
+	enum { ROOTS = 300, LINES = 20000 };
+	size_t cap = (size_t)LINES * 48;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	size_t len = 0;
+	for (unsigned i = 0; i < LINES; i++)
+		len += (size_t)snprintf(text + len, cap - len, "type%u;f%u;leaf %u\n", i % ROOTS,
+					i, i % 7 + 1);
+	struct pyroscope_part *parts;
+	size_t n;
+	assert_int_equal(pyroscope_split_roots(text, len, &parts, &n), 0);
+	assert_int_equal(n, ROOTS);
+	for (unsigned r = 0; r < ROOTS; r++) {
+		char root[32], line[64];
+		snprintf(root, sizeof(root), "type%u", r);
+		assert_string_equal(parts[r].root, root);
+		uint64_t samples = 0;
+		const char *at = parts[r].text;
+		for (unsigned i = r; i < LINES; i += ROOTS) {
+			int k = snprintf(line, sizeof(line), "%s;f%u;leaf %u\n", root, i, i % 7 + 1);
+			if (strncmp(at, line, (size_t)k) != 0)
+				fail_msg("part %u: '%.40s' where '%s' was due", r, at, line);
+			at += k;
+			samples += i % 7 + 1;
+		}
+		assert_int_equal(*at, '\0');
+		assert_int_equal((size_t)(at - parts[r].text), parts[r].len);
+		assert_int_equal(parts[r].samples, samples);
+	}
+	pyroscope_parts_free(parts, n);
+	free(text);
+}
+
 static void urls(void **state)
 {
 	(void)state;
@@ -448,6 +486,7 @@ int main(void)
 		cmocka_unit_test(labels),
 		cmocka_unit_test(app_names),
 		cmocka_unit_test(parts_by_root),
+		cmocka_unit_test(parts_of_a_large_window),
 		cmocka_unit_test(urls),
 		cmocka_unit_test(sample_rate),
 		cmocka_unit_test(window_seconds),

@@ -143,6 +143,32 @@ static void frames_packed_and_unpacked(void **state)
 	assert_int_equal(frames_pack(k, 0, buf, sizeof(buf)), 0);
 }
 
+/* What a packed list takes: each frame and its NUL, counted up to the n
+ * asked for, so the bytes after them (another tick's leftovers) are not. */
+static void packed_lengths(void **state)
+{
+	(void)state;
+	char buf[64];
+	memset(buf, 'x', sizeof(buf));
+	const char *k[] = { "entry_SYSCALL_64_[k]", "do_syscall_64_[k]", "ep_poll_[k]" };
+	assert_int_equal(frames_pack(k, 3, buf, sizeof(buf)), 3);
+	assert_int_equal(frames_packed_len(buf, 3), 21 + 18 + 12);
+	assert_int_equal(frames_packed_len(buf, 2), 21 + 18);
+	assert_int_equal(frames_packed_len(buf, 0), 0);
+	assert_int_equal(frames_packed_len(NULL, 0), 0);
+	/* empty frames are one byte each */
+	const char *empty[] = { "", "", "a" };
+	assert_int_equal(frames_pack(empty, 3, buf, sizeof(buf)), 3);
+	assert_int_equal(frames_packed_len(buf, 3), 1 + 1 + 2);
+	/* exactly the room frames_pack needs: one byte less does not fit */
+	char again[64];
+	assert_int_equal(frames_pack(k, 3, buf, sizeof(buf)), 3);
+	size_t len = frames_packed_len(buf, 3);
+	assert_int_equal(frames_pack(k, 3, again, len), 3);
+	assert_memory_equal(again, buf, len);
+	assert_int_equal(frames_pack(k, 3, again, len - 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +180,7 @@ int main(void)
 		cmocka_unit_test(lengths_returned),
 		cmocka_unit_test(module_name_of_deleted_and_odd_paths),
 		cmocka_unit_test(frames_packed_and_unpacked),
+		cmocka_unit_test(packed_lengths),
 	};
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
 }

@@ -76,41 +76,12 @@ static void hashes_spread(void **state)
 	assert_int_equal(hash_bytes("", 0), 0xcbf29ce484222325ULL);
 }
 
-/* array_reserve: room for at least what is asked, doubling; a size that
- * cannot be had leaves the array as it was. */
-static void arrays_reserved(void **state)
-{
-	(void)state;
-	uint32_t *a = NULL;
-	size_t cap = 0;
-	assert_true(array_reserve((void **)&a, 0, &cap, sizeof(*a)));
-	assert_null(a);
-	assert_true(array_reserve((void **)&a, 1, &cap, sizeof(*a)));
-	assert_non_null(a);
-	assert_true(cap >= 1);
-	size_t first = cap;
-	assert_true(array_reserve((void **)&a, first, &cap, sizeof(*a)));
-	assert_int_equal(cap, first);
-	assert_true(array_reserve((void **)&a, 5 * first + 1, &cap, sizeof(*a)));
-	assert_true(cap >= 5 * first + 1 && cap <= 16 * first);
-	a[cap - 1] = 7;
-	uint32_t *was = a;
-	size_t had = cap;
-	assert_false(array_reserve((void **)&a, SIZE_MAX / 2, &cap, sizeof(*a)));
-	assert_false(array_reserve((void **)&a, SIZE_MAX, &cap, 1));
-	assert_ptr_equal(a, was);
-	assert_int_equal(cap, had);
-	assert_int_equal(a[cap - 1], 7);
-	free(a);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(grows_and_finds_every_entry),
 		cmocka_unit_test(survives_every_key_colliding),
 		cmocka_unit_test(hashes_spread),
-		cmocka_unit_test(arrays_reserved),
 	};
 	return cmocka_run_group_tests_name("hash_index", tests, NULL, NULL);
 }

@@ -533,6 +533,16 @@ static void help_text(void **state)
 		for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++)
 			if (!strstr(help, must[m]))
 				fail_msg("help lacks '%s'", must[m]);
+		/* a row added to the format table is a line of --format's help,
+		 * and its extension is in -o's */
+		for (size_t f = 0; format_nth(f); f++) {
+			char line[64];
+			snprintf(line, sizeof(line), "  %s  ", format_nth(f)->name);
+			if (!strstr(help, line))
+				fail_msg("help has no line for --format %s", format_nth(f)->name);
+			if (format_nth(f)->extension && !strstr(help, format_nth(f)->extension))
+				fail_msg("help lacks '%s'", format_nth(f)->extension);
+		}
 		/* Fits a terminal. */
 		for (const char *line = help; *line; ) {
 			size_t n = strcspn(line, "\n");
@@ -668,6 +678,47 @@ static void every_format_by_name(void **state)
 			fail_msg("format '%s' accepted", bad[i]);
 	assert_int_equal(f, FORMAT_SVG); /* untouched */
 	assert_int_equal(parse_format(NULL, &f), -1);
+	/* the table lists each of them once, in --help's order, and ends */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct format_info *fi = format_nth(i);
+		assert_non_null(fi);
+		assert_int_equal(fi->format, cases[i].format);
+		assert_ptr_equal(format_info(cases[i].format), fi);
+	}
+	assert_null(format_nth(sizeof(cases) / sizeof(cases[0])));
+	assert_null(format_info((enum output_format)99));
+}
+
+/* --format's error names every word of the table, and --period's rules
+ * read the table's facts (streams, one profile a file) for each format. */
+static void format_rules_come_from_the_table(void **state)
+{
+	(void)state;
+	struct options o;
+	char err[256];
+	const char *unknown[] = { "-p", "1", "--format", "xml", NULL };
+	assert_int_equal(parse(&o, err, unknown), PARSE_ERROR);
+	for (size_t i = 0; format_nth(i); i++)
+		if (!strstr(err, format_nth(i)->name))
+			fail_msg("'%s' does not name %s", err, format_nth(i)->name);
+	for (size_t i = 0; format_nth(i); i++) {
+		const struct format_info *fi = format_nth(i);
+		const char *to_stdout[] = { "-p", "1", "--period", "1s", "--format", fi->name, NULL };
+		const char *to_file[] = { "-p", "1", "--period", "1s", "--format", fi->name,
+					  "-o", "x", NULL };
+		bool stdout_ok = !fi->streams && fi->separator != SEPARATE_NONE;
+		if ((parse(&o, err, to_stdout) == PARSE_OK) != stdout_ok)
+			fail_msg("--period --format %s to stdout: %s", fi->name,
+				 stdout_ok ? err : "accepted");
+		if ((parse(&o, err, to_file) == PARSE_OK) != !fi->streams)
+			fail_msg("--period --format %s -o x: %s", fi->name,
+				 fi->streams ? "accepted" : err);
+	}
+	/* what the table says of each, so the loop above tests something */
+	assert_true(format_info(FORMAT_STAP)->streams);
+	assert_int_equal(format_info(FORMAT_FOLDED)->separator, SEPARATE_BLANK);
+	assert_int_equal(format_info(FORMAT_PERF_SCRIPT)->separator, SEPARATE_COMMENT);
+	assert_int_equal(format_info(FORMAT_SPEEDSCOPE)->separator, SEPARATE_NONE);
 }
 
 static void output_name_picks_the_format(void **state)
@@ -789,6 +840,8 @@ static void continuous_options(void **state)
 		  "--period with --format svg to stdout: one document per file, give -o FILE" },
 		{ { "-p", "1", "--period", "1s", "--format", "pprof" },
 		  "--period with --format pprof to stdout: one document per file, give -o FILE" },
+		{ { "-p", "1", "--period", "1s", "--format", "speedscope" },
+		  "--period with --format speedscope to stdout: one document per file, give -o FILE" },
 		/* --push without -o writes nothing: another format would be kept for no one */
 		{ { "-p", "1", "--push", "http://h", "--format", "speedscope" },
 		  "--push sends folded stacks and writes nothing without -o: --format speedscope needs -o FILE" },
@@ -985,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(command_without_double_dash),
 		cmocka_unit_test(later_values_replace_earlier),
 		cmocka_unit_test(every_format_by_name),
+		cmocka_unit_test(format_rules_come_from_the_table),
 		cmocka_unit_test(output_name_picks_the_format),
 		cmocka_unit_test(explicit_format_wins_over_the_name),
 		cmocka_unit_test(continuous_options),

@@ -220,6 +220,8 @@ static void code_start_finds_the_os_state(void **state)
 	assert_int_equal(frame_code_start(one, 1), 1);
 }
 
+/* A failed write is reported with its own errno, whatever errno held
+ * before (the sampler's summary quotes it). */
 static void write_errors_are_reported(void **state)
 {
 	(void)state;
@@ -228,8 +230,16 @@ static void write_errors_are_reported(void **state)
 		skip();
 	setvbuf(f, NULL, _IONBF, 0);
 	struct sample_view v = sleeping();
+	errno = ENOENT;
 	assert_int_equal(output_stap_sample(f, &v), -1);
+	assert_int_equal(errno, ENOSPC);
 	fclose(f);
+	FILE *ro = fopen("/dev/null", "r"); /* not open for writing */
+	assert_non_null(ro);
+	errno = 0;
+	assert_int_equal(output_stap_sample(ro, &v), -1);
+	assert_int_equal(errno, EBADF);
+	fclose(ro);
 }
 
 static char *stap_text(const struct sample_view *v)
@@ -424,6 +434,21 @@ static void write_error_without_errno_is_eio(void **state)
 	fixture_free(&fx);
 }
 
+/* The same for the stap block the sampler writes as it goes: a stream
+ * that fails without an errno is EIO, not what errno held before. */
+static void stap_sample_error_without_errno_is_eio(void **state)
+{
+	(void)state;
+	FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = refuse });
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	struct sample_view v = sleeping();
+	errno = ENOENT; /* stale, from some call before */
+	assert_int_equal(output_stap_sample(f, &v), -1);
+	assert_int_equal(errno, EIO);
+	fclose(f);
+}
+
 static void frames_bounded_everywhere(void **state)
 {
 	(void)state;
@@ -461,6 +486,7 @@ int main(void)
 		cmocka_unit_test(folded_write_error),
 		cmocka_unit_test(frames_bounded_everywhere),
 		cmocka_unit_test(write_error_without_errno_is_eio),
+		cmocka_unit_test(stap_sample_error_without_errno_is_eio),
 	};
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -170,11 +172,36 @@ static void cut_stacks_marked_and_counted(void **state)
 	munmap(jit, 4096);
 }
 
+/* A process gone (a child, reaped): no program, and the reason is the
+ * read of its maps' own (the sampler's summary quotes it), not what errno
+ * held before; after an execve the old program stays as it was. */
+static void gone_process_says_why(void **state)
+{
+	(void)state;
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	errno = 0;
+	assert_null(program_open(child, &shared, named, NULL));
+	assert_int_equal(errno, ENOENT);
+	struct program *old = program_open(getpid(), &shared, named, NULL);
+	assert_non_null(old);
+	errno = EPERM;
+	assert_null(program_exec(old, child));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(old->unwinder); /* not retired */
+	assert_null(old->older);
+	program_free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(exec_keeps_old_jit_names, new_run, end_run),
 		cmocka_unit_test_setup_teardown(cut_stacks_marked_and_counted, new_run, end_run),
+		cmocka_unit_test_setup_teardown(gone_process_says_why, new_run, end_run),
 	};
 	return cmocka_run_group_tests_name("program", tests, NULL, NULL);
 }

@@ -234,6 +234,31 @@ static void postgres_backend_at_100us(void **state)
 	assert_true(r.verified > 300);
 }
 
+/* The burst target drifting (a relative sleep after each burst), at
+ * -d 500us: between the two rates above. */
+static void burst_drift_at_500us(void **state)
+{
+	(void)state;
+	struct replay r;
+	replay_file("burst-drift-500us.trace.gz", &r);
+	assert_true(r.actions[ACT_REUSE] > 1000);
+	assert_true(r.actions[ACT_STOP] > 100);
+	assert_true(r.actions[ACT_PEEK] > 20);
+	assert_true(r.verified > 1000);
+}
+
+/* The PostgreSQL backend again, at -d 1ms. */
+static void postgres_backend_at_1ms(void **state)
+{
+	(void)state;
+	struct replay r;
+	replay_file("postgres-1ms.trace.gz", &r);
+	assert_true(r.actions[ACT_REUSE] > 500);
+	assert_true(r.actions[ACT_STOP] > 100);
+	assert_true(r.actions[ACT_PEEK] > 20);
+	assert_true(r.verified > 500);
+}
+
 /* Two spinners on one CPU: queued for a CPU, and preempted. */
 static void runqueue_at_1ms(void **state)
 {
@@ -249,7 +274,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(burst_at_100us),
 		cmocka_unit_test(burst_at_1ms),
+		cmocka_unit_test(burst_drift_at_500us),
 		cmocka_unit_test(postgres_backend_at_100us),
+		cmocka_unit_test(postgres_backend_at_1ms),
 		cmocka_unit_test(runqueue_at_1ms),
 	};
 	return cmocka_run_group_tests_name("replay", tests, NULL, NULL);

@@ -87,6 +87,40 @@ static void stall_is_missed(void **state)
 	assert_true(sc.due_ns > 3600ULL * 1000000000ULL + 1000);
 }
 
+/* What a naming that ran past the tick makes the loop miss, estimated
+ * before the loop counts it: what schedule_round counts on average, at
+ * the interval the ticks have now - spaced by --max-overhead, far fewer
+ * than at -d. */
+static void missed_expected_as_the_loop_counts(void **state)
+{
+	(void)state;
+	/* not late by a whole interval: none */
+	assert_int_equal(schedule_missed_expected(D, 1000000, 1000000), 0);
+	assert_int_equal(schedule_missed_expected(D, 1000000, 999000), 0);
+	assert_int_equal(schedule_missed_expected(D, 1000000, 1000000 + D), 0);
+	/* 1.4 intervals late: 0.4 of a tick, none; 1.6: one */
+	assert_int_equal(schedule_missed_expected(D, 1000000, 1000000 + 14 * D / 10), 0);
+	assert_int_equal(schedule_missed_expected(D, 1000000, 1000000 + 16 * D / 10), 1);
+	/* 300 ms late at -d 100us: 2999; the same with the ticks spaced
+	 * 50 times (5 ms apart): 59 */
+	assert_int_equal(schedule_missed_expected(D, 0, 300000000), 2999);
+	assert_int_equal(schedule_missed_expected(50 * D, 0, 300000000), 59);
+	assert_int_equal(schedule_missed_expected(0, 0, 300000000), 0);
+	/* against the loop: rounds that began k intervals late, many seeds */
+	for (uint64_t spaced = 1; spaced <= 64; spaced *= 8) {
+		uint64_t iv = spaced * D, late = 37 * iv + iv / 3, counted = 0, n = 2000;
+		for (uint64_t seed = 1; seed <= n; seed++) {
+			struct schedule sc;
+			schedule_start(&sc, iv, 1000000, seed);
+			counted += schedule_round(&sc, 1000000 + late, 1000000 + late + 1000).missed;
+		}
+		double mean = (double)counted / (double)n;
+		uint64_t expected = schedule_missed_expected(iv, 1000000, 1000000 + late);
+		assert_int_equal(expected, 36);
+		assert_true(fabs(mean - (double)expected) < 1.0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +128,7 @@ int main(void)
 		cmocka_unit_test(quick_round),
 		cmocka_unit_test(long_round_keeps_its_ticks),
 		cmocka_unit_test(stall_is_missed),
+		cmocka_unit_test(missed_expected_as_the_loop_counts),
 	};
 	return cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
 }

@@ -1,0 +1,579 @@
+#define _GNU_SOURCE
+/* Unit tests: capture.c (peeks, stops, pending stops, traps collected
+ * later, threads that end with a stop pending) against a fake target.
+ *
+ * capture.c calls the tracee layer (target.h, snapshot.h) and the
+ * unwinder directly.  This binary is linked with ld's --wrap for every
+ * __wrap_ function defined below (the Makefile's unit_wraps): capture's
+ * calls land here and are answered from a script - no ptrace, no /proc of
+ * a traced thread.  A table of function pointers in capture.c would do
+ * the same at the price of an indirection on every call and a table to
+ * keep in step with target.h, for the sake of a test; the link costs the
+ * production code nothing.
+ *
+ * Everything above the fake is real: the sampler sampler_new makes for
+ * this very process, decide.c's memory, count.c's counting into the
+ * program's stacks - named by this binary's own symbols, so a sample's
+ * user frame says which stack it was counted with.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "base/clock.h"
+#include "base/frame.h"
+#include "profile/aggregate.h"
+#include "profile/program.h"
+#include "sample/capture.h"
+#include "sample/count.h"
+#include "sample/round.h"
+#include "sample/state.h"
+#include "tracee/snapshot.h"
+#include "tracee/target.h"
+#include "unwind/unwind.h"
+
+#define FAKE_TID 99999999 /* above pid_max: /proc has nothing of it */
+#define SLEEP_SP 0x7ffd10000000ULL
+#define TRAP_SP 0x7ffd20000000ULL
+
+/* Where the fake thread's user code is: functions of this binary, each
+ * its own body (identical ones may be folded into one). */
+static volatile int sink;
+__attribute__((noinline)) void peeked_place(void) { sink = 1; }
+__attribute__((noinline)) void old_place(void) { sink = 2; }
+__attribute__((noinline)) void trap_place(void) { sink = 3; }
+__attribute__((noinline)) void running_place(void) { sink = 4; }
+
+static uint64_t address_of(void (*fn)(void))
+{
+	return (uint64_t)(uintptr_t)fn;
+}
+
+/* --- the fake target ------------------------------------------------- */
+
+static struct {
+	/* the script */
+	uint64_t runs;              /* its run count, as schedstat says */
+	uint64_t runs_while_peeked; /* added while a peek copies: it ran */
+	struct blocked_syscall where; /* where it waits, for a peek */
+	uint64_t trap_pc;           /* where it is when it traps */
+	bool traps_at_once;         /* within thread_wait_stop's spin */
+	bool trap_due;              /* thread_poll finds its trap */
+	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
+	/* what capture asked of it */
+	int interrupts, waits, resumes, polls, nudges, peeks, copies;
+	uint64_t spun_until;        /* thread_wait_stop's spin_until */
+} fake;
+
+int __wrap_thread_interrupt(struct thread *th, uint64_t *began_ns)
+{
+	fake.interrupts++;
+	*began_ns = th->stop_asked_ns = th->stop_nudged_ns = now_ns();
+	th->stop_pending = true;
+	return 0;
+}
+
+enum stop_result __wrap_thread_wait_stop(struct target *t, struct thread *th, uint64_t spin_until,
+					 uint64_t *seen_ns)
+{
+	(void)t;
+	fake.waits++;
+	fake.spun_until = spin_until;
+	if (!fake.traps_at_once)
+		return STOP_PENDING;
+	th->stop_pending = false;
+	*seen_ns = now_ns();
+	return STOP_OK;
+}
+
+void __wrap_thread_resume(struct target *t, struct thread *th)
+{
+	(void)t;
+	(void)th;
+	fake.resumes++;
+}
+
+void __wrap_thread_poll(struct target *t, struct thread *th, trap_fn on_trap, void *arg)
+{
+	fake.polls++;
+	if (!fake.trap_due || !th->stop_pending)
+		return;
+	fake.trap_due = false;
+	th->stop_pending = false;
+	on_trap(arg, t, th, now_ns());
+}
+
+void __wrap_thread_nudge(struct thread *th, uint64_t now)
+{
+	(void)th;
+	(void)now;
+	fake.nudges++;
+}
+
+void __wrap_thread_read_kernel_stack(const struct target *t, struct thread *th,
+				     struct kernel_stack *ks)
+{
+	(void)t;
+	(void)th;
+	*ks = fake.kernel;
+}
+
+/* Only where the threads resumed are now (placement is off here). */
+int __wrap_thread_read_stat(struct thread *th, struct task_stat *st)
+{
+	(void)th;
+	(void)st;
+	return -1;
+}
+
+int __wrap_thread_read_syscall(struct thread *th, struct blocked_syscall *out)
+{
+	(void)th;
+	*out = fake.where;
+	return 0;
+}
+
+int __wrap_thread_read_sched(struct target *t, struct thread *th, struct sched_counts *out)
+{
+	(void)t;
+	(void)th;
+	*out = (struct sched_counts){ .runs = fake.runs };
+	return 0;
+}
+
+/* Stack bytes that differ with sp and pc, as a real copy's would. */
+static void fill_stack(struct snapshot *s)
+{
+	s->stack_start = s->regs.rsp - SNAPSHOT_RED_ZONE;
+	s->stack_len = 512;
+	for (size_t i = 0; i < s->stack_len; i++)
+		s->stack[i] = (uint8_t)(s->regs.rip >> (i % 8) ^ s->regs.rsp >> 12 ^ i);
+}
+
+int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
+			 struct snapshot *s)
+{
+	(void)tid;
+	(void)stack_top;
+	fake.peeks++;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.rsp = where->sp;
+	s->regs.rip = where->pc;
+	s->partial_regs = true;
+	fill_stack(s);
+	fake.runs += fake.runs_while_peeked;
+	return 0;
+}
+
+int __wrap_snapshot_regs(pid_t tid, struct snapshot *s)
+{
+	(void)tid;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.rsp = TRAP_SP;
+	s->regs.rip = fake.trap_pc;
+	s->regs.orig_rax = (unsigned long long)-1; /* in no system call */
+	s->partial_regs = false;
+	return 0;
+}
+
+int __wrap_snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
+{
+	(void)tid;
+	(void)stack_top;
+	fake.copies++;
+	fill_stack(s);
+	return 0;
+}
+
+int __wrap_snapshot_read_words(pid_t tid, struct snapshot *s)
+{
+	(void)tid;
+	(void)s;
+	return 0;
+}
+
+/* One frame, the copy's pc: the stack a sample is counted with names
+ * where the copy was taken. */
+int __wrap_unwind_snapshot(struct unwinder *u, const struct snapshot *s,
+			   struct unwound_frame *frames, int max, int *complete)
+{
+	(void)u;
+	(void)max;
+	frames[0] = (struct unwound_frame){ s->regs.rip, FRAME_EXACT };
+	*complete = 1;
+	return 1;
+}
+
+/* --- the sampler over it --------------------------------------------- */
+
+struct world {
+	struct options o;
+	struct sampler_result r;
+	struct target t;
+	struct thread th;
+	size_t n_targets;
+	struct stack_table *named;
+	struct sampler *s;
+	struct process *p;
+	struct sampled_thread *st;
+};
+
+static int setup(void **state)
+{
+	memset(&fake, 0, sizeof(fake));
+	struct world *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	w->o.interval_ns = 1000000;
+	w->th = (struct thread){ .tid = FAKE_TID, .stat_fd = -1, .stack_fd = -1, .syscall_fd = -1,
+				 .sched_fd = -1, .exec_fd = -1 };
+	w->t = (struct target){ .pid = getpid(), .kernel_stacks = true, .threads = &w->th,
+				.n_threads = 1, .cap_threads = 1, .num_threads = -1 };
+	w->n_targets = 1;
+	w->named = stack_table_new();
+	w->s = sampler_new(&w->o, &w->t, &w->n_targets, 1, NULL, w->named, NULL);
+	if (!w->named || !w->s)
+		return -1;
+	w->s->r = &w->r;
+	w->s->start_ns = now_ns();
+	w->p = &w->s->procs[0];
+	w->st = sampled_of(w->s, w->p, &w->th);
+	if (!w->st)
+		return -1;
+	snprintf(w->st->comm, sizeof(w->st->comm), "worker");
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	sampler_free(w->s);
+	stack_table_free(w->named);
+	free(w);
+	return 0;
+}
+
+/* A round as round_run begins it, without the looks (the test makes
+ * capture's calls itself). */
+static void round_begin(struct world *w)
+{
+	w->s->round++;
+	w->s->committed = false;
+	w->s->tick_ns = w->s->released_ns = now_ns();
+}
+
+static void round_over(struct world *w, uint64_t ticks)
+{
+	struct round_ticks rt = { .stands_for = ticks };
+	round_end(w->s, &rt, now_ns());
+}
+
+/* A kernel stack as /proc prints it: innermost first. */
+static struct kernel_stack kernel_stack(const char *inner, const char *outer)
+{
+	struct kernel_stack ks = { .depth = 2 };
+	snprintf(ks.frame[0], KSYM_MAX, "%s", inner);
+	snprintf(ks.frame[1], KSYM_MAX, "%s", outer);
+	return ks;
+}
+
+/* The look at a blocked thread, as round.c defers it for a peek. */
+static struct deferred_peek look_at_sleeper(struct world *w, uint64_t runs)
+{
+	struct deferred_peek d = { .ref = thread_ref_of(w->s, w->p, &w->th), .state = 'S',
+				   .runs_known = true, .sc = { .runs = runs } };
+	struct kernel_stack ks = kernel_stack("do_nanosleep", "hrtimer_nanosleep");
+	d.n_kernel = count_kernel_frames(&ks, d.kernel, sizeof(d.kernel));
+	return d;
+}
+
+/* A thread asleep at pc, peeked at and counted (a round of its own). */
+static void peeked_asleep_at(struct world *w, uint64_t pc)
+{
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP, .pc = pc };
+	round_begin(w);
+	struct deferred_peek d = look_at_sleeper(w, fake.runs);
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
+}
+
+/* A thread R queued for a CPU, asked to stop: not waited for. */
+static void stop_queued(struct world *w)
+{
+	struct stop_request rq = { .state = 'R', .on_cpu = false, .running = false,
+				   .runs_known = true, .sc = { .runs = fake.runs }, .wait = false };
+	char no_kernel[1] = "";
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+}
+
+struct lookup {
+	const char *want;
+	uint64_t count, total;
+	size_t distinct;
+};
+
+static void match_stack(const char *const *frames, size_t n, uint64_t count, void *arg)
+{
+	struct lookup *l = arg;
+	char text[4096] = "";
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(text, ";");
+		strncat(text, frames[i], sizeof(text) - strlen(text) - 2);
+	}
+	if (strcmp(text, l->want) == 0)
+		l->count = count;
+	l->total += count;
+	l->distinct++;
+}
+
+/* The samples counted with the folded stack want so far, named now. */
+static uint64_t counted(struct world *w, const char *want)
+{
+	assert_int_equal(program_name_now(w->p->program), 0);
+	struct lookup l = { want, 0, 0, 0 };
+	stack_table_visit_sorted(w->named, match_stack, &l);
+	return l.count;
+}
+
+/* Every sample counted so far, in all stacks. */
+static uint64_t counted_in_all(struct world *w)
+{
+	assert_int_equal(program_name_now(w->p->program), 0);
+	struct lookup l = { "", 0, 0, 0 };
+	stack_table_visit_sorted(w->named, match_stack, &l);
+	return l.total;
+}
+
+/* --- the tests --------------------------------------------------------- */
+
+/* Blocked, its run count the same before and after the copy: counted
+ * without a stop, for every tick of its round, with the stack the peek
+ * read and the kernel frames of the look. */
+static void peek_consistent_is_counted_without_a_stop(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(peeked_place) };
+	round_begin(w);
+	struct deferred_peek d = look_at_sleeper(w, 5);
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	assert_int_equal(fake.peeks, 1);
+	assert_int_equal(fake.interrupts, 0);
+	assert_int_equal(fake.resumes, 0);
+	round_over(w, 3);
+	assert_int_equal(w->r.peeked, 1);
+	assert_int_equal(w->r.samples, 3);
+	assert_int_equal(w->st->samples, 3);
+	assert_int_equal(w->st->samples_on_cpu, 0);
+	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 3);
+	assert_int_equal(counted_in_all(w), 3);
+	/* proven current at that run count: reusable while it stays */
+	assert_true(w->st->memory->verified);
+	assert_int_equal(w->st->memory->runs_verified, 5);
+}
+
+/* It ran while the stack was copied: the copy may mix two moments, so
+ * nothing is counted (the caller stops it instead), nor remembered. */
+static void peek_that_ran_meanwhile_is_not_counted(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	fake.runs_while_peeked = 1;
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(peeked_place) };
+	round_begin(w);
+	struct deferred_peek d = look_at_sleeper(w, 5);
+	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	assert_int_equal(fake.peeks, 1);
+	assert_int_equal(fake.interrupts, 0);
+	round_over(w, 1);
+	assert_int_equal(w->r.peeked, 0);
+	assert_int_equal(w->r.samples, 0);
+	assert_int_equal(w->st->samples, 0);
+	assert_int_equal(counted_in_all(w), 0);
+	assert_false(w->st->memory->valid);
+}
+
+/* On a CPU at the tick, it traps while we spin: copied and resumed
+ * before capture_stop returns, counted R (running) with what it ran. */
+static void running_thread_is_copied_and_resumed_at_once(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 7;
+	fake.traps_at_once = true;
+	fake.trap_pc = address_of(running_place);
+	round_begin(w);
+	uint64_t asked = now_ns();
+	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = true,
+				   .runs_known = true, .sc = { .runs = 7 }, .wait = true };
+	char no_kernel[1] = "";
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+	assert_int_equal(fake.interrupts, 1);
+	assert_int_equal(fake.waits, 1);
+	assert_true(fake.spun_until > asked); /* it was waited for */
+	assert_int_equal(fake.copies, 1);
+	assert_int_equal(fake.resumes, 1);
+	assert_null(w->st->pending);
+	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->r.queued, 0);
+	assert_int_equal(w->r.frozen.count, 1);
+	round_over(w, 1);
+	assert_int_equal(w->r.samples, 1);
+	assert_int_equal(w->st->samples, 1);
+	assert_int_equal(w->st->samples_on_cpu, 1);
+	assert_int_equal(counted(w, "worker;R (running);running_place"), 1);
+	assert_int_equal(counted_in_all(w), 1);
+}
+
+/* Queued for a CPU: asked, not waited for; its ticks wait in the pending
+ * stop - the ticks its round stands for, and a later tick's with the
+ * kernel frames read then - and are counted, all of them, with the stack
+ * its trap brings, never with the one an earlier sample left. */
+static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	peeked_asleep_at(w, address_of(old_place));
+	assert_int_equal(counted(w, "worker;S (sleeping);old_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 1);
+
+	fake.runs = 6; /* woken, queued for a CPU */
+	round_begin(w);
+	stop_queued(w);
+	assert_int_equal(fake.interrupts, 1);
+	assert_int_equal(fake.spun_until, 0); /* no spin */
+	assert_int_equal(fake.resumes, 0);
+	assert_non_null(w->st->pending);
+	assert_int_equal(w->s->stops_pending, 1);
+	assert_int_equal(w->s->n_pending, 1);
+	assert_int_equal(w->r.queued, 1);
+	round_over(w, 2);
+	assert_int_equal(w->r.samples, 1); /* its round's ticks wait for the trap */
+
+	round_begin(w);
+	fake.kernel = kernel_stack("schedule", "exit_to_user_mode_loop");
+	capture_pending_tick(w->s, w->p, &w->th, w->st, 'R', now_ns());
+	assert_int_equal(fake.nudges, 1);
+	round_over(w, 1);
+	assert_int_equal(w->r.samples, 1);
+
+	capture_poll_pending(w->s); /* no trap yet */
+	assert_int_equal(fake.polls, 1);
+	assert_int_equal(w->s->n_pending, 1);
+	assert_int_equal(w->r.samples, 1);
+
+	fake.trap_due = true; /* it got a CPU, and trapped at once */
+	fake.trap_pc = address_of(trap_place);
+	capture_poll_pending(w->s);
+	assert_int_equal(fake.copies, 1);
+	assert_int_equal(fake.resumes, 1);
+	assert_null(w->st->pending);
+	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->s->n_pending, 0);
+	assert_int_equal(w->r.samples, 4);
+	assert_int_equal(w->st->samples, 4);
+	assert_int_equal(w->st->samples_on_cpu, 0);
+	assert_int_equal(w->r.no_user_stack, 0);
+	assert_int_equal(counted(w, "worker;R (runnable);trap_place"), 2);
+	assert_int_equal(counted(w, "worker;R (runnable);trap_place;"
+				    "exit_to_user_mode_loop_[k];schedule_[k]"), 1);
+	assert_int_equal(counted(w, "worker;R (runnable);old_place"), 0);
+	assert_int_equal(counted(w, "worker;R (runnable);old_place;"
+				    "exit_to_user_mode_loop_[k];schedule_[k]"), 0);
+	assert_int_equal(counted_in_all(w), 4);
+	assert_int_equal(w->st->memory->pc, address_of(trap_place));
+}
+
+/* Ended between rounds with its stop pending: its ticks are counted as
+ * they were read, state and kernel frames, without a user stack - not
+ * with the one its memory holds from before. */
+static void thread_ended_with_a_stop_pending_has_no_user_stack(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	peeked_asleep_at(w, address_of(old_place));
+
+	fake.runs = 6;
+	round_begin(w);
+	stop_queued(w);
+	round_over(w, 1);
+	round_begin(w);
+	fake.kernel = kernel_stack("schedule", "exit_to_user_mode_loop");
+	capture_pending_tick(w->s, w->p, &w->th, w->st, 'R', now_ns());
+	round_over(w, 3);
+	assert_int_equal(w->r.samples, 1);
+
+	w->th.gone = true;
+	capture_thread_ended(w->s, &w->t, &w->th);
+	assert_int_equal(fake.resumes, 0);
+	assert_true(w->st->ended);
+	assert_null(w->st->pending);
+	assert_null(w->st->memory);
+	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->r.no_user_stack, 4);
+	assert_int_equal(w->r.samples, 5);
+	assert_int_equal(w->st->samples, 5);
+	assert_int_equal(counted(w, "worker;R (runnable)"), 1);
+	assert_int_equal(counted(w, "worker;R (runnable);exit_to_user_mode_loop_[k];schedule_[k]"),
+			 3);
+	assert_int_equal(counted(w, "worker;R (runnable);old_place;"
+				    "exit_to_user_mode_loop_[k];schedule_[k]"), 0);
+	assert_int_equal(counted_in_all(w), 5);
+}
+
+/* Ended in the round that added its last pending tick (told while the
+ * round still runs): that tick is the round's observation, counted when
+ * the round ends for every tick it stands for; the earlier ones at once. */
+static void thread_ended_within_its_round_is_counted_with_the_round(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 6;
+	round_begin(w);
+	stop_queued(w);
+	round_over(w, 1);
+
+	round_begin(w);
+	fake.kernel = kernel_stack("schedule", "exit_to_user_mode_loop");
+	capture_pending_tick(w->s, w->p, &w->th, w->st, 'R', now_ns());
+	w->th.gone = true;
+	capture_thread_ended(w->s, &w->t, &w->th);
+	assert_int_equal(w->r.samples, 1); /* the first round's tick */
+	assert_int_equal(w->s->stops_pending, 0);
+	round_over(w, 3);
+	assert_int_equal(w->r.samples, 4);
+	assert_int_equal(w->st->samples, 4);
+	assert_int_equal(counted(w, "worker;R (runnable)"), 1);
+	assert_int_equal(counted(w, "worker;R (runnable);exit_to_user_mode_loop_[k];schedule_[k]"),
+			 3);
+	assert_int_equal(counted_in_all(w), 4);
+	assert_int_equal(fake.resumes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(peek_consistent_is_counted_without_a_stop, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(peek_that_ran_meanwhile_is_not_counted, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(thread_ended_with_a_stop_pending_has_no_user_stack,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			thread_ended_within_its_round_is_counted_with_the_round, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
+}
