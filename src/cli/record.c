@@ -29,9 +29,9 @@ struct recording {
 };
 
 /* Below 1 ms, unbounded, the cost is said before it is paid: measured
- * here (bench/cost_table.sh), a thread on a CPU is kept stopped 23 % of
- * its time at -d 100us, 4.5 % at 1 ms, and the sampler takes 43 % of a
- * CPU.  (A bound by default would make -d mean another interval.) */
+ * here (bench/cost_table.sh), a thread on a CPU is kept stopped 23-27 %
+ * of its time at -d 100us, 4.5-5.2 % at 1 ms, and the sampler takes 43-47 %
+ * of a CPU.  (A bound by default would make -d mean another interval.) */
 static void say_cost(const struct options *o)
 {
 	if (o->interval_ns >= 1000000 || o->max_overhead > 0)
@@ -39,7 +39,7 @@ static void say_cost(const struct options *o)
 	char every[32];
 	format_duration(o->interval_ns, every, sizeof(every));
 	fprintf(stderr, "ptrace_profiler: note: -d %s stops a thread that runs at every tick: about a "
-		"fifth of its time at 100 us (about 5 %% at 1 ms); --max-overhead 1%% bounds it\n", every);
+		"quarter of its time at 100 us (about 5 %% at 1 ms); --max-overhead 1%% bounds it\n", every);
 }
 
 /* The sampler, and the writer (SIGUSR1, --period) and sender (--push)
