@@ -141,6 +141,20 @@ struct stop_facts {
 };
 void memory_after_stop(struct thread_memory *m, const struct stop_facts *f);
 
+/* Does a stop's copy describe the ticks at which the thread was seen
+ * blocked (S or D) before the stop was asked?  Only if it ran no user
+ * code in between: it trapped at a system call's boundary (at_syscall:
+ * our interrupt took it out of its wait, or the wait ended and it trapped
+ * on its way out) and was put on a CPU at most once since the look (the
+ * wake-up that brought it to the trap; look_runs: the run count the look
+ * read).  A thread that woke by itself in between, ran and was caught in
+ * its work has moved on: the copy is of a later moment, and those ticks
+ * get no user stack rather than that one.  Periodic threads at 10 ms had
+ * 0.8 % of their samples asleep in nanosleep over their work's frames,
+ * which read their work 1-2 points over their own clock. */
+bool stop_shows_blocked_tick(const struct stop_facts *f, bool at_syscall, bool look_runs_known,
+			     uint64_t look_runs);
+
 /* A stop that found the thread still where our last stop left it (parked,
  * nothing copied): only its run count is new. */
 void memory_after_parked_stop(struct thread_memory *m, bool runs_known, uint64_t runs);

@@ -399,8 +399,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "  late stops             %" PRIu64 " times a thread did not stop within 200 ms\n",
 			r->stop_timeouts);
 	if (r->no_user_stack)
-		fprintf(f, "  no user stack          %" PRIu64 " samples of threads that never stopped\n",
-			r->no_user_stack);
+		fprintf(f, "  no user stack          %" PRIu64 " samples of threads that never stopped, "
+			"or that ran before their stop came\n", r->no_user_stack);
 	/* Per thread: stops of different threads add up to more than the
 	 * wall time while each thread lost only its own share. */
 	/* (--no-idle's samples left out were taken all the same) */

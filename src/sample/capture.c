@@ -142,11 +142,17 @@ static void note_pending(struct sampler *s, const struct process *p, const struc
  * round ends; the others (their rounds over) are counted now. */
 static void count_pending_ticks(struct sampler *s, struct process *p, struct sampled_thread *st,
 				struct pending_stop *ps, const struct unwound_frame *frames,
-				int n_frames, int complete, bool user, bool group_stop,
-				bool on_cpu_by_runs, const char *how)
+				int n_frames, int complete, bool user_stack, bool user_if_blocked,
+				bool group_stop, bool on_cpu_by_runs, const char *how)
 {
 	for (int i = 0; i < ps->n_ticks; i++) {
 		struct pending_tick *pt = &ps->ticks[i];
+		/* a tick that saw it blocked gets the copy only if it still
+		 * describes that moment (decide.h, stop_shows_blocked_tick) */
+		bool blocked = pt->state == 'S' || pt->state == 'D';
+		bool user = user_stack && (!blocked || user_if_blocked);
+		if (user_stack && !user)
+			s->r->no_user_stack += pt->count;
 		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
 		const char *state = reported_state(pt->state, group_stop, on_cpu);
 		uint64_t count = pt->count;
@@ -178,7 +184,7 @@ void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thre
 	uint64_t ticks = 0;
 	for (int j = 0; j < ps->n_ticks; j++)
 		ticks += ps->ticks[j].count;
-	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, "unstopped");
+	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, false, "unstopped");
 	s->r->no_user_stack += ticks;
 	free(ps);
 }
@@ -258,8 +264,8 @@ static void count_parked(struct sampler *s, struct process *p, struct thread *th
 		memcpy(ps->ticks[i].kernel, m->kernel, sizeof(m->kernel));
 	}
 	ps->classify_by_runs = false;
-	count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, false, false,
-			    "parked");
+	count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, true, false,
+			    false, "parked");
 }
 
 /* What the stop cost the thread, for the summary, the frozen ticks
@@ -314,9 +320,12 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	/* Without a kernel stack to tell, the trap does: a thread on a CPU
 	 * traps where it is, one queued for a CPU must be put on it first. */
 	bool on_cpu_by_runs = c->runs_known && ps->runs_known && c->stopped.runs == ps->runs;
+	struct blocked_syscall at;
+	bool blocked_ok = stop_shows_blocked_tick(f, snapshot_syscall(&s->snap->regs, &at) == 0,
+						  ps->runs_known, ps->runs);
 	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
-	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, th->group_stop,
-			    on_cpu_by_runs, ps->at_once ? "stop" : "late");
+	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, blocked_ok,
+			    th->group_stop, on_cpu_by_runs, ps->at_once ? "stop" : "late");
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
 		struct observation ob = { .state = "R (runnable)", .user = c->copied };
 		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,

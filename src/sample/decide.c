@@ -81,6 +81,16 @@ void memory_after_stop(struct thread_memory *m, const struct stop_facts *f)
 	}
 }
 
+bool stop_shows_blocked_tick(const struct stop_facts *f, bool at_syscall, bool look_runs_known,
+			     uint64_t look_runs)
+{
+	if (!at_syscall)
+		return false; /* caught in user code: it ran since */
+	if (!f->runs_known || !look_runs_known)
+		return true; /* no run count to tell: the boundary is all we know */
+	return f->runs <= look_runs + 1;
+}
+
 void memory_after_parked_stop(struct thread_memory *m, bool runs_known, uint64_t runs)
 {
 	m->capture_runs_known = runs_known;

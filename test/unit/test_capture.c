@@ -65,6 +65,8 @@ static struct {
 	uint64_t trap_pc;           /* where it is when it traps */
 	bool traps_at_once;         /* within thread_wait_stop's spin */
 	bool trap_due;              /* thread_poll finds its trap */
+	bool trap_in_wait;          /* it traps in its wait, aborted by us
+				       (else in user code) */
 	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
 	/* what capture asked of it */
 	int interrupts, waits, resumes, polls, nudges, peeks, copies;
@@ -178,6 +180,10 @@ int __wrap_snapshot_regs(pid_t tid, struct snapshot *s)
 	s->regs.rsp = TRAP_SP;
 	s->regs.rip = fake.trap_pc;
 	s->regs.orig_rax = (unsigned long long)-1; /* in no system call */
+	if (fake.trap_in_wait) { /* nanosleep, aborted: the kernel will restart it */
+		s->regs.orig_rax = 35;
+		s->regs.rax = (unsigned long long)-516; /* -ERESTART_RESTARTBLOCK */
+	}
 	s->partial_regs = false;
 	return 0;
 }
@@ -559,6 +565,60 @@ static void thread_ended_within_its_round_is_counted_with_the_round(void **state
 	assert_int_equal(fake.resumes, 0);
 }
 
+/* Seen asleep at the tick (a new sleep: it ran since its last sample),
+ * then, before the round's peek, it woke and ran: the peek cannot read it,
+ * the stop asked instead catches it in its work.  That copy is of a later
+ * moment: the tick keeps its state and kernel frames, and no user stack -
+ * never the work's (periodic threads were read 1-2 points over their work
+ * so).  Taken out of the same wait by our interrupt, it would get it. */
+static void asleep_at_the_tick_then_ran(struct world *w, bool stayed)
+{
+	fake.runs = 5;
+	peeked_asleep_at(w, address_of(old_place));
+	fake.runs = 7; /* woke, worked, and slept again before this tick */
+	round_begin(w);
+	struct deferred_peek d = look_at_sleeper(w, fake.runs);
+	/* the peek failed (it runs now, or needs registers): asked to stop,
+	 * its trap awaited by nobody, as round.c does */
+	struct stop_request rq = { .state = d.state, .runs_known = true, .sc = d.sc,
+				   .wait = false };
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, d.kernel, d.n_kernel);
+	round_over(w, 1);
+	fake.runs = 8; /* one wake-up: by itself (and it ran), or by us */
+	fake.trap_in_wait = stayed;
+	fake.trap_pc = address_of(stayed ? trap_place : running_place);
+	fake.trap_due = true;
+	capture_poll_pending(w->s);
+	assert_int_equal(fake.copies, 1);
+	assert_int_equal(fake.resumes, 1);
+	assert_null(w->st->pending);
+	assert_int_equal(w->r.samples, 2);
+}
+
+static void asleep_at_the_tick_then_ran_has_no_user_stack(void **state)
+{
+	struct world *w = *state;
+	asleep_at_the_tick_then_ran(w, false);
+	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
+			 1);
+	assert_int_equal(counted(w, "worker;S (sleeping);running_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
+	assert_int_equal(w->r.no_user_stack, 1);
+	assert_int_equal(counted_in_all(w), 2);
+	/* what it copied is still its memory, at that stop's run count */
+	assert_int_equal(w->st->memory->pc, address_of(running_place));
+}
+
+static void asleep_at_the_tick_and_still_gets_its_stack(void **state)
+{
+	struct world *w = *state;
+	asleep_at_the_tick_then_ran(w, true);
+	assert_int_equal(counted(w, "worker;S (sleeping);trap_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 1);
+	assert_int_equal(w->r.no_user_stack, 0);
+	assert_int_equal(counted_in_all(w), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +634,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			thread_ended_within_its_round_is_counted_with_the_round, setup, teardown),
+		cmocka_unit_test_setup_teardown(asleep_at_the_tick_then_ran_has_no_user_stack, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(asleep_at_the_tick_and_still_gets_its_stack, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
 }

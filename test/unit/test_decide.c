@@ -286,6 +286,31 @@ static void after_a_peek(void **state)
 	assert_int_equal(decide(&v, &m), ACT_QUEUED);
 }
 
+/* A stop's copy stands for a tick that saw the thread blocked only if it
+ * ran no user code in between (decide.h). */
+static void blocked_tick_and_its_stop(void **state)
+{
+	(void)state;
+	struct stop_facts f = { .runs_known = true, .runs = 11 };
+	/* woken once (by our interrupt), trapped in the call: the tick's */
+	assert_true(stop_shows_blocked_tick(&f, true, true, 10));
+	/* not even woken (a D wait that ended, trapped on the way out) */
+	f.runs = 10;
+	assert_true(stop_shows_blocked_tick(&f, true, true, 10));
+	/* caught in user code: it ran since, whatever the count */
+	f.runs = 11;
+	assert_false(stop_shows_blocked_tick(&f, false, true, 10));
+	/* in a call again, but put on a CPU twice: it woke, ran, slept again */
+	f.runs = 12;
+	assert_false(stop_shows_blocked_tick(&f, true, true, 10));
+	/* no run count to tell: the call's boundary alone */
+	f.runs_known = false;
+	assert_true(stop_shows_blocked_tick(&f, true, true, 10));
+	assert_false(stop_shows_blocked_tick(&f, false, true, 10));
+	f.runs_known = true;
+	assert_true(stop_shows_blocked_tick(&f, true, false, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +330,7 @@ int main(void)
 		cmocka_unit_test(states_as_shown),
 		cmocka_unit_test(matches_only_the_same_inputs),
 		cmocka_unit_test(stack_hash_sees_every_byte),
+		cmocka_unit_test(blocked_tick_and_its_stop),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }
