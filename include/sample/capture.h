@@ -24,9 +24,12 @@
 #include "sample/state.h"
 
 /* A blocked thread read without a stop, counted as this round's
- * observation.  false when it must be stopped instead: it runs now, it
- * ran while we read, or its stack cannot be unwound from sp and pc alone
- * and is not the one we know. */
+ * observation.  One that was put on a CPU since the look at the tick (it
+ * runs now, or ran while we read) is counted too, with the state and
+ * kernel frames the look read and no user stack: nothing read now, by a
+ * peek or a stop, is of the tick.  false when it must be stopped instead:
+ * still blocked, its stack cannot be unwound from sp and pc alone and is
+ * not the one we know. */
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, const struct deferred_peek *look);
 

@@ -64,22 +64,46 @@ static struct unwind_input snap_input(const struct sampler *s, const struct proc
 	};
 }
 
+/* Put on a CPU since the look at the tick?  Then nothing read now is of
+ * the tick, and a stop would catch a later moment too (decide.h,
+ * stop_shows_blocked_tick). */
+static bool ran_since_the_look(struct process *p, struct thread *th, const struct deferred_peek *look)
+{
+	struct sched_counts now;
+	return look->runs_known && thread_read_sched(p->t, th, &now) == 0 &&
+	       now.runs != look->sc.runs;
+}
+
+/* The tick of a thread seen blocked that ran before it could be read: its
+ * state and kernel frames, as the look read them, and no user stack. */
+static bool count_moved_on(struct sampler *s, struct process *p, struct sampled_thread *st,
+			   const struct deferred_peek *look)
+{
+	s->r->no_user_stack++;
+	count_observe(s, p, st, reported_state(look->state, false, false), false, look->kernel,
+		      look->n_kernel);
+	s->released_ns = now_ns();
+	return true;
+}
+
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, const struct deferred_peek *look)
 {
 	const struct sched_counts *sc = &look->sc;
 	struct thread_memory *m = memory_of(st);
 	struct blocked_syscall w;
-	if (!m || thread_read_syscall(th, &w) != 0)
+	if (!m)
 		return false;
+	if (thread_read_syscall(th, &w) != 0) /* "running", or gone */
+		return ran_since_the_look(p, th, look) && count_moved_on(s, p, st, look);
 	stack_bounds(p, st, w.sp, false);
 	count_set_words(s, p);
 	if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0)
 		return false;
 	/* Consistent if the thread was not put on a CPU while we read. */
 	struct sched_counts after;
-	bool consistent = look->runs_known && thread_read_sched(p->t, th, &after) == 0 &&
-			  after.runs == sc->runs;
+	bool after_known = look->runs_known && thread_read_sched(p->t, th, &after) == 0;
+	bool consistent = after_known && after.runs == sc->runs;
 	struct unwind_input in = snap_input(s, p);
 	bool same = memory_matches(m, &in);
 	int complete = 1;
@@ -92,6 +116,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	}
 	bool counted = same || (consistent && complete);
 	tick_trace_peek(s->trace, th->tid, &in, consistent, complete, counted, sc->runs);
+	if (!counted && after_known && !consistent)
+		return count_moved_on(s, p, st, look); /* it ran: no stop would help */
 	if (!counted)
 		return false;
 	memory_after_peek(m, consistent, sc->runs);

@@ -166,20 +166,31 @@ EOF
 	local pp_n psa_n read_n read_ok sync_n sync_ok aux
 	pp_n=$(total "$TMP/pp.counts")
 	psa_n=$(awk '{ t += $2 } END { print t + 0 }' "$TMP/psa.counts")
-	read_n=$(awk -v re="$re.*;event=Client:ClientRead " '$0 ~ re { t += $NF } END { print t + 0 }' "$TMP/pg.folded")
-	read_ok=$(share_of "$TMP/pg.folded" "$re.*;event=Client:ClientRead " ';(secure_read|pq_getbyte|pq_recvbuf);')
-	sync_n=$(awk '/;event=IO:WALSync / { t += $NF } END { print t + 0 }' "$TMP/pg.folded")
-	sync_ok=$(share_of "$TMP/pg.folded" ';event=IO:WALSync ' ';(XLogFlush|issue_xlog_fsync|fdatasync);')
+	# The wait event and the stack must agree.  A tick that saw a backend
+	# in its wait but whose stack could only be caught after it woke
+	# (decide.h, stop_shows_blocked_tick) has no user frames: it cannot
+	# disagree, and is counted apart (at most a quarter).
+	# (the frame after the event is the OS state, the user frames follow)
+	with_user() { awk '{ n = split($0, f, ";"); for (i = 1; i < n; i++) if (f[i] ~ /^event=/) break
+		if (i + 2 <= n && f[i + 2] !~ /_\[k\]( [0-9]+)?$/) print }' "$1"; }
+	local read_all
+	read_all=$(awk -v re="$re.*;event=Client:ClientRead " '$0 ~ re { t += $NF } END { print t + 0 }' "$TMP/pg.folded")
+	with_user "$TMP/pg.folded" >"$TMP/pg.user.folded"
+	read_n=$(awk -v re="$re.*;event=Client:ClientRead " '$0 ~ re { t += $NF } END { print t + 0 }' "$TMP/pg.user.folded")
+	read_ok=$(share_of "$TMP/pg.user.folded" "$re.*;event=Client:ClientRead " ';(secure_read|pq_getbyte|pq_recvbuf);')
+	sync_n=$(awk '/;event=IO:WALSync / { t += $NF } END { print t + 0 }' "$TMP/pg.user.folded")
+	sync_ok=$(share_of "$TMP/pg.user.folded" ';event=IO:WALSync ' ';(XLogFlush|issue_xlog_fsync|fdatasync);')
 	aux=$(grep -c -e ';event=Activity:CheckpointerMain ' -e ';event=Activity:WalWriterMain ' -e ';event=Activity:BgWriter' "$TMP/pg.folded")
 	local pp_top psa_top
 	pp_top=$(head -n 6 "$TMP/pp.shares" | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $1, $2 }')
 	psa_top=$(head -n 6 "$TMP/psa.shares" | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $1, $2 }')
 	if [ $rc = 0 ] && [ $sampled = 0 ] && [ -z "$bad" ] && [ "$pp_n" -ge 1000 ] && [ "$psa_n" -ge 1000 ] &&
 		[ "$read_n" -ge 50 ] && atleast "$read_ok" 90 && [ "$sync_n" -ge 5 ] && atleast "$sync_ok" 90 &&
+		[ $((4 * read_n)) -ge $((3 * read_all)) ] &&
 		[ "$aux" -ge 1 ] && [ $traced = 0 ]; then
-		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s: client backends' top events, profile/pg_stat_activity (within $TOL points):$side; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows, $snapshots snapshots); Client:ClientRead under secure_read/pq_getbyte in ${read_ok}% of $read_n, IO:WALSync under XLogFlush/issue_xlog_fsync/fdatasync in ${sync_ok}% of $sync_n; checkpointer/walwriter/bgwriter states present; the instance untraced after"
+		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s: client backends' top events, profile/pg_stat_activity (within $TOL points):$side; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows, $snapshots snapshots); Client:ClientRead under secure_read/pq_getbyte in ${read_ok}% of $read_n with a user stack (of $read_all), IO:WALSync under XLogFlush/issue_xlog_fsync/fdatasync in ${sync_ok}% of $sync_n; checkpointer/walwriter/bgwriter states present; the instance untraced after"
 	else
-		fail "PostgreSQL $PGMAJOR wait events against pg_stat_activity" "profiler exit $rc, sampler exit $sampled; apart by more than $TOL points:${bad:- none} ($side); profile [$pp_top] ($pp_n samples, >= 1000), pg_stat_activity [$psa_top] ($psa_n rows, >= 1000); ClientRead under its functions ${read_ok}% of $read_n (>= 90% of >= 50), WALSync ${sync_ok}% of $sync_n (>= 90% of >= 5); auxiliary process states: $aux lines; $traced processes left traced or stopped" "$TMP/pg.folded"
+		fail "PostgreSQL $PGMAJOR wait events against pg_stat_activity" "profiler exit $rc, sampler exit $sampled; apart by more than $TOL points:${bad:- none} ($side); profile [$pp_top] ($pp_n samples, >= 1000), pg_stat_activity [$psa_top] ($psa_n rows, >= 1000); ClientRead under its functions ${read_ok}% of $read_n with a user stack (>= 90% of >= 50, and of $read_all at least 3/4), WALSync ${sync_ok}% of $sync_n (>= 90% of >= 5); auxiliary process states: $aux lines; $traced processes left traced or stopped" "$TMP/pg.folded"
 		tail -n 3 "$TMP/pgcall.log" "$TMP/pg.err" 2>/dev/null | sed 's/^/    /'
 	fi
 }

@@ -65,6 +65,7 @@ static struct {
 	uint64_t trap_pc;           /* where it is when it traps */
 	bool traps_at_once;         /* within thread_wait_stop's spin */
 	bool trap_due;              /* thread_poll finds its trap */
+	bool running_now;           /* on a CPU when its syscall is read */
 	bool trap_in_wait;          /* it traps in its wait, aborted by us
 				       (else in user code) */
 	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
@@ -137,6 +138,8 @@ int __wrap_thread_read_stat(struct thread *th, struct task_stat *st)
 int __wrap_thread_read_syscall(struct thread *th, struct blocked_syscall *out)
 {
 	(void)th;
+	if (fake.running_now)
+		return -1; /* /proc/.../syscall says "running" */
 	*out = fake.where;
 	return 0;
 }
@@ -388,9 +391,11 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 	assert_int_equal(w->st->memory->runs_verified, 5);
 }
 
-/* It ran while the stack was copied: the copy may mix two moments, so
- * nothing is counted (the caller stops it instead), nor remembered. */
-static void peek_that_ran_meanwhile_is_not_counted(void **state)
+/* It ran while the stack was copied: the copy may mix two moments, and
+ * no later read, by a peek or a stop, is of the tick.  Counted with the
+ * state and kernel frames the look read, no user stack, no stop; nothing
+ * remembered. */
+static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 {
 	struct world *w = *state;
 	fake.runs = 5;
@@ -399,15 +404,44 @@ static void peek_that_ran_meanwhile_is_not_counted(void **state)
 					       .pc = address_of(peeked_place) };
 	round_begin(w);
 	struct deferred_peek d = look_at_sleeper(w, 5);
-	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 1);
 	assert_int_equal(fake.interrupts, 0);
 	round_over(w, 1);
 	assert_int_equal(w->r.peeked, 0);
-	assert_int_equal(w->r.samples, 0);
-	assert_int_equal(w->st->samples, 0);
-	assert_int_equal(counted_in_all(w), 0);
+	assert_int_equal(w->r.no_user_stack, 1);
+	assert_int_equal(w->r.samples, 1);
+	assert_int_equal(w->st->samples, 1);
+	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
+			 1);
+	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
+	assert_int_equal(counted_in_all(w), 1);
 	assert_false(w->st->memory->valid);
+}
+
+/* Woken before its peek, on a CPU when its system call is read: the same,
+ * without a copy at all. */
+static void peek_of_a_thread_running_now_has_no_user_stack(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 6; /* the look read 5 */
+	fake.running_now = true;
+	round_begin(w);
+	struct deferred_peek d = look_at_sleeper(w, 5);
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	assert_int_equal(fake.peeks, 0);
+	assert_int_equal(fake.interrupts, 0);
+	round_over(w, 1);
+	assert_int_equal(w->r.no_user_stack, 1);
+	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
+			 1);
+	/* its run count unmoved, a failed read is no proof: stopped instead */
+	fake.runs = 5;
+	round_begin(w);
+	d = look_at_sleeper(w, 5);
+	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
 }
 
 /* On a CPU at the tick, it traps while we spin: copied and resumed
@@ -624,8 +658,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(peek_consistent_is_counted_without_a_stop, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(peek_that_ran_meanwhile_is_not_counted, setup,
+		cmocka_unit_test_setup_teardown(peek_that_ran_meanwhile_has_no_user_stack, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(peek_of_a_thread_running_now_has_no_user_stack,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
