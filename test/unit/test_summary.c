@@ -107,21 +107,24 @@ static void process_heads(void **state)
 	assert_null(sampler_process_words(NULL, 1234));
 }
 
-/* The summary of a run of no process with these samples, cut as the
- * tally says. */
-static char *summary_of(uint64_t samples)
+/* The summary of a run of no process with this result. */
+static char *summary_text(const struct options *o, const struct sampler_result *r)
 {
-	static struct options o;
-	static struct sampler_result r;
-	o.interval_ns = 10000000;
-	r.samples = samples;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
-	summary_print(f, &o, NULL, 0, NULL, &r);
+	summary_print(f, o, NULL, 0, NULL, r);
 	fclose(f);
 	return text;
+}
+
+/* ... with these samples, cut as the tally says. */
+static char *summary_of(uint64_t samples)
+{
+	struct options o = { .interval_ns = 10000000 };
+	struct sampler_result r = { .samples = samples };
+	return summary_text(&o, &r);
 }
 
 /* The self-check's line: which thread, both figures, what to do. */
@@ -180,12 +183,7 @@ static void host_steal(void **state)
 	const double shares[] = { -1, 0, 0.0049, 0.023 };
 	for (size_t i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
 		r.steal_share = shares[i];
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		assert_non_null(f);
-		summary_print(f, &o, NULL, 0, NULL, &r);
-		fclose(f);
+		char *text = summary_text(&o, &r);
 		const char *line = strstr(text, "\n  host steal             ");
 		if (shares[i] < 0.005)
 			assert_null(line);
