@@ -17,6 +17,14 @@ truth() {
 	} END { printf "%.1f", sw ? 100 * sv / sw : 0 }' "$1"
 }
 
+# asleep_over FILE THREADS FUNC: samples of THREADS (a regex of names) that
+# are asleep (S or D) with FUNC among their user frames.  For work that
+# never sleeps (the targets read the vDSO's clock), each one is a tick
+# that got a later moment's stack.
+asleep_over() {
+	grep -E "^($2)[0-9]+;[SD] \([a-z ]+\);.*;$3(;| )" "$1" | total /dev/stdin
+}
+
 # Periodic work: threads that wake every 10 ms, work 0.5 ms and go back to
 # sleep in the same call - on a fixed grid (clock_nanosleep TIMER_ABSTIME)
 # and drifting (relative nanosleep).  At 10 ms, 1 ms and 100 us, eight
@@ -41,9 +49,7 @@ periodic_tests() {
 		grid_rp=$(share_of "$out.folded" '^grid[0-9]+;' '^grid[0-9]+;R \(running\);')
 		drift_rp=$(share_of "$out.folded" '^drift[0-9]+;' '^drift[0-9]+;R \(running\);')
 		warned=$(grep -c 'warning: thread' "$out.err")
-		# periodic_work never sleeps (its clock is the vDSO's): a sample
-		# asleep over its frames got a later moment's stack
-		asleep_in_work=$(grep -E '^(grid|drift)[0-9]+;[SD] \([a-z ]+\);.*;periodic_work(;| )' "$out.folded" | total /dev/stdin)
+		asleep_in_work=$(asleep_over "$out.folded" 'grid|drift' periodic_work)
 		if [ $rc = 0 ] && near "$grid_p" "$grid_t" 2 && near "$drift_p" "$drift_t" 2 &&
 			near "$grid_rp" "$grid_rt" 2.5 && near "$drift_rp" "$drift_rt" 2.5 && [ "$warned" = 0 ] &&
 			[ "$asleep_in_work" = 0 ]; then
@@ -147,8 +153,7 @@ burst_tests() {
 				work_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' ';burst_work( |;)')
 				run_p=$(share_of "$TMP/burst.folded" '^burst[0-9]+;' '^burst[0-9]+;R \(running\);')
 				warned=$(grep -c 'warning: thread' "$TMP/burst.err")
-				# burst_work never sleeps: asleep over it is a later stack
-				asleep=$(grep -E '^burst[0-9]+;[SD] \([a-z ]+\);.*;burst_work(;| )' "$TMP/burst.folded" | total /dev/stdin)
+				asleep=$(asleep_over "$TMP/burst.folded" burst burst_work)
 				good=0
 				near "$work_p" "$work_t" 2 && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] &&
 					[ "$asleep" = 0 ] && good=1
