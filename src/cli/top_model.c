@@ -10,6 +10,7 @@
 #include "base/array.h"
 #include "base/hash_index.h"
 #include "base/intern.h"
+#include "output/output_util.h"
 
 #define NO_STACK "[no stack]"
 #define STATE_SEARCH 5 /* the OS state is at most this deep: thread, query, wait, state */
@@ -123,37 +124,11 @@ static int add(struct top_model *m, const char *name, enum top_kind kind, enum t
 	return 0;
 }
 
-/* "R (running)", "S (sleeping)", "D (disk sleep)", "? (unknown)":
- * procfs.h's state_description. */
-static bool is_os_state(const char *f)
-{
-	size_t len = strlen(f);
-	if (len < 5 || !((f[0] >= 'A' && f[0] <= 'Z') || f[0] == '?') || f[1] != ' ' ||
-	    f[2] != '(' || f[len - 1] != ')')
-		return false;
-	for (size_t i = 3; i + 1 < len; i++)
-		if (!((f[i] >= 'a' && f[i] <= 'z') || f[i] == ' '))
-			return false;
-	return true;
-}
-
-static bool ends_with(const char *s, const char *end)
-{
-	size_t a = strlen(s), b = strlen(end);
-	return a >= b && memcmp(s + a - b, end, b) == 0;
-}
-
-/* An application's state frame (profile.h), or a note in its place. */
-static bool is_wait(const char *f)
-{
-	return ends_with(f, " state)") || (f[0] == '[' && ends_with(f, " state]"));
-}
-
 /* The index of the OS state frame; 0 when there is none. */
 static size_t state_index(const char *const *f, size_t n)
 {
 	for (size_t i = 1; i < n && i < STATE_SEARCH; i++)
-		if (is_os_state(f[i]))
+		if (frame_is_os_state(f[i])) /* t (stopped by ptrace_profiler) too */
 			return i;
 	return 0;
 }
@@ -165,7 +140,7 @@ static int count_stack(struct top_model *m, const char *const *f, size_t n, uint
 	size_t state = state_index(f, n);
 	int rc = 0;
 	for (size_t i = 1; i < state; i++)
-		rc |= add(m, f[i], is_wait(f[i]) ? TOP_WAIT : TOP_QUERY, TOP_USER, false, count);
+		rc |= add(m, f[i], frame_is_app_state(f[i]) ? TOP_WAIT : TOP_QUERY, TOP_USER, false, count);
 	if (state)
 		rc |= add(m, f[state], TOP_STATE, TOP_USER, false, count);
 	size_t user = state + 1, kernel = user;

@@ -152,6 +152,34 @@ static void stacks_without_user_frames(void **state)
 	top_model_free(m);
 }
 
+/* Every state the profile writes is a state, not a function: the ones
+ * in lower case, and ours (the screen listed "t (stopped by
+ * ptrace_profiler)" among the functions, at 0.8 % total). */
+static void every_state_is_a_state(void **state)
+{
+	(void)state;
+	struct top_model *m = top_model_new();
+	const char *const w[] = {
+		"t;t (stopped by ptrace_profiler);main;work 3",
+		"t;t (tracing stop);main;work 2",
+		"t;event=Client:ClientRead (PostgreSQL state);S (sleeping);main;wait 5",
+		NULL,
+	};
+	add(m, w);
+	struct top_row r[32];
+	size_t n = top_model_table(m, TOP_STATE, TOP_WINDOW, r, 32);
+	assert_int_equal(row(r, n, "t (stopped by ptrace_profiler)")->total, 3);
+	assert_int_equal(row(r, n, "t (tracing stop)")->total, 2);
+	assert_int_equal(row(r, n, "S (sleeping)")->total, 5);
+	n = top_model_functions(m, TOP_WINDOW, TOP_BY_OWN, TOP_USER, r, 32);
+	assert_false(has_row(r, n, "t (stopped by ptrace_profiler)"));
+	assert_false(has_row(r, n, "t (tracing stop)"));
+	assert_int_equal(row(r, n, "work")->own, 5);
+	n = top_model_table(m, TOP_WAIT, TOP_WINDOW, r, 32);
+	assert_int_equal(row(r, n, "event=Client:ClientRead (PostgreSQL state)")->total, 5);
+	top_model_free(m);
+}
+
 static void window_and_since_the_start(void **state)
 {
 	(void)state;
@@ -409,6 +437,7 @@ int main(void)
 		cmocka_unit_test(own_and_total_shares),
 		cmocka_unit_test(kernel_frames_as_functions),
 		cmocka_unit_test(stacks_without_user_frames),
+		cmocka_unit_test(every_state_is_a_state),
 		cmocka_unit_test(window_and_since_the_start),
 		cmocka_unit_test(pause_keeps_what_is_shown),
 		cmocka_unit_test(wait_events_and_queries),
