@@ -133,16 +133,22 @@ work_sleep_tests() {
 # On a virtual machine the host may lend the CPUs to other guests (steal):
 # the target's bursts stretch while no thread here runs.  A CI run right
 # after boot, 1-2 % of steal, read work 2-4 points under the target's clock
-# at 100 us to 1 ms; the same binary was within 1 point before and after.
-# So an interval whose run saw 0.5 % of steal or more, and missed, is run
-# again (at most twice), and every try is reported; without steal one try.
+# at 100 us to 1 ms; the same binary was within 1 point before and after;
+# another, at 15-22 % of steal, read 9 % against 13-14 %.  So an interval
+# whose run saw 0.5 % of steal or more, and missed, is run again (at most
+# twice, after a pause); one whose every try missed under 2 % of steal or
+# more is not judged, and said so - the summary itself warns the user of
+# steal.  Fewer than three intervals judged of a kind: skipped, with the
+# steal seen.  Every try is reported.
 burst_tests() {
 	local kind d threads secs work_t run_t work_p run_p warned ok line try good stolen before asleep
+	local judged unjudged
 	for kind in grid drift; do
-		ok=1 line=""
+		ok=1 line="" judged=0 unjudged=""
 		for d in 100us 200us 500us 1ms 10ms; do
 			threads=1 secs=3
 			[ "$d" = 10ms ] && threads=4 secs=5
+			local busy_host=1
 			for try in 1 2 3; do
 				before=$(cpu_ticks)
 				"$PP" -d "$d" -o "$TMP/burst.folded" -- "$T/burst" "$secs" "$threads" 10000 1000 "$kind" \
@@ -158,15 +164,20 @@ burst_tests() {
 				near "$work_p" "$work_t" 2 && near "$run_p" "$run_t" 2.5 && [ "$warned" = 0 ] &&
 					[ "$asleep" = 0 ] && good=1
 				line="$line $d: work ${work_p}% (${work_t}%), running ${run_p}% (${run_t}%)$([ "$warned" = 0 ] || echo ', self-check spoke')$([ "$asleep" = 0 ] || echo ", $asleep asleep over burst_work")$(atleast "$stolen" 0.5 && echo ", host steal ${stolen}%");"
+				atleast "$stolen" 2 || busy_host=0
 				[ $good = 1 ] && break
 				cp "$TMP/burst.folded" "$TMP/burst.bad.folded"
 				atleast "$stolen" 0.5 || break
 				line="$line again:"
+				sleep 3
 			done
-			[ $good = 1 ] || ok=0
+			if [ $good = 1 ]; then judged=$((judged + 1))
+			elif [ $busy_host = 1 ]; then unjudged="$unjudged $d"; line="$line (not judged: the host was busy);"
+			else ok=0; judged=$((judged + 1)); fi
 		done
-		if [ $ok = 1 ]; then pass "bursts between waits, $kind:$line"
-		else fail "bursts between waits, $kind" "work +-2, running +-2.5 points:$line" "$TMP/burst.bad.folded"; fi
+		if [ $ok = 0 ]; then fail "bursts between waits, $kind" "work +-2, running +-2.5 points:$line" "$TMP/burst.bad.folded"
+		elif [ $judged -lt 3 ]; then skip "bursts between waits, $kind" "the host lent 2 % or more of the CPUs to other guests in every try at$unjudged:$line"
+		else pass "bursts between waits, $kind:$line"; fi
 	done
 }
 
