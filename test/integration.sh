@@ -3,16 +3,81 @@
 # test/targets/ (built by `make check`).  Each test asserts an outcome -
 # shares within a tolerance, frames present, exit codes, the target's own
 # view - and prints PASS, FAIL (with the numbers) or SKIP (with the reason).
-# The tests live in test/integration/NN-area.sh, run in that order;
-# ONLY=PATTERN runs the files whose name matches (ONLY=threads).
-# The last line is "integration: N passed, M failed, K skipped".
+# The tests live in test/integration/NN-area.sh, run in that order, each
+# file in a subshell of its own; ONLY=PATTERN runs the files whose name
+# matches (ONLY=threads).
+#
+# A timing bound that missed (MISS, lib.sh's tfail) has its file run again,
+# up to three tries in all: the check FAILs when it missed in two of them,
+# and passes otherwise.  Only the first try's other results are counted,
+# and any FAIL of a later try (a FAIL is never a matter of time).
+#
+# The run ends with its FAIL lines again and the line
+# "integration: N passed, M failed, K skipped".
 set -u
 cd "$(dirname "$0")/.."
 
 . test/integration/lib.sh
+
+# run_try FILE TRY: one try of FILE in a subshell; its counts in
+# $TMP/counts, the names of its timing checks that missed in $TMP/misses.
+run_try() {
+	: >"$TMP/misses"
+	echo "0 0 0" >"$TMP/counts"
+	(
+		TRY=$2 MISSES=$TMP/misses passed=0 failed=0 skipped=0 PIDS=() CGROUP=
+		# what the file started is ended with it: lib.sh's cleanup, less
+		# the temporary folder, which is the run's (a file that sets its
+		# own EXIT trap calls cleanup from it)
+		cleanup() {
+			for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+			[ -z "$CGROUP" ] || { sleep 0.1; rmdir "$CGROUP" 2>/dev/null; }
+			echo "$passed $failed $skipped" >"$TMP/counts"
+		}
+		trap cleanup EXIT
+		. "$1"
+	) </dev/null
+}
+
+declare -A missed # timing check -> tries it missed in, for the file at hand
 for file in test/integration/[0-9]*.sh; do
-	case $file in *${ONLY:-}*) . "$file" ;; esac
+	case $file in *${ONLY:-}*) ;; *) continue ;; esac
+	started=$SECONDS
+	run_try "$file" 1
+	read -r p f s <"$TMP/counts"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	missed=()
+	while IFS= read -r name; do missed[$name]=1; done < <(sort -u "$TMP/misses")
+	try=1
+	while [ "${#missed[@]}" -gt 0 ] && [ "$try" -lt 3 ]; do
+		# another try only while some check's verdict is still open:
+		# missed once, with a try left to miss again
+		open=0
+		for name in "${!missed[@]}"; do [ "${missed[$name]}" = 1 ] && open=1; done
+		[ "$open" = 1 ] || break
+		try=$((try + 1))
+		sleep 2 # a moment for a neighbour's burst to pass
+		echo "RETRY $file, try $try of 3: timing checks missed so far: $(printf '%s; ' "${!missed[@]}")"
+		run_try "$file" "$try"
+		read -r p f s <"$TMP/counts"
+		failed=$((failed + f))
+		while IFS= read -r name; do
+			missed[$name]=$((${missed[$name]:-0} + 1))
+		done < <(sort -u "$TMP/misses")
+	done
+	for name in "${!missed[@]}"; do
+		if [ "${missed[$name]}" -ge 2 ]; then
+			fail "$name" "the timing bound missed in ${missed[$name]} of $try tries (each MISS above)"
+		else
+			pass "$name: the timing bound missed once in $try tries, met otherwise"
+		fi
+	done
+	echo "-- $file: $((SECONDS - started)) s"
 done
 
+if [ -s "$FAILS" ]; then
+	echo "integration: the FAIL lines again ($PP):"
+	cat "$FAILS"
+fi
 echo "integration: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -11,9 +11,11 @@ else
 	a=$(share "$TMP/split.folded" ';cpu_work')
 	b=$(share "$TMP/split.folded" ';sleep_work')
 	c=$(share "$TMP/split.folded" ';cpu_other')
-	if [ $rc = 0 ] && near "$a" 50 $TOL && near "$b" 30 $TOL && near "$c" 20 $TOL; then
+	if [ $rc = 0 ]; then pass "split: -d 1ms -t 4s exit 0"
+	else fail "split: -d 1ms -t 4s" "exit $rc" "$TMP/split.err"; fi
+	if near "$a" 50 $TOL && near "$b" 30 $TOL && near "$c" 20 $TOL; then
 		pass "split shares: cpu_work ${a}% (50), sleep_work ${b}% (30), cpu_other ${c}% (20)"
-	else fail "split shares" "exit $rc; cpu_work ${a}% (50), sleep_work ${b}% (30), cpu_other ${c}% (20), tolerance $TOL" "$TMP/split.folded"; fi
+	else tfail "split shares" "cpu_work ${a}% (50), sleep_work ${b}% (30), cpu_other ${c}% (20), tolerance $TOL" "$TMP/split.folded"; fi
 	if untouched "$TPID"; then pass "target running and untraced after the run"
 	else fail "target after the run" "state/TracerPid: $(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' ')"; fi
 
@@ -95,8 +97,10 @@ else
 	wait $prof
 	rc=$?
 	n=$(total "$TMP/int.folded")
-	if [ $rc = 0 ] && [ "$n" -gt 300 ] && untouched "$TPID"; then pass "SIGINT ends the run: exit 0, $n samples written, target untraced"
-	else fail "SIGINT ends the run" "exit $rc, $n samples" "$TMP/int.err"; fi
+	if [ $rc = 0 ] && [ "$n" -gt 0 ] && untouched "$TPID"; then pass "SIGINT ends the run: exit 0, $n samples written, target untraced"
+	else fail "SIGINT ends the run" "exit $rc, $n samples, target $(untouched "$TPID" && echo untraced || echo 'stopped or traced')" "$TMP/int.err"; fi
+	if [ "$n" -gt 300 ]; then pass "SIGINT: samples in 1 s at -d 1ms ($n)"
+	else tfail "SIGINT: samples in 1 s at -d 1ms" "$n samples, expected > 300" "$TMP/int.err"; fi
 	stop_target "$TPID"
 
 	# --- deep recursion without frame pointers -----------------------------

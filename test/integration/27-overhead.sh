@@ -20,7 +20,7 @@ stopped_share() {
 }
 
 overhead_tests() {
-	local budget share free line="" ok=1 rc held
+	local budget share free line="" ok=1 rc held why=""
 	for budget in none 1% 0.5%; do
 		"$T/freeze_target" 3.6 "$TMP/fz.$budget" &
 		local fz=$!
@@ -36,21 +36,29 @@ overhead_tests() {
 		share=$(stopped_share "$TMP/fz.$budget" 3)
 		held=0
 		bound_said "$TMP/fz.$budget.err" && held=1
+		# what works: the exit, the report, the bound said to act (function)
+		[ $rc = 0 ] || why="$why $budget: exit $rc;"
+		[ -s "$TMP/fz.$budget" ] || why="$why $budget: no report from freeze_target;"
+		[ $budget = none ] || [ "$held" = 1 ] || why="$why $budget: the summary does not say the bound acted;"
+		# what it costs (time)
 		case $budget in
 		none) free=$share
-		      [ $rc = 0 ] && atleast "$share" 5 || ok=0 ;;
-		1%)   [ $rc = 0 ] && ! atleast "$share" 2 && [ "$held" = 1 ] || ok=0 ;;
-		0.5%) [ $rc = 0 ] && ! atleast "$share" 1 && [ "$held" = 1 ] || ok=0 ;;
+		      atleast "$share" 5 || ok=0 ;;
+		1%)   ! atleast "$share" 2 || ok=0 ;;
+		0.5%) ! atleast "$share" 1 || ok=0 ;;
 		esac
 		line="$line $budget: stopped ${share}% of its time$([ "$held" = 1 ] && echo ', the bound acted');"
 	done
+	if [ -z "$why" ]; then pass "--max-overhead at -d 100us: exit 0, reports written, the bound acted with 1 % and 0.5 %"
+	else fail "--max-overhead at -d 100us" "${why# }" "$TMP/fz.1%.err"; fi
 	if [ $ok = 1 ]; then pass "--max-overhead at -d 100us, freeze_target's own view:$line"
-	else fail "--max-overhead" "without the bound >= 5 %, with 1 % under 2 %, with 0.5 % under 1 %, the rate lowered:$line" "$TMP/fz.1%.err"; fi
+	else tfail "--max-overhead at -d 100us: freeze_target's stopped share" "without the bound >= 5 %, with 1 % under 2 %, with 0.5 % under 1 %:$line" "$TMP/fz.1%.err"; fi
 	# the sampler's own CPU too: the summary's share of the machine
 	local cpu
 	cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s [0-9]* CPUs/\1/p' "$TMP/fz.1%.err")
-	if [ -n "$cpu" ] && ! atleast "$cpu" 1.5; then pass "--max-overhead 1%: the profiler's CPU ${cpu}% of the machine's"
-	else fail "--max-overhead 1%: the profiler's own CPU" "${cpu:-?}% of the machine's (under 1.5)" "$TMP/fz.1%.err"; fi
+	if [ -z "$cpu" ]; then fail "--max-overhead 1%: the profiler's own CPU" "the summary gives no share of the machine" "$TMP/fz.1%.err"
+	elif ! atleast "$cpu" 1.5; then pass "--max-overhead 1%: the profiler's CPU ${cpu}% of the machine's"
+	else tfail "--max-overhead 1%: the profiler's own CPU" "${cpu}% of the machine's (under 1.5)" "$TMP/fz.1%.err"; fi
 }
 if [ $CAN_ATTACH = 1 ]; then overhead_tests; else skip "--max-overhead" "$WHY_NO_ATTACH"; fi
 
@@ -62,11 +70,14 @@ if [ $CAN_ATTACH = 1 ]; then overhead_tests; else skip "--max-overhead" "$WHY_NO
 # mode writes must be whole.
 
 # guarded REPORT SECONDS ERR: the target's own stopped share (REPORT over
-# SECONDS) into $SHARE; true when it is under 2 % and the summary in ERR
-# says the bound acted (bound_said).
+# SECONDS) into $SHARE; $HELD "yes" when REPORT was written and the summary
+# in ERR says the bound acted (bound_said: function), else "no"; true when
+# the share is under 2 % (time: a miss is for tfail).
 guarded() {
+	HELD=no
+	[ -s "$1" ] && bound_said "$3" && HELD=yes
 	SHARE=$(stopped_share "$1" "$2")
-	[ -s "$1" ] && ! atleast "$SHARE" 2 && bound_said "$3"
+	[ -n "$SHARE" ] && ! atleast "$SHARE" 2
 }
 
 # --period 1s -o FILE: each window's file folded and holding what its note
@@ -79,7 +90,7 @@ overhead_period_test() {
 	"$PP" -p "$fz" -d 100us -t 3s --max-overhead 1% --period 1s -o "$TMP/ovp.folded" 2>"$TMP/ovp.err"
 	rc=$?
 	wait "$fz"
-	local stamp from until n total windows=0 sum=0 bad="" files held=no
+	local stamp from until n total windows=0 sum=0 bad="" files under=no
 	while read -r stamp from until n; do
 		windows=$((windows + 1))
 		sum=$((sum + n))
@@ -90,10 +101,12 @@ overhead_period_test() {
 	files=$(find "$TMP" -name 'ovp.*.folded' | wc -l)
 	[ "$windows" -ge 3 ] && [ "$files" = "$windows" ] || bad="$bad $windows windows noted, $files files (3 or more);"
 	[ "$sum" = "$(summary_samples "$TMP/ovp.err")" ] || bad="$bad the windows hold $sum samples, the run $(summary_samples "$TMP/ovp.err");"
-	guarded "$TMP/ovp.report" 3 "$TMP/ovp.err" && held=yes
-	if [ $rc = 0 ] && [ -z "$bad" ] && [ $held = yes ]; then
-		pass "--max-overhead 1% with --period 1s -o: $windows window files whole, $sum samples; the target stopped ${SHARE}% of its time"
-	else fail "--max-overhead 1% with --period" "exit $rc,$bad stopped ${SHARE}% (under 2, the bound acted: $held)" "$TMP/ovp.err"; fi
+	guarded "$TMP/ovp.report" 3 "$TMP/ovp.err" && under=yes
+	if [ $rc = 0 ] && [ -z "$bad" ] && [ $HELD = yes ]; then
+		pass "--max-overhead 1% with --period 1s -o: $windows window files whole, $sum samples, the bound acted"
+	else fail "--max-overhead 1% with --period" "exit $rc,$bad the bound acted (and the target reported): $HELD" "$TMP/ovp.err"; fi
+	if [ $under = yes ]; then pass "--max-overhead 1% with --period: the target stopped ${SHARE}% of its time"
+	else tfail "--max-overhead 1% with --period: the target's stopped share" "stopped ${SHARE:-?}% (under 2)" "$TMP/ovp.err"; fi
 }
 
 # --push: each window pushed (one request each, as /ingest documents it,
@@ -109,7 +122,7 @@ overhead_push_test() {
 	wait "$fz"
 	stop_target "$SPID"
 	notes "$TMP/ovpush.err" >"$TMP/ovpush.notes"
-	local pushed held=no
+	local pushed under=no
 	pushed=$(python3 - "$TMP/ovpush.log" "$TMP/ovpush.notes" <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
@@ -121,10 +134,12 @@ bad += ["window %s-%s: %s pushed, %d noted" % (k + (got.get(k), v)) for k, v in 
 print("; ".join(bad[:3]) if bad else "ok %d" % len(reqs))
 PY
 )
-	guarded "$TMP/ovpush.report" 3 "$TMP/ovpush.err" && held=yes
-	if [ $rc = 0 ] && [ "${pushed%% *}" = ok ] && [ ! -s "$TMP/ovpush.out" ] && [ $held = yes ]; then
-		pass "--max-overhead 1% with --push: ${pushed#ok } windows pushed, each its window's samples; the target stopped ${SHARE}% of its time"
-	else fail "--max-overhead 1% with --push" "exit $rc, pushed: $pushed, stopped ${SHARE}% (under 2, the bound acted: $held)" "$TMP/ovpush.err"; fi
+	guarded "$TMP/ovpush.report" 3 "$TMP/ovpush.err" && under=yes
+	if [ $rc = 0 ] && [ "${pushed%% *}" = ok ] && [ ! -s "$TMP/ovpush.out" ] && [ $HELD = yes ]; then
+		pass "--max-overhead 1% with --push: ${pushed#ok } windows pushed, each its window's samples, the bound acted"
+	else fail "--max-overhead 1% with --push" "exit $rc, pushed: $pushed, stdout $([ -s "$TMP/ovpush.out" ] && echo 'not empty' || echo empty), the bound acted (and the target reported): $HELD" "$TMP/ovpush.err"; fi
+	if [ $under = yes ]; then pass "--max-overhead 1% with --push: the target stopped ${SHARE}% of its time"
+	else tfail "--max-overhead 1% with --push: the target's stopped share" "stopped ${SHARE:-?}% (under 2)" "$TMP/ovpush.err"; fi
 }
 
 # --subprocesses: a parent (a shell waiting) whose child, a freeze_target
@@ -132,25 +147,29 @@ PY
 # under the bound like a thread given with -p; its samples in the profile.
 overhead_subprocesses_test() {
 	bash -c 'sleep 0.4; "$0" 3 "$1" & wait $!' "$T/freeze_target" "$TMP/ovs.report" &
-	local parent=$! rc in_loop held=no
+	local parent=$! rc in_loop under=no
 	PIDS+=("$parent")
 	sleep 0.1
 	"$PP" -p "$parent" --subprocesses -d 100us -t 5s --max-overhead 1% -o "$TMP/ovs.folded" 2>"$TMP/ovs.err"
 	rc=$?
 	wait "$parent"
 	in_loop=$(grep -E '^freeze_target\[[0-9]+\]/freeze_target;.*;main;measure_loop' "$TMP/ovs.folded" | total /dev/stdin)
-	guarded "$TMP/ovs.report" 3 "$TMP/ovs.err" && held=yes
-	if [ $rc = 0 ] && grep -q 'subprocesses  *[1-9][0-9]* seized' "$TMP/ovs.err" && atleast "${in_loop:-0}" 50 &&
-		[ $held = yes ]; then
-		pass "--max-overhead 1% with --subprocesses: the child seized, $in_loop samples in its loop; it stopped ${SHARE}% of its time"
-	else fail "--max-overhead 1% with --subprocesses" "exit $rc, ${in_loop:-0} samples of the child's loop (50 or more), stopped ${SHARE}% (under 2, the bound acted: $held)" "$TMP/ovs.err"; fi
+	guarded "$TMP/ovs.report" 3 "$TMP/ovs.err" && under=yes
+	if [ $rc = 0 ] && grep -q 'subprocesses  *[1-9][0-9]* seized' "$TMP/ovs.err" && [ "${in_loop:-0}" -gt 0 ] &&
+		[ $HELD = yes ]; then
+		pass "--max-overhead 1% with --subprocesses: the child seized, $in_loop samples in its loop, the bound acted"
+	else fail "--max-overhead 1% with --subprocesses" "exit $rc, child seized: $(grep -q 'subprocesses  *[1-9][0-9]* seized' "$TMP/ovs.err" && echo yes || echo no), ${in_loop:-0} samples of the child's loop (some), the bound acted (and the child reported): $HELD" "$TMP/ovs.err"; fi
+	if atleast "${in_loop:-0}" 50; then pass "--max-overhead 1% with --subprocesses: $in_loop samples of the child's loop in its 3 s"
+	else tfail "--max-overhead 1% with --subprocesses: samples of the child's loop" "${in_loop:-0} samples (50 or more)" "$TMP/ovs.folded"; fi
+	if [ $under = yes ]; then pass "--max-overhead 1% with --subprocesses: the child stopped ${SHARE}% of its time"
+	else tfail "--max-overhead 1% with --subprocesses: the child's stopped share" "stopped ${SHARE:-?}% (under 2)" "$TMP/ovs.err"; fi
 }
 
 # --top in tmux: a few seconds of the screen, then q: the target running,
 # untraced; its stopped share over the run's time (the summary's).
 overhead_top_test() {
 	"$T/freeze_target" 30 "$TMP/ovt.report" &
-	local fz=$! rc secs held=no left=no
+	local fz=$! rc secs under=no left=no
 	PIDS+=("$fz")
 	sleep 0.2
 	run_in_tmux "$(realpath "$PP") --top -d 100us --max-overhead 1% -p $fz 2>$TMP/ovt.err"
@@ -164,10 +183,14 @@ overhead_top_test() {
 	kill -TERM "$fz"
 	wait "$fz"
 	secs=$(sed -n 's/^ptrace_profiler: .* ticks in \([0-9.]*\) s, .*/\1/p' "$TMP/ovt.err")
-	guarded "$TMP/ovt.report" "${secs:-0}" "$TMP/ovt.err" && held=yes
-	if [ "$rc" = 0 ] && [ $left = yes ] && grep -q measure_loop "$TMP/screen" && [ $held = yes ]; then
-		pass "--max-overhead 1% with --top: q left the target running and untraced; it stopped ${SHARE}% of its ${secs} s"
-	else fail "--max-overhead 1% with --top" "exit ${rc:-?}, target left running and untraced: $left, stopped ${SHARE}% of ${secs:-?} s (under 2, the bound acted: $held)" "$TMP/ovt.err"; fi
+	HELD=no
+	[ -n "$secs" ] && guarded "$TMP/ovt.report" "$secs" "$TMP/ovt.err" && under=yes
+	if [ "$rc" = 0 ] && [ $left = yes ] && grep -q measure_loop "$TMP/screen" && [ -n "$secs" ] && [ $HELD = yes ]; then
+		pass "--max-overhead 1% with --top: q left the target running and untraced, the bound acted"
+	else fail "--max-overhead 1% with --top" "exit ${rc:-?}, target left running and untraced: $left, measure_loop on the screen: $(grep -q measure_loop "$TMP/screen" && echo yes || echo no), the run's time in the summary: ${secs:-none}, the bound acted (and the target reported): $HELD" "$TMP/ovt.err"; fi
+	if [ -z "$secs" ]; then :
+	elif [ $under = yes ]; then pass "--max-overhead 1% with --top: the target stopped ${SHARE}% of its ${secs} s"
+	else tfail "--max-overhead 1% with --top: the target's stopped share" "stopped ${SHARE:-?}% of ${secs} s (under 2)" "$TMP/ovt.err"; fi
 }
 
 if [ $CAN_ATTACH = 0 ]; then skip "--max-overhead with --period, --push, --subprocesses, --top" "$WHY_NO_ATTACH"

@@ -12,9 +12,13 @@ oracle_tests() {
 	ev=$(share "$TMP/ora.folded" '^fake_oracle;event#=146 \(Oracle state\);')
 	agree_ev=$(share_of "$TMP/ora.folded" 'event#=146 \(Oracle state\)' ';wait_phase;')
 	agree_cpu=$(share_of "$TMP/ora.folded" 'On CPU \(Oracle state\)' ';cpu_phase')
-	if [ $rc = 0 ] && near "$cpu" 60 $TOL && near "$ev" 40 $TOL && atleast "$agree_ev" 90 && atleast "$agree_cpu" 90; then
-		pass "Oracle state: On CPU ${cpu}% (60), event#=146 ${ev}% (40); event under wait_phase ${agree_ev}%, On CPU under cpu_phase ${agree_cpu}%"
-	else fail "Oracle state" "exit $rc; On CPU ${cpu}% (60), event#=146 ${ev}% (40), agreement ${agree_ev}% / ${agree_cpu}% (>= 90)" "$TMP/ora.folded"; fi
+	if [ $rc = 0 ] && atleast "$agree_ev" 90 && atleast "$agree_cpu" 90; then
+		pass "Oracle state: exit 0; event under wait_phase ${agree_ev}%, On CPU under cpu_phase ${agree_cpu}%"
+	else fail "Oracle state" "exit $rc; agreement ${agree_ev}% / ${agree_cpu}% (>= 90)" "$TMP/ora.folded"; fi
+	# the shares against the stand-in's own 60/40 schedule: a matter of time
+	if near "$cpu" 60 $TOL && near "$ev" 40 $TOL; then
+		pass "Oracle state shares: On CPU ${cpu}% (60), event#=146 ${ev}% (40)"
+	else tfail "Oracle state shares" "On CPU ${cpu}% (60), event#=146 ${ev}% (40), tolerance $TOL" "$TMP/ora.folded"; fi
 
 	local fmt file want
 	for fmt in sed tab; do

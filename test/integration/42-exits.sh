@@ -55,7 +55,7 @@ untraceable_tests() {
 # detach, then write what was collected.  (SIGUSR1 writes the profile so
 # far and the run goes on: 90-continuous.sh.)
 signal_end_tests() {
-	local sig rc n bad=""
+	local sig rc n bad="" few=""
 	start "$T/split"
 	for sig in USR2 QUIT ALRM PROF RTMIN+3; do
 		"$PP" -p "$TPID" -d 1ms >"$TMP/sig_$sig.folded" 2>"$TMP/sig_$sig.err" &
@@ -65,13 +65,16 @@ signal_end_tests() {
 		wait $prof
 		rc=$?
 		n=$(total "$TMP/sig_$sig.folded")
-		if [ $rc != 0 ] || [ "$n" -lt 10 ] || ! untouched "$TPID"; then
+		if [ $rc != 0 ] || [ "$n" -lt 1 ] || ! untouched "$TPID"; then
 			bad="$bad SIG$sig (exit $rc, $n samples)"
 		fi
+		[ "$n" -ge 10 ] || few="$few SIG$sig ($n samples)"
 	done
 	stop_target "$TPID"
 	if [ -z "$bad" ]; then pass "SIGUSR2, SIGQUIT, SIGALRM, SIGPROF, SIGRTMIN+3 end the run: exit 0, the profile written, the target untraced"
 	else fail "signals that end the run" "$bad"; fi
+	if [ -z "$few" ]; then pass "signals that end the run: at least 10 samples in each 0.5 s at -d 1ms"
+	else tfail "signals that end the run: samples in 0.5 s at -d 1ms" "fewer than 10:$few"; fi
 }
 
 # The main thread exits while we sample (pthread_exit; the worker runs
@@ -89,9 +92,13 @@ dead_leader_midrun_tests() {
 	t1=$(date +%s%N)
 	worker=$(share "$TMP/dlm.folded" '^worker;.*;worker_main;(spin_work|rest_work)')
 	local took=$(( (t1 - t0) / 1000000 ))
-	if [ $rc = 0 ] && [ $took -lt 10000 ] && atleast "$worker" 70 && untouched "$tp"; then
-		pass "main thread exits during the run: done in ${took} ms (-t 1.5s, naming included), worker named in ${worker}% of samples, untraced"
+	# timeout 30 (exit 124) is the bound of a run that does not end
+	if [ $rc = 0 ] && grep -Eq '^worker;.*;worker_main;(spin_work|rest_work)' "$TMP/dlm.folded" && untouched "$tp"; then
+		pass "main thread exits during the run: over with exit 0 (within 30 s), worker named, untraced"
 	else fail "main thread exits during the run" "exit $rc after ${took} ms, worker ${worker}%" "$TMP/dlm.err"; fi
+	if [ $took -lt 10000 ] && atleast "$worker" 70; then
+		pass "main thread exits during the run: done in ${took} ms (-t 1.5s, naming included), worker named in ${worker}% of samples"
+	else tfail "main thread exits during the run: duration and worker share" "${took} ms (< 10000), worker ${worker}% (>= 70)" "$TMP/dlm.folded"; fi
 	stop_target "$tp"
 }
 
@@ -115,9 +122,13 @@ dead_leader_spinning_tests() {
 		fi
 		stop_target "$tp"
 	done
-	if [ -z "$bad" ] && [ $late = 0 ]; then
-		pass "main thread exits with our stop pending, 10 runs: no zombie samples, no late stops, untraced"
+	if [ -z "$bad" ]; then
+		pass "main thread exits with our stop pending, 10 runs: no zombie samples, untraced"
 	else fail "main thread exits with our stop pending" "$bad; late stops in $late runs" "$TMP/dls.err"; fi
+	# a stop that never comes must not wait out the late-stop limit; a
+	# loaded machine may make a stop late too
+	if [ $late = 0 ]; then pass "main thread exits with our stop pending, 10 runs: no late stops"
+	else tfail "main thread exits with our stop pending: late stops" "late stops in $late of 10 runs" "$TMP/dls.err"; fi
 }
 
 # A thread that exits just before we detach is a zombie until its tracer
@@ -158,12 +169,16 @@ short_and_huge_rate_tests() {
 		echo "$line" | grep -q '(100%): 1 ticks sampled' && ! echo "$line" | grep -qE '[0-9]{4,}%'; then
 		pass "summary rate for -d 100000000s -n 1:${line#  rate}"
 	else fail "summary rate for a huge interval" "exit $rc: $line" "$TMP/huge.err"; fi
+	# rate_pct LINE N: the % of the rate line, if it says N ticks sampled
+	rate_pct() { echo "$1" | sed -nE "s/.*achieved [0-9.e+]+\/s \(([0-9]+)%\): $2 ticks sampled.*/\1/p"; }
+	local pct low=""
 	for d in 10ms 1ms; do
 		for n in 1 2 5 10 50; do
 			"$PP" -p "$TPID" -d "$d" -n "$n" >/dev/null 2>"$TMP/short.err"
 			line=$(grep -m 1 '^  rate' "$TMP/short.err")
-			echo "$line" | grep -qE "achieved [0-9.e+]+/s \((9[5-9]|100)%\): $n ticks sampled" ||
-				bad="$bad -d $d -n $n: ${line#  rate   };"
+			pct=$(rate_pct "$line" "$n")
+			if [ -z "$pct" ] || [ "$pct" -gt 100 ]; then bad="$bad -d $d -n $n: ${line#  rate   };"
+			elif [ "$pct" -lt 95 ]; then low="$low -d $d -n $n: ${line#  rate   };"; fi
 		done
 	done
 	# and long ones at the headline interval: never over 100 %, the ticks
@@ -171,11 +186,14 @@ short_and_huge_rate_tests() {
 	for n in 100 1000 5000; do
 		"$PP" -p "$TPID" -d 100us -n "$n" >/dev/null 2>"$TMP/short.err"
 		line=$(grep -m 1 '^  rate' "$TMP/short.err")
-		echo "$line" | grep -qE "achieved [0-9.e+]+/s \((9[0-9]|100)%\): $n ticks sampled" ||
-			bad="$bad -d 100us -n $n: ${line#  rate   };"
+		pct=$(rate_pct "$line" "$n")
+		if [ -z "$pct" ] || [ "$pct" -gt 100 ]; then bad="$bad -d 100us -n $n: ${line#  rate   };"
+		elif [ "$pct" -lt 90 ]; then low="$low -d 100us -n $n: ${line#  rate   };"; fi
 	done
 	stop_target "$TPID"
-	if [ -z "$bad" ]; then pass "summary rate for -n 1 to 50 at 10 ms and 1 ms: 95-100 % of the ticks, as many as asked; -n 100 to 5000 at 100 us: 90-100 %"
+	if [ -z "$bad" ]; then pass "summary rate for -n 1 to 50 at 10 ms and 1 ms, -n 100 to 5000 at 100 us: never over 100 %, as many ticks as asked"
 	else fail "summary rate of short runs" "$bad" "$TMP/short.err"; fi
+	if [ -z "$low" ]; then pass "summary rate for -n 1 to 50 at 10 ms and 1 ms: 95-100 % of the ticks; -n 100 to 5000 at 100 us: 90-100 %"
+	else tfail "summary rate of short runs: share of the ticks due" "under 95 % (10ms, 1ms) or 90 % (100us):$low" "$TMP/short.err"; fi
 }
 [ $CAN_ATTACH = 1 ] && short_and_huge_rate_tests

@@ -44,12 +44,13 @@ many_processes_tests() {
 		[ "$seen" = 40 ] && [ "$differ" = 0 ] && [ "$files40" = "$files1" ]; then
 		pass "40 processes of one program: each of the 40 with the one-process run's user stacks, named alike (main;work_a... from its symbols, libc's from its debug info); $files40 ELF files read, as for one"
 	else fail "40 processes: names" "exit $rc1/$rc40, $seen of 40 processes sampled, $differ with other stacks than the one-process run's, files read $files1 and $files40 (equal), one-process stacks: $(tr '\n' ' ' <<<"$one_stacks" | cut -c1-300)" "$TMP/forty.folded"; fi
+	if [ -z "$mem40" ] || [ -z "$nam40" ]; then fail "40 processes: memory and naming said" "the 40-process summary says peak memory '${mem40}', naming '${nam40}' ms" "$TMP/forty.err"; fi
 	if [ -n "$mem40" ] && awk -v a="$mem40" -v b="$mem1" 'BEGIN { exit !(a <= 1.5 * b + 10) }'; then
 		pass "40 processes: peak memory ${mem40} MB (<= 1.5 x ${mem1} MB for one + 10 MB)"
-	else fail "40 processes: memory" "peak ${mem40:-?} MB, more than 1.5 x ${mem1:-?} MB for one + 10 MB"; fi
+	else tfail "40 processes: memory" "peak ${mem40:-?} MB, more than 1.5 x ${mem1:-?} MB for one + 10 MB"; fi
 	if [ -n "$nam40" ] && awk -v a="$nam40" -v b="$nam1" 'BEGIN { exit !(a <= 2 * b + 50) }'; then
 		pass "40 processes: naming ${nam40} ms (<= 2 x ${nam1} ms for one + 50 ms)"
-	else fail "40 processes: naming time" "${nam40:-?} ms, more than 2 x ${nam1:-?} ms for one + 50 ms"; fi
+	else tfail "40 processes: naming time" "${nam40:-?} ms, more than 2 x ${nam1:-?} ms for one + 50 ms"; fi
 }
 
 # A server forks and execs one path, and the file at that path is
@@ -97,10 +98,18 @@ replaced_exec_tests() {
 			elif [ $has_b = 1 ]; then b=$((b + 1)); fi
 		done
 		named=$(share_of "$TMP/replaced.folded" '^prog\[' ';main;work_[ab];')
-		unnamed=$(grep '^prog\[' "$TMP/replaced.folded" | grep -cF '[prog')
-		if [ $rc = 0 ] && [ $a -ge 1 ] && [ $b -ge 1 ] && [ $both = 0 ] && atleast "$named" 80 && [ "$unnamed" = 0 ]; then
-			pass "exec of a replaced file ($variant): $a processes of the old file named work_a, $b of the new one work_b, none both; main;work_* in ${named}% of their samples, no [prog] frame"
-		else fail "exec of a replaced file ($variant)" "exit $rc, processes: $a work_a only, $b work_b only (>= 1 each), $both both (0); main;work_* ${named}% (>= 80), $unnamed lines with a [prog] frame (0)" "$TMP/replaced.folded"; fi
+		# samples with a [prog] frame: an address of the file no symbol
+		# holds (a PLT stub, caught on the way to nanosleep) says so; in
+		# under 1 % of them (one in 2,000 seen: 22 processes, 2 s)
+		unnamed=$(grep '^prog\[' "$TMP/replaced.folded" | grep -F '[prog' | total /dev/stdin)
+		local progs
+		progs=$(grep '^prog\[' "$TMP/replaced.folded" | total /dev/stdin)
+		if [ $rc = 0 ] && [ $a -ge 1 ] && [ $b -ge 1 ] && [ $both = 0 ] && [ $((100 * unnamed)) -lt "$progs" ]; then
+			pass "exec of a replaced file ($variant): $a processes of the old file named work_a, $b of the new one work_b, none both; $unnamed of $progs samples with a [prog] frame"
+		else fail "exec of a replaced file ($variant)" "exit $rc, processes: $a work_a only, $b work_b only (>= 1 each), $both both (0); $unnamed of $progs samples with a [prog] frame (under 1 %)" "$TMP/replaced.folded"; fi
+		# each child sleeps 300 ms in its work after its start-up
+		if atleast "$named" 80; then pass "exec of a replaced file ($variant): main;work_* in ${named}% of their samples"
+		else tfail "exec of a replaced file ($variant): share in main;work_*" "main;work_* ${named}% (>= 80)" "$TMP/replaced.folded"; fi
 	done
 }
 

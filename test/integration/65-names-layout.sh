@@ -22,9 +22,9 @@ stap_frames() {
 
 # eu_frames EU MODULES: "address<TAB>name" for each frame eu-stack -m -a put
 # in a file whose basename matches the regex MODULES (name empty when it
-# had none).
+# had none; the regex through ENVIRON, as is).
 eu_frames() {
-	awk -v OFS='\t' -v want="$2" '
+	WANT=$2 awk -v OFS='\t' '
 	/^#[0-9]+ +0x[0-9a-fA-F]+/ {
 		match($0, /^#[0-9]+ +0x[0-9a-fA-F]+/)
 		head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 5)
@@ -33,7 +33,7 @@ eu_frames() {
 		for (p = length(rest) - 2; p >= 1; p--)
 			if (substr(rest, p, 3) == " - ") { module = substr(rest, p + 3); name = substr(rest, 1, p - 1); break }
 		sub(/^.*\//, "", module); sub(/^ +/, "", name); sub(/ +$/, "", name); sub(/@.*$/, "", name)
-		if (module ~ want) print "0x" tolower(head), name
+		if (module ~ ENVIRON["WANT"]) print "0x" tolower(head), name
 	}' "$1"
 }
 
@@ -123,18 +123,24 @@ lld_gap_tests() {
 	alpha=$(share "$TMP/lld.folded" ';main;burn_alpha;')
 	beta=$(share "$TMP/lld.folded" ';main;burn_beta;')
 	named=$(share "$TMP/lld.folded" '^lld_gap;R \((running|runnable)\);_start;__libc_start_main;(__libc_start_call_main|\[libc[^;]*\]);main;burn_(alpha|beta)(;|$| )')
-	if near "$alpha" 60 "$TOL" && near "$beta" 40 "$TOL" && atleast "$named" 95 && nowhere "$TMP/lld.folded" '[unknown]'; then
-		pass "lld, segments 2 MiB apart: burn_alpha ${alpha}% (60), burn_beta ${beta}% (40), _start...main;burn_* in ${named}%, no [unknown]"
-	else fail "lld, segments 2 MiB apart" "burn_alpha ${alpha}% (60 +- $TOL), burn_beta ${beta}% (40 +- $TOL), named from _start ${named}% (>= 95)" "$TMP/lld.folded"; fi
+	if atleast "$named" 95 && nowhere "$TMP/lld.folded" '[unknown]'; then
+		pass "lld, segments 2 MiB apart: _start...main;burn_* in ${named}%, no [unknown]"
+	else fail "lld, segments 2 MiB apart" "named from _start ${named}% (>= 95), [unknown] $(nowhere "$TMP/lld.folded" '[unknown]' && echo none || echo present)" "$TMP/lld.folded"; fi
+	# its 60/40 split of time is time
+	if near "$alpha" 60 "$TOL" && near "$beta" 40 "$TOL"; then
+		pass "lld, segments 2 MiB apart: burn_alpha ${alpha}% (60), burn_beta ${beta}% (40)"
+	else tfail "lld, segments 2 MiB apart: the 60/40 split" "burn_alpha ${alpha}% (60 +- $TOL), burn_beta ${beta}% (40 +- $TOL)" "$TMP/lld.folded"; fi
 
 	stap_frames "$TMP/lld_stap.folded" >"$TMP/lld.ours"
 	local frames right unnamed wrong
 	if command -v nm >/dev/null; then
 		nm -S --defined-only "$T/lld_gap" >"$TMP/lld.nm"
 		read -r frames right unnamed wrong < <(name_check "$TMP/lld.ours" "$TMP/lld.maps" "$TMP/lld.nm" "$base" lld_gap)
-		if [ "${frames:-0}" -ge 900 ] && [ "$wrong" = 0 ] && atleast "$right" "$((frames * 99 / 100))"; then
+		# the names: function; how many frames 300 samples gave: time
+		if [ "${frames:-0}" -gt 0 ] && [ "$wrong" = 0 ] && atleast "$right" "$((frames * 99 / 100))"; then
 			pass "lld: each of $frames frames in the binary named after the nm symbol holding its address ($right; $unnamed [lld_gap] where none does; 0 wrong)"
-		else fail "lld: names against nm" "frames $frames (>= 900: 300 samples), right $right (>= 99%), [lld_gap] with no symbol $unnamed, wrong $wrong (0)"; fi
+		else fail "lld: names against nm" "frames ${frames:-0} (> 0), right $right (>= 99%), [lld_gap] with no symbol $unnamed, wrong $wrong (0)"; fi
+		[ "${frames:-0}" -ge 900 ] || tfail "lld: frames in the binary" "${frames:-0} frames (>= 900: 300 samples)"
 	else
 		skip "lld: names against nm" "nm (binutils) is not installed"
 	fi
@@ -178,7 +184,7 @@ node_tests() {
 		stap_frames "$TMP/node.folded" >"$TMP/node.ours"
 		# node's own code: the binary (nodesource's node 20 holds libuv
 		# too), or Debian's libnode and libuv.
-		eu_frames "$TMP/node.eu" '^(node|libnode\\.so.*|libuv\\.so.*)$' >"$TMP/node.eus"
+		eu_frames "$TMP/node.eu" '^(node|libnode\.so.*|libuv\.so.*)$' >"$TMP/node.eus"
 		local common agree differ euonly
 		read -r common agree differ euonly < <(eu_compare "$TMP/node.ours" "$TMP/node.eus")
 		if [ "${common:-0}" -ge 4 ] && [ "$differ" = 0 ] && [ "$euonly" = 0 ]; then
@@ -212,9 +218,13 @@ dead_leader_tests() {
 	named=$(share "$TMP/dead.folded" '^worker;[^;]*;__clone3;start_thread;worker_main;(spin_work|rest_work)')
 	unknown=$(share "$TMP/dead.folded" '\[unknown\]|\[dead_leader')
 	# The split (70/30) is not the point here: the names are.
-	if [ "$state" = Z ] && atleast "$named" 99 && atleast "$spin" 40 && atleast "$rest" 15 && [ "$unknown" = 0.0 ]; then
+	if [ "$state" = Z ] && atleast "$named" 99 && [ "$unknown" = 0.0 ]; then
 		pass "main thread exited (Z), $how: the worker's frames named in ${named}% (spin_work ${spin}%, rest_work ${rest}%), none [unknown]"
-	else fail "main thread exited" "leader state $state (Z), named ${named}% (>= 99), spin_work ${spin}% (>= 40), rest_work ${rest}% (>= 15), unnamed ${unknown}% (0)" "$TMP/dead.folded"; fi
+	else fail "main thread exited" "leader state $state (Z), named ${named}% (>= 99), unnamed ${unknown}% (0)" "$TMP/dead.folded"; fi
+	# (the split, loosely: time)
+	if ! atleast "$spin" 40 || ! atleast "$rest" 15; then
+		tfail "main thread exited: the worker's split" "spin_work ${spin}% (>= 40), rest_work ${rest}% (>= 15)" "$TMP/dead.folded"
+	fi
 }
 
 jit_map_tests() {

@@ -18,13 +18,56 @@ cleanup() {
 trap cleanup EXIT
 
 passed=0 failed=0 skipped=0
+# Every FAIL line of the run, for the recap at its end (test/integration.sh).
+FAILS=$TMP/fails
+: >"$FAILS"
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() {
-	echo "FAIL $1: $2"
+	echo "FAIL $1: $2" | tee -a "$FAILS"
 	failed=$((failed + 1))
 	# the file's five heaviest lines (folded output is in text order)
 	if [ -n "${3:-}" ] && [ -f "$3" ]; then heaviest "$3" 5 | cut -c1-400 | sed 's/^/    /'; fi
 }
+
+# --- timing bounds: three gates (docs/testing.md) -----------------------
+# A check of time - a share of samples against the target's own clock, a
+# cost, a rate, a duration, a count that grows with time - is judged by
+# tfail on a miss, never by fail:
+#   make check (plain build): the bound is one a correct build meets on
+#     this 2-CPU machine beside a noisy neighbour.  A miss prints MISS and
+#     the test file is run again (test/integration.sh): the check FAILs
+#     only when it missed in most of three tries, every try printed.
+#   SANITIZED=1 (make check's sanitizer pass): the build is 2-3 times
+#     slower, so time is not judged; tfail prints NOTE, and a test that
+#     asserts nothing but time is skipped (timing_only).
+#   TRUTH=1 (make truth): the promised tolerance (pick), one try, a miss
+#     is a FAIL.
+# NAME must be the same on every try (no measured figure in it).
+SANITIZED=${SANITIZED:-0}
+TRUTH=${TRUTH:-0}
+TRY=${TRY:-1}
+MISSES=${MISSES:-$TMP/misses}
+tfail() {
+	if [ "$SANITIZED" = 1 ]; then
+		echo "NOTE $1: $2 (time, not judged under the sanitizer)"
+	elif [ "$TRUTH" = 1 ]; then
+		fail "$@"
+	else
+		echo "MISS $1: $2 (a timing bound, try $TRY of 3)"
+		printf '%s\n' "$1" >>"$MISSES"
+		if [ -n "${3:-}" ] && [ -f "$3" ]; then heaviest "$3" 5 | cut -c1-400 | sed 's/^/    /'; fi
+	fi
+	return 0
+}
+# timing_only NAME: under the sanitizer, skips a test that asserts nothing
+# but time (true: skip it); otherwise false.
+timing_only() {
+	[ "$SANITIZED" = 1 ] || return 1
+	skip "$1" "asserts time only: judged in the plain pass and make truth"
+	return 0
+}
+# pick CHECK TRUTH: the bound of make check, or make truth's promised one.
+pick() { if [ "$TRUTH" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 # heaviest FILE N: the N lines of FILE with the largest last field.
 heaviest() { awk '{ print $NF "\t" $0 }' "$1" | sort -t "$(printf '\t')" -k1,1nr | head -n "$2" | cut -f2-; }
 skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
@@ -74,12 +117,14 @@ settle() {
 	return 1
 }
 
+# Regular expressions reach awk through ENVIRON, never -v: -v processes
+# escapes, so gawk reads 'S \(sleeping\)' as a group (mawk does not).
 # share FILE REGEX: % of samples whose folded stack matches REGEX.
-share() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+share() { RE=$2 awk '{ n = $NF; t += n; if ($0 ~ ENVIRON["RE"]) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
 # share_str FILE TEXT: % of samples whose folded stack contains TEXT, as is.
 share_str() { TEXT=$2 awk '{ n = $NF; t += n; if (index($0, ENVIRON["TEXT"])) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
 # share_of FILE SUBSET_REGEX REGEX: % of the samples matching SUBSET that also match REGEX.
-share_of() { awk -v s="$2" -v re="$3" '$0 ~ s { n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+share_of() { SUB=$2 RE=$3 awk '$0 ~ ENVIRON["SUB"] { n = $NF; t += n; if ($0 ~ ENVIRON["RE"]) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
