@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs each cmocka unit-test binary given as an argument, shows its output,
 # and sums up the tests: the last line is "unit: N passed, M failed".
+# Before it, the binaries that failed and their failed tests, again.
 # Exit status 1 if any test failed or any binary crashed or printed no
 # cmocka summary.
 #
@@ -10,7 +11,7 @@
 CMOCKA_MESSAGE_OUTPUT=STDOUT
 export CMOCKA_MESSAGE_OUTPUT
 
-passed=0 failed=0 status=0
+passed=0 failed=0 status=0 failures=""
 for bin in "$@"; do
 	out=$("$bin" 2>&1)
 	rc=$?
@@ -28,7 +29,11 @@ for bin in "$@"; do
 	failed=$((failed + ${f:-0}))
 	if [ "$rc" -ne 0 ] || [ "${f:-0}" -ne 0 ]; then
 		status=1
+		failures="$failures
+$bin: exit status $rc$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([a-z_][A-Za-z0-9_]*\)$/, \1/p' | tr -d '\n')"
 	fi
 done
+# the failures again, so that the last lines say what failed
+[ -z "$failures" ] || printf 'unit: what failed:%s\n' "$failures"
 echo "unit: $passed passed, $failed failed"
 exit $status
