@@ -22,14 +22,29 @@
 
 #define WINDOW_STAMP_LEN 16 /* "20261123T140000Z" */
 
-/* UNIX time (ns) as YYYYmmddTHHMMSSZ, UTC, into out (room for
- * WINDOW_STAMP_LEN + 1): the second a push names it by (from=, rounded to
- * the nearest second).  Returns out. */
+/* The seconds (UNIX) a window from start_ns to end_ns is named by, its
+ * file and its push alike: each end rounded to the nearest second
+ * (pyroscope_window_seconds), but from never before *last, the until of
+ * the window before it (0 for none), and until always after from.  So
+ * windows that follow one another have distinct, increasing stamps and
+ * meeting seconds however their starts jitter around a half second (two
+ * 1 s windows starting at .49 and 1.51 s after a second once both rounded
+ * to the same second, and the second file replaced the first).  Sets
+ * *last to *until. */
+void window_seconds(uint64_t start_ns, uint64_t end_ns, uint64_t *last, uint64_t *from,
+		    uint64_t *until);
+
+/* The UNIX second as YYYYmmddTHHMMSSZ, UTC, into out (room for
+ * WINDOW_STAMP_LEN + 1).  Returns out. */
+char *window_stamp_second(uint64_t second, char *out);
+
+/* UNIX time (ns) rounded to the nearest second, as window_stamp_second:
+ * for a window no file or push names (one dropped).  Returns out. */
 char *window_stamp(uint64_t unix_ns, char *out);
 
-/* path with the stamp of unix_ns before its extension, into out.
+/* path with the stamp of the UNIX second before its extension, into out.
  * Returns the length, or -1 if it does not fit. */
-int window_file_name(const char *path, uint64_t unix_ns, char *out, size_t outsz);
+int window_file_name(const char *path, uint64_t second, char *out, size_t outsz);
 
 /* What goes between two profiles written one after the other to one
  * stream, or NULL where nothing can (no format allows more than one

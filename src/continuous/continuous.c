@@ -32,6 +32,7 @@ struct continuous {
 	uint64_t windows, dumps, write_errors;
 	uint64_t not_queued;      /* windows with no folded text for the push */
 	uint64_t naming_ns_total, naming_ns_max, naming_skipped;
+	uint64_t last_until;      /* the last window's until (s), window_seconds */
 	char last_error[160];
 };
 
@@ -150,7 +151,13 @@ static void handle(struct continuous *c, struct window *w)
 {
 	const struct options *o = c->o;
 	char stamp[WINDOW_STAMP_LEN + 1], what[64], where[4200] = "", ebuf[128];
-	window_stamp(w->start_unix_ns, stamp);
+	uint64_t from = 0, until = 0; /* its file's and its push's seconds */
+	if (w->kind == WINDOW_DUMP) {
+		window_stamp(w->start_unix_ns, stamp);
+	} else {
+		window_seconds(w->start_unix_ns, w->end_unix_ns, &c->last_until, &from, &until);
+		window_stamp_second(from, stamp);
+	}
 	int rc = 0, write_errno = 0;
 	if (w->kind == WINDOW_DUMP) {
 		c->dumps++;
@@ -177,7 +184,7 @@ static void handle(struct continuous *c, struct window *w)
 		snprintf(what, sizeof(what), "window %s", stamp);
 		if (o->output_path) {
 			char path[4096] = "";
-			if (window_file_name(o->output_path, w->start_unix_ns, path, sizeof(path)) < 0) {
+			if (window_file_name(o->output_path, from, path, sizeof(path)) < 0) {
 				errno = ENAMETOOLONG;
 				rc = -1;
 			} else {
@@ -195,16 +202,14 @@ static void handle(struct continuous *c, struct window *w)
 		if (c->pusher) {
 			size_t len = 0;
 			char *body = folded_text(w, &len);
-			queued = body && push_submit(c->pusher, body, len, w->start_unix_ns, w->end_unix_ns,
-						     w->samples, stamp) == 0;
+			queued = body && push_submit(c->pusher, body, len, from * 1000000000ULL,
+						     until * 1000000000ULL, w->samples, stamp) == 0;
 			if (!queued) {
 				c->not_queued++;
 				fprintf(stderr, "ptrace_profiler: window %s not queued for push: %s\n", stamp,
 					strerror_r(errno, ebuf, sizeof(ebuf)));
 			}
 		}
-		uint64_t from, until; /* as the push names the window */
-		pyroscope_window_seconds(w->start_unix_ns, w->end_unix_ns, &from, &until);
 		if (rc == 0)
 			fprintf(stderr, "ptrace_profiler: window %s from %" PRIu64 " until %" PRIu64 ": %" PRIu64
 				" samples in %" PRIu64 " rounds, named in %.1f ms between ticks (%" PRIu64

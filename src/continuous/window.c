@@ -1,6 +1,7 @@
 /* window.c - window file names and separators (window.h). */
 #include "continuous/window.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -8,23 +9,38 @@
 #include "output/output.h"
 #include "output/pyroscope.h"
 
-char *window_stamp(uint64_t unix_ns, char *out)
+void window_seconds(uint64_t start_ns, uint64_t end_ns, uint64_t *last, uint64_t *from,
+		    uint64_t *until)
 {
-	/* the second the push names the window's start by (from=), so that
-	 * a file and its push agree */
-	uint64_t from, until;
-	pyroscope_window_seconds(unix_ns, unix_ns, &from, &until);
-	time_t t = (time_t)from;
+	pyroscope_window_seconds(start_ns, end_ns, from, until);
+	if (*from < *last)
+		*from = *last;
+	if (*until <= *from)
+		*until = *from + 1;
+	assert(*from >= *last && *until > *from);
+	*last = *until;
+}
+
+char *window_stamp_second(uint64_t second, char *out)
+{
+	time_t t = (time_t)second;
 	struct tm tm;
 	if (!gmtime_r(&t, &tm) || strftime(out, WINDOW_STAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm) == 0)
 		snprintf(out, WINDOW_STAMP_LEN + 1, "00000000T000000Z");
 	return out;
 }
 
-int window_file_name(const char *path, uint64_t unix_ns, char *out, size_t outsz)
+char *window_stamp(uint64_t unix_ns, char *out)
+{
+	uint64_t from, until;
+	pyroscope_window_seconds(unix_ns, unix_ns, &from, &until);
+	return window_stamp_second(from, out);
+}
+
+int window_file_name(const char *path, uint64_t second, char *out, size_t outsz)
 {
 	char stamp[WINDOW_STAMP_LEN + 1];
-	window_stamp(unix_ns, stamp);
+	window_stamp_second(second, stamp);
 	size_t n = strlen(path);
 	const char *slash = strrchr(path, '/');
 	size_t base = slash ? (size_t)(slash - path) + 1 : 0; /* the file's own name */

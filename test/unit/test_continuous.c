@@ -63,14 +63,14 @@ static void file_names(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char out[256];
-		int n = window_file_name(cases[i][0], T0 * NS + 123, out, sizeof(out));
+		int n = window_file_name(cases[i][0], T0, out, sizeof(out));
 		if (n < 0 || strcmp(out, cases[i][1]) != 0)
 			fail_msg("'%s' gave '%s', expected '%s'", cases[i][0], n < 0 ? "(error)" : out,
 				 cases[i][1]);
 		assert_int_equal(n, (int)strlen(cases[i][1]));
 	}
 	char small[20];
-	assert_int_equal(window_file_name("out.folded", T0 * NS, small, sizeof(small)), -1);
+	assert_int_equal(window_file_name("out.folded", T0, small, sizeof(small)), -1);
 }
 
 static void separators(void **state)
@@ -325,7 +325,7 @@ static void sample_rate(void **state)
 	assert_int_equal(pyroscope_sample_rate(1ULL), 1000000000);
 }
 
-static void window_seconds(void **state)
+static void push_seconds(void **state)
 {
 	(void)state;
 	uint64_t from, until;
@@ -346,6 +346,60 @@ static void window_seconds(void **state)
 	assert_int_equal(until, T0 + 1);
 	assert_int_equal(f2, T0 + 1);
 	assert_int_equal(u2, T0 + 2);
+}
+
+/* Windows that follow one another, as --period cuts them: each starts
+ * where the last ended, a round (under half a second) after a second it
+ * was due at.  Their stamps are distinct and increasing, their seconds
+ * meet, and each is its start rounded or the second after (90-continuous
+ * once saw 4 windows write 3 files: starts .49 and 1.51 s past a second
+ * both rounded to the same one, and the third file replaced the second). */
+static void window_seconds_follow(void **state)
+{
+	(void)state;
+	uint32_t rnd = 12345;
+	for (int run = 0; run < 50; run++) {
+		rnd = rnd * 1103515245u + 12345u;
+		uint64_t base = T0 * NS + rnd % NS; /* the first start's fraction */
+		uint64_t last = 0, prev_from = 0, prev_until = 0, start = base;
+		char prev[WINDOW_STAMP_LEN + 1] = "";
+		for (int k = 1; k <= 40; k++) {
+			rnd = rnd * 1103515245u + 12345u;
+			uint64_t jitter = (rnd >> 8) % (NS / 2 - 1); /* the round that cut it */
+			uint64_t end = base + (uint64_t)k * NS + jitter;
+			if (k == 40)
+				end = start + (rnd >> 4) % NS; /* a short last window */
+			uint64_t from, until;
+			char s[WINDOW_STAMP_LEN + 1];
+			window_seconds(start, end, &last, &from, &until);
+			assert_true(until > from);
+			assert_int_equal(last, until);
+			uint64_t rounded = (start + NS / 2) / NS;
+			assert_true(from >= rounded && from <= rounded + 1);
+			if (k == 1)
+				assert_int_equal(from, rounded); /* as the push rounds it */
+			else {
+				assert_int_equal(from, prev_until); /* they meet */
+				assert_true(from > prev_from);
+				assert_true(strcmp(window_stamp_second(from, s), prev) > 0);
+			}
+			window_stamp_second(from, prev);
+			prev_from = from;
+			prev_until = until;
+			start = end;
+		}
+	}
+	/* the case CI met: rounded each alone, two starts collide */
+	char a[WINDOW_STAMP_LEN + 1], b[WINDOW_STAMP_LEN + 1];
+	uint64_t s1 = T0 * NS + NS + NS / 2 + 10000000ULL, s2 = T0 * NS + 2 * NS + NS / 2 - 1000;
+	assert_string_equal(window_stamp(s1, a), window_stamp(s2, b));
+	uint64_t last = 0, f1, u1, f2, u2;
+	window_seconds(s1, s2, &last, &f1, &u1);
+	window_seconds(s2, s2 + NS, &last, &f2, &u2);
+	assert_int_equal(f1, T0 + 2);
+	assert_int_equal(u1, T0 + 3);
+	assert_int_equal(f2, T0 + 3);
+	assert_int_equal(u2, T0 + 4);
 }
 
 /* --- the bounded queue ---------------------------------------------- */
@@ -489,7 +543,8 @@ int main(void)
 		cmocka_unit_test(parts_of_a_large_window),
 		cmocka_unit_test(urls),
 		cmocka_unit_test(sample_rate),
-		cmocka_unit_test(window_seconds),
+		cmocka_unit_test(push_seconds),
+		cmocka_unit_test(window_seconds_follow),
 		cmocka_unit_test(queue_fifo_and_drop_oldest),
 		cmocka_unit_test(queue_capacity_one),
 		cmocka_unit_test(queue_deadline),
