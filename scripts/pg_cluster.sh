@@ -65,6 +65,24 @@ CONF
 
 pg_sql() { "$PSQL" "${PG_CONN[@]}" -X -A -t -q -c "$1" postgres; }
 
+# pg_clients N WHERE: the pids of the N backends that pg_stat_activity
+# shows WHERE, once the same N are seen twice 0.3 s apart: pgbench opens a
+# connection of its own first, under its clients' application_name, and
+# closes it as they connect.  Status 1 when 10 s did not settle them.
+pg_clients() {
+	local n=$1 where=$2 i now last=
+	for i in $(seq 30); do
+		now=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE $where ORDER BY pid" 2>/dev/null)
+		if [ "$(printf '%s\n' "$now" | grep -c .)" = "$n" ] && [ "$now" = "$last" ]; then
+			printf '%s\n' "$now"
+			return 0
+		fi
+		last=$now
+		sleep 0.3
+	done
+	return 1
+}
+
 pg_stop() {
 	[ -n "${PG_WORK:-}" ] || return 0
 	if [ -f "$PG_WORK/data/postmaster.pid" ]; then

@@ -109,14 +109,8 @@ EOF
 	# -T is an upper bound: pg_test_stop ends it.
 	"$PGBENCH" "${conn[@]}" -c 4 -j 2 -T 60 postgres >"$TMP/pgbench.log" 2>&1 &
 	PG_BENCH=$!
-	local backends= i
-	for i in $(seq 100); do
-		backends=$("$sql" "${conn[@]}" -X -A -t -q -c "select pid from pg_stat_activity
-			where application_name = 'pgbench' and backend_type = 'client backend'" postgres 2>/dev/null)
-		[ "$(echo "$backends" | grep -c .)" = 4 ] && break
-		sleep 0.1
-	done
-	if [ "$(echo "$backends" | grep -c .)" != 4 ]; then
+	local backends
+	if ! backends=$(pg_clients 4 "application_name = 'pgbench' AND backend_type = 'client backend'"); then
 		fail "pgbench backends" "not 4 in pg_stat_activity: $(tail -n 1 "$TMP/pgbench.log")"
 		pg_test_stop
 		return
@@ -228,13 +222,7 @@ pg_burst_test() {
 	chmod 644 "$q"
 	PGAPPNAME=pp_burst "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 50 -T 60 -f "$q" postgres >"$TMP/pgb.log" 2>&1 &
 	PG_BENCH=$!
-	for i in $(seq 100); do
-		be=$("$sql" "${PG_CONN[@]}" -X -A -t -q -c "select pid from pg_stat_activity
-			where application_name = 'pp_burst'" postgres 2>/dev/null)
-		[ -n "$be" ] && [ -r "/proc/$be/schedstat" ] && break
-		be=
-		sleep 0.1
-	done
+	be=$(pg_clients 1 "application_name = 'pp_burst'") && [ -r "/proc/$be/schedstat" ] || be=
 	if [ -z "$be" ]; then
 		fail "a PostgreSQL backend in bursts" "no pgbench backend: $(tail -n 1 "$TMP/pgb.log")"
 		return
@@ -368,12 +356,7 @@ pg_status_round() {
 	local mode=$1 backends= i sampler_pid=
 	"$PGBENCH" "${PG_CONN[@]}" -n -c 2 -j 2 -R 40 -T 60 -f "$TMP/two.sql" postgres >"$TMP/pgs-bench.log" 2>&1 &
 	PG_BENCH=$!
-	for i in $(seq 100); do
-		backends=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'" 2>/dev/null)
-		[ "$(echo "$backends" | grep -c .)" = 2 ] && break
-		sleep 0.1
-	done
-	if [ "$(echo "$backends" | grep -c .)" != 2 ]; then
+	if ! backends=$(pg_clients 2 "application_name = 'pgbench'"); then
 		fail "pgbench -R backends ($mode)" "not 2 in pg_stat_activity: $(tail -n 1 "$TMP/pgs-bench.log")"
 		return
 	fi
@@ -507,18 +490,13 @@ EOF
 # pg_queries_clients: clients A and B started; their backends' pids in
 # PGQ_PID_A and PGQ_PID_B.  1 when they did not come.
 pg_queries_clients() {
-	local i
 	PGAPPNAME=pgq_a "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 40 -T 120 -f "$TMP/pgq_a.sql" postgres >"$TMP/pgq-a.log" 2>&1 &
 	PG_BENCH=$!
 	PGAPPNAME=pgq_b "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 20 -T 120 -f "$TMP/pgq_b.sql" postgres >"$TMP/pgq-b.log" 2>&1 &
 	PG_BENCH2=$!
-	for i in $(seq 100); do
-		PGQ_PID_A=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgq_a'" 2>/dev/null)
-		PGQ_PID_B=$(pg_sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgq_b'" 2>/dev/null)
-		[ -n "$PGQ_PID_A" ] && [ -n "$PGQ_PID_B" ] && break
-		sleep 0.1
-	done
-	[ -n "$PGQ_PID_A" ] && [ -n "$PGQ_PID_B" ] && sleep 0.5
+	# (a CI run took the pid of pgbench's own first connection for A's)
+	PGQ_PID_A=$(pg_clients 1 "application_name = 'pgq_a' AND query LIKE 'SELECT abalance%'") &&
+		PGQ_PID_B=$(pg_clients 1 "application_name = 'pgq_b' AND query LIKE 'SELECT count(*)%'")
 }
 
 pg_queries_stop_clients() {
@@ -596,6 +574,8 @@ pg_queries_compare() {
 		read -r q_theirs i_theirs < <(awk -F'\t' -v p="$pid" '$1 == p { t++; if ($2 == "active") q++; else if ($2 == "idle") i++ }
 			END { printf "%.1f %.1f\n", t ? 100 * q / t : 0, t ? 100 * i / t : 0 }' "$TMP/pgq-$mode.psa")
 		side="$side $who: query ${q_mine}/${q_theirs}%, idle ${i_mine}/${i_theirs}%, its statement's frame with id $id;"
+		awk -F'\t' -v p="$pid" '$1 == p { n++ } END { exit !n }' "$TMP/pgq-$mode.psa" ||
+			echo "    $who (pid $pid) in no pg_stat_activity row; pgbench: $(tail -n 2 "$TMP/pgq-$(echo $who | tr AB ab).log" | tr '\n' ' '); pids seen: $(cut -f1 "$TMP/pgq-$mode.psa" | sort | uniq -c | tr '\n' ' ')"
 		[ "$queries" = 1 ] || bad="$bad $who has $queries query frames ($(printf '%s\n' "$frames" | grep '^query=' | tr '\t\n' ' |' | cut -c1-300));"
 		[ -n "$id" ] && [ "$id" = "$want" ] || bad="$bad $who's id $id, pg_stat_activity's ${want:-none};"
 		# (the shares against the view's: time)
