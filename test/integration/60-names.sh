@@ -233,12 +233,21 @@ debuginfod_tests() {
 	split_off_debug "$TMP/dfd/bin/split" "$TMP/dfd/serve/split.debug"
 	local id port url server ready=0 i
 	id=$(readelf -n "$TMP/dfd/bin/split" | sed -n 's/.*Build ID: //p')
-	port=$((20000 + RANDOM % 20000))
-	url=http://127.0.0.1:$port
-	debuginfod -p "$port" -F "$TMP/dfd/serve" -d "$TMP/dfd/index.sqlite" >"$TMP/dfd/server.log" 2>&1 &
-	server=$!
-	PIDS+=("$server")
+	# a port of its own: a server that died at once (the port taken by
+	# something of this machine's) is started again on another
+	dfd_serve() {
+		port=$((20000 + RANDOM % 20000))
+		url=http://127.0.0.1:$port
+		rm -f "$TMP/dfd/index.sqlite"
+		debuginfod -p "$port" -F "$TMP/dfd/serve" -d "$TMP/dfd/index.sqlite" >"$TMP/dfd/server.log" 2>&1 &
+		server=$!
+		PIDS+=("$server")
+	}
+	dfd_serve
 	for i in $(seq 50); do
+		if ! kill -0 "$server" 2>/dev/null && [ "$i" -le 5 ]; then
+			dfd_serve
+		fi
 		# A fresh cache each try: the client remembers a miss for 10 min.
 		if DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/dfd/probe.$i \
 			debuginfod-find debuginfo "$id" >/dev/null 2>&1; then ready=1; break; fi
