@@ -69,10 +69,15 @@ runqueue_tests() {
 		skip "running and runnable" "$WHY_NO_KSTACKS"
 		return
 	fi
-	local d t run_t run_p runnable_p ok=1 line="" tol
+	local d t run_t run_p runnable_p ok=1 line="" tol secs
 	tol=$(pick 10 2.5)
 	for d in 10ms 1ms; do
-		"$PP" -d "$d" -o "$TMP/rq.$d.folded" -- "$T/runqueue" 3 0 >"$TMP/rq.$d.truth" \
+		# make truth: 2.5 points are 3.2 standard deviations of a 50 %
+		# share over 4000 samples (40 s at 10 ms), 3.5 over 5000 (5 s at
+		# 1 ms); in 3 s, 0.9 and 2.7
+		secs=$(pick 3 5)
+		[ "$d" = 10ms ] && secs=$(pick 3 40)
+		"$PP" -d "$d" -o "$TMP/rq.$d.folded" -- "$T/runqueue" "$secs" 0 >"$TMP/rq.$d.truth" \
 			2>"$TMP/rq.$d.err"
 		for t in spin_a spin_b; do
 			run_t=$(truth "$TMP/rq.$d.truth" "^$t\$" run_ns)
@@ -87,11 +92,11 @@ runqueue_tests() {
 	else tfail "running and runnable" "tolerance $tol points:$line" "$TMP/rq.1ms.folded"; fi
 	# The summary puts the same figures side by side, for the threads
 	# alive at the end (here the launched runs' have ended: attach).
-	"$T/runqueue" 3 0 >/dev/null &
+	"$T/runqueue" "$(pick 3 6)" 0 >/dev/null &
 	local tp=$!
 	PIDS+=("$tp")
 	sleep 0.3
-	"$PP" -p "$tp" -d 1ms -t 1s >/dev/null 2>"$TMP/rq.sum.err"
+	"$PP" -p "$tp" -d 1ms -t "$(pick 1 5)s" >/dev/null 2>"$TMP/rq.sum.err"
 	wait "$tp"
 	local own kernel
 	own=$(sed -n 's/.* spin_a .* on CPU in \([0-9.]*\)%; schedstat.*/\1/p' "$TMP/rq.sum.err")
@@ -112,10 +117,12 @@ work_sleep_tests() {
 		skip "work then sleep: running and runnable" "$WHY_NO_KSTACKS"
 		return
 	fi
-	local d run_t wait_t run_p runnable_p ok=1 line="" tol
+	local d run_t wait_t run_p runnable_p ok=1 line="" tol secs
 	tol=$(pick 10 2.5)
 	for d in 10ms 1ms; do
-		"$PP" -d "$d" -o "$TMP/ws.$d.folded" -- "$T/work_sleep" 3 >"$TMP/ws.$d.truth" \
+		secs=$(pick 3 5) # make truth: as runqueue's, the samples for 2.5 points
+		[ "$d" = 10ms ] && secs=$(pick 3 40)
+		"$PP" -d "$d" -o "$TMP/ws.$d.folded" -- "$T/work_sleep" "$secs" >"$TMP/ws.$d.truth" \
 			2>"$TMP/ws.$d.err"
 		run_t=$(truth "$TMP/ws.$d.truth" '^worker$' run_ns)
 		wait_t=$(truth "$TMP/ws.$d.truth" '^worker$' wait_ns)
