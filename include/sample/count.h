@@ -28,6 +28,11 @@ int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap);
  * none was asked for. */
 const char *count_app_state(struct sampler *s, struct process *p, char *buf, size_t len);
 
+/* The same frame into ob (has_app, app): every sample is counted with
+ * one, whatever path counts it (a tick counted without it showed no
+ * wait event at all in a --pg-wait-events profile). */
+void count_app_into(struct sampler *s, struct process *p, struct observation *ob);
+
 /* This round's observation of a thread: state (static), with the
  * memory's user frames or none, kernel frames packed (n_kernel), the
  * application state read now.  how says which path (tick trace). */

@@ -187,10 +187,7 @@ static void count_pending_ticks(struct sampler *s, struct process *p, struct sam
 			count_observe(s, p, st, state, user, pt->kernel, pt->n_kernel);
 		}
 		struct observation ob = { .state = state, .user = user, .n_kernel = pt->n_kernel };
-		char app[APP_STATE_MAX];
-		const char *a = count_app_state(s, p, app, sizeof(app));
-		if ((ob.has_app = a != NULL))
-			snprintf(ob.app, sizeof(ob.app), "%s", a);
+		count_app_into(s, p, &ob);
 		memcpy(ob.kernel, pt->kernel, sizeof(ob.kernel));
 		count_now(s, p, st, &ob, user ? frames : NULL, user ? n_frames : 0, complete, count,
 			  pt->first_ns, pt->last_ns, how);
@@ -354,6 +351,7 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 			    th->group_stop, on_cpu_by_runs, ps->at_once ? "stop" : "late");
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
 		struct observation ob = { .state = "R (runnable)", .user = c->copied };
+		count_app_into(s, p, &ob); /* its word, as its other ticks' */
 		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
 			  when->seen_ns, "waited");
 	}

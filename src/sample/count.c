@@ -199,6 +199,15 @@ const char *count_app_state(struct sampler *s, struct process *p, char *buf, siz
 	return buf;
 }
 
+void count_app_into(struct sampler *s, struct process *p, struct observation *ob)
+{
+	char app[APP_STATE_MAX];
+	const char *a = count_app_state(s, p, app, sizeof(app));
+	ob->has_app = a != NULL;
+	if (a)
+		snprintf(ob->app, sizeof(ob->app), "%s", a);
+}
+
 /* --no-idle: is this observation of st in its idle wait?  A PostgreSQL
  * process by the wait event it reports (pgactivity.h); elsewhere, and
  * where PostgreSQL reports none (the postmaster's select), a thread
@@ -222,11 +231,7 @@ void count_observe(struct sampler *s, struct process *p, struct sampled_thread *
 	st->obs_round = s->round;
 	ob->state = state;
 	ob->user = user;
-	char app[APP_STATE_MAX];
-	const char *a = count_app_state(s, p, app, sizeof(app));
-	ob->has_app = a != NULL;
-	if (a)
-		snprintf(ob->app, sizeof(ob->app), "%s", a);
+	count_app_into(s, p, ob);
 	st->obs_word = p->word;
 	st->obs_word_ok = p->word_ok;
 	p->word_fresh = false; /* obs has it */

@@ -58,10 +58,7 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 	struct observation ob = { .state = reported_state(st->last_state, false, false),
 				  .user = true, .n_kernel = m->n_kernel };
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
-	char app[APP_STATE_MAX];
-	const char *a = count_app_state(s, p, app, sizeof(app));
-	if ((ob.has_app = a != NULL))
-		snprintf(ob.app, sizeof(ob.app), "%s", a);
+	count_app_into(s, p, &ob);
 	count_now(s, p, st, &ob, m->frames, m->n_frames, m->complete, n, st->still_first_ns,
 		  st->still_last_ns, "still");
 }

@@ -74,10 +74,7 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 			.state = reported_state(kind_state[k], false, k == OWED_RUNNING),
 			.user = frames != NULL,
 		};
-		char app[APP_STATE_MAX];
-		const char *a = count_app_state(s, p, app, sizeof(app));
-		if ((ob.has_app = a != NULL))
-			snprintf(ob.app, sizeof(ob.app), "%s", a);
+		count_app_into(s, p, &ob);
 		if (frames) {
 			ob.n_kernel = o->n_kernel[k];
 			memcpy(ob.kernel, o->kernel[k], sizeof(ob.kernel));

@@ -39,15 +39,13 @@ pg_fake_tests() {
 	local warned nopg
 	warned=$(grep -c 'is not a PostgreSQL 14+ server process' "$TMP/nopg.err")
 	nopg=$(share "$TMP/nopg.folded" '^split;\[no PostgreSQL state\];')
-	if [ $rc = 0 ] && [ "$warned" = 1 ] && atleast "$nopg" 99; then
-		pass "--pg-wait-events on a program that is no PostgreSQL server: one warning, ${nopg}% of the samples '[no PostgreSQL state]'"
-	else fail "--pg-wait-events on a non-PostgreSQL program" "exit $rc, $warned warnings (1), ${nopg}% '[no PostgreSQL state]' (>= 99)" "$TMP/nopg.err"; fi
-	# Every one, but once (a noisy run with gawk) 1 sample of 200 had
-	# other first frames: a tick near the launch's exec, not yet explained;
-	# kept as a check of when ticks fall, its odd lines shown
-	if [ "$nopg" = 100.0 ]; then pass "--pg-wait-events on a program that is no PostgreSQL server: every sample '[no PostgreSQL state]'"
+	# every sample: the ticks due while it waited for the CPU our tick
+	# took (capture.c's "waited") once had no state frame: 1 sample in
+	# 200 beside a noisy neighbour, a R (runnable) one
+	if [ $rc = 0 ] && [ "$warned" = 1 ] && [ "$nopg" = 100.0 ]; then
+		pass "--pg-wait-events on a program that is no PostgreSQL server: one warning, every sample '[no PostgreSQL state]'"
 	else
-		tfail "--pg-wait-events on a non-PostgreSQL program: every sample" "${nopg}% '[no PostgreSQL state]' (100)"
+		fail "--pg-wait-events on a non-PostgreSQL program" "exit $rc, $warned warnings (1), ${nopg}% '[no PostgreSQL state]' (100)" "$TMP/nopg.err"
 		grep -v '^split;\[no PostgreSQL state\];' "$TMP/nopg.folded" | cut -c1-300 | sed 's/^/    odd: /'
 	fi
 }

@@ -534,6 +534,36 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 	assert_int_equal(w->st->memory->pc, address_of(trap_place));
 }
 
+/* Asked to stop on our CPU, which our tick took from it (R, not running):
+ * the ticks due while it waited for that CPU are counted R (runnable)
+ * with the stack its trap brings, and with the same application state as
+ * its other ticks - with --pg-wait-events on a program that is no
+ * PostgreSQL server, "[no PostgreSQL state]" on every sample (those ticks
+ * had no state frame at all: 1 sample in 200 beside a noisy neighbour). */
+static void ticks_waited_for_our_cpu_have_its_state(void **state)
+{
+	struct world *w = *state;
+	w->o.pg_wait_events = true;
+	fake.runs = 6;
+	round_begin(w);
+	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = false,
+				   .runs_known = true, .sc = { .runs = fake.runs }, .wait = false };
+	char no_kernel[1] = "";
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+	assert_true(w->st->pending->took_its_cpu);
+	round_over(w, 3); /* the stop's tick, and 2 due while it waited */
+	assert_int_equal(w->r.samples, 0);
+
+	fake.trap_due = true;
+	fake.trap_pc = address_of(trap_place);
+	capture_poll_pending(w->s);
+	assert_null(w->st->pending);
+	assert_int_equal(w->r.samples, 3);
+	assert_int_equal(counted(w, "worker;[no PostgreSQL state];R (runnable);trap_place"), 2);
+	assert_int_equal(counted(w, "worker;R (runnable);trap_place"), 0);
+	assert_int_equal(counted_in_all(w), 3);
+}
+
 /* Ended between rounds with its stop pending: its ticks are counted as
  * they were read, state and kernel frames, without a user stack - not
  * with the one its memory holds from before. */
@@ -666,6 +696,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(ticks_waited_for_our_cpu_have_its_state, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(thread_ended_with_a_stop_pending_has_no_user_stack,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
