@@ -3,7 +3,8 @@
  * tests that replay real runs through decide.h.
  *
  * Written when PTRACE_PROFILER_TICK_TRACE names a file (a developer's
- * aid: docs/testing.md), one line per event, space-separated, times in
+ * aid: docs/testing.md; made as -o's file is, output_file.h, and in its
+ * place once the sampler ends), one line per event, space-separated, times in
  * CLOCK_MONOTONIC ns:
  *   R round due began cpu                     a round begins
  *   L round tid state runs_known runs group_stop group_stops generation

@@ -55,8 +55,7 @@ int mode_diff(const struct options *o, const char *command)
 	FILE *out = stdout;
 	if (o->output_path) {
 		if (output_file_open(&of, o->output_path) != 0) {
-			fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n", o->output_path,
-				strerror(errno));
+			fprintf(stderr, "ptrace_profiler: %s\n", of.why);
 			stack_diff_free(&d);
 			return 2;
 		}

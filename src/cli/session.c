@@ -178,8 +178,7 @@ static int open_output(struct session *s)
 	if (!o->output_path)
 		return 0;
 	if (output_file_open(&s->file, o->output_path) != 0) {
-		fprintf(stderr, "ptrace_profiler: cannot write '%s': %s\n", o->output_path,
-			strerror(errno));
+		fprintf(stderr, "ptrace_profiler: %s\n", s->file.why);
 		return -1;
 	}
 	if (o->period_ns)

@@ -1,5 +1,6 @@
 /* tick_trace.c - the per-tick record (tick_trace.h). */
 #include "sample/tick_trace.h"
+#include "output/output_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,7 +9,8 @@
 #include <string.h>
 
 struct tick_trace {
-	FILE *f;
+	FILE *f;                 /* of.f */
+	struct output_file of;   /* a file as -o writes it: never through a stranger's link */
 };
 
 static const char *const action_names[] = {
@@ -22,9 +24,10 @@ struct tick_trace *tick_trace_from_env(void)
 	if (!path || !*path)
 		return NULL;
 	struct tick_trace *tt = calloc(1, sizeof(*tt));
-	if (tt && !(tt->f = fopen(path, "we"))) {
-		fprintf(stderr, "ptrace_profiler: %s: cannot write '%s': %s\n", TICK_TRACE_ENV, path,
-			strerror(errno));
+	if (tt && output_file_open(&tt->of, path) == 0) {
+		tt->f = tt->of.f;
+	} else if (tt) {
+		fprintf(stderr, "ptrace_profiler: %s: %s\n", TICK_TRACE_ENV, tt->of.why);
 		free(tt);
 		tt = NULL;
 	}
@@ -35,7 +38,7 @@ void tick_trace_close(struct tick_trace *tt)
 {
 	if (!tt)
 		return;
-	fclose(tt->f);
+	output_file_commit(&tt->of);
 	free(tt);
 }
 

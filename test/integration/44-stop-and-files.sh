@@ -113,7 +113,7 @@ file_tests() {
 		skip "-o FILE with a process we may not trace" "needs root and setpriv to run the profiler as another user"
 	fi
 
-	# killed mid-run: FILE as it was (the file written beside it stays, named after our pid)
+	# killed mid-run: FILE as it was (the file written beside it, FILE.tmp.RANDOM, stays)
 	start "$T/split"
 	echo previous >"$TMP/kill9.folded"
 	"$PP" -p "$TPID" -d 1ms -o "$TMP/kill9.folded" 2>/dev/null &

@@ -1,10 +1,13 @@
 /* Unit tests: an output file written beside its name and renamed over it
  * (output_file.h): FILE untouched until the commit, and after a discard;
  * nothing left beside it; the mode the shell's > would give; names that
- * are no regular file written to directly; symbolic links kept. */
+ * are no regular file written to directly; symbolic links kept; and, as
+ * root, nothing another user plants (links, FIFOs, devices) followed or
+ * written through. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <dirent.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -80,7 +84,8 @@ static void replaces_only_at_the_commit(void **state)
 	fflush(of.f);
 	assert_string_equal(text_of(path), "previous\n"); /* not yet */
 	assert_int_equal(files_in_dir(), 2);
-	assert_non_null(strstr(of.tmp, "/out.folded.tmp."));
+	assert_int_equal(strncmp(of.tmp, "out.folded.tmp.", 15), 0);
+	assert_int_equal(strlen(of.tmp), 15 + 16); /* 64 random bits */
 	assert_int_equal(output_file_commit(&of), 0);
 	assert_string_equal(text_of(path), "new profile\n");
 	assert_int_equal(files_in_dir(), 1);
@@ -190,10 +195,144 @@ static void a_link_stays_a_link(void **state)
 	unlink(real);
 }
 
+/* The uid another user's files get in these tests; they need root. */
+#define STRANGER 65534
+
+static bool as_root(void)
+{
+	return geteuid() == 0;
+}
+
+static void a_file_of_ours_keeps_its_mode(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/private.folded", dir);
+	put(path, "previous\n");
+	assert_int_equal(chmod(path, 0600), 0);
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, path), 0);
+	assert_int_equal(output_file_commit(&of), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	unlink(path);
+}
+
+/* A stranger's link at the name: the link is replaced, what it leads to
+ * is not touched. */
+static void a_strangers_link_is_replaced_not_followed(void **state)
+{
+	(void)state;
+	if (!as_root())
+		skip();
+	char secret[128], link[128];
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	snprintf(link, sizeof(link), "%s/planted.folded", dir);
+	put(secret, "root only\n");
+	assert_int_equal(chmod(secret, 0600), 0);
+	assert_int_equal(symlink(secret, link), 0);
+	assert_int_equal(lchown(link, STRANGER, STRANGER), 0);
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, link), 0);
+	fputs("profile\n", of.f);
+	assert_int_equal(output_file_commit(&of), 0);
+	assert_string_equal(text_of(secret), "root only\n");
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode)); /* the link itself replaced */
+	assert_string_equal(text_of(link), "profile\n");
+	assert_int_equal(stat(secret, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	unlink(link);
+	unlink(secret);
+}
+
+/* A stranger's link inside the path: refused, with a line that says so. */
+static void a_strangers_link_inside_the_path_is_refused(void **state)
+{
+	(void)state;
+	if (!as_root())
+		skip();
+	char sub[128], path[160];
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(symlink("/etc", sub), 0);
+	assert_int_equal(lchown(sub, STRANGER, STRANGER), 0);
+	snprintf(path, sizeof(path), "%s/x.folded", sub);
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, path), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(of.why, "not followed"));
+	assert_null(of.f);
+	assert_int_equal(access("/etc/x.folded", F_OK), -1);
+	unlink(sub);
+}
+
+/* A stranger's FIFO is replaced; ours with no reader is an error at once,
+ * never a hang. */
+static void fifos_never_hang(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/fifo.folded", dir);
+	assert_int_equal(mkfifo(path, 0666), 0);
+	alarm(10); /* a hang fails the test */
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, path), -1);
+	assert_int_equal(errno, ENXIO);
+	assert_non_null(strstr(of.why, "nobody reads"));
+	if (as_root()) {
+		assert_int_equal(lchown(path, STRANGER, STRANGER), 0);
+		assert_int_equal(output_file_open(&of, path), 0);
+		fputs("profile\n", of.f);
+		assert_int_equal(output_file_commit(&of), 0);
+		struct stat st;
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+	}
+	alarm(0);
+	unlink(path);
+}
+
+static void a_block_device_is_never_written(void **state)
+{
+	(void)state;
+	if (!as_root())
+		skip();
+	char path[128];
+	snprintf(path, sizeof(path), "%s/disk", dir);
+	if (mknod(path, S_IFBLK | 0600, makedev(7, 0)) != 0)
+		skip(); /* no mknod here (a container) */
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, path), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(of.why, "block device"));
+	unlink(path);
+}
+
+/* /dev/stdout is /proc/self/fd/1: the kernel's link, followed. */
+static void dev_stdout_is_our_stdout(void **state)
+{
+	(void)state;
+	struct stat st;
+	if (fstat(1, &st) != 0 || S_ISREG(st.st_mode))
+		skip(); /* a file: nothing to tell apart */
+	struct output_file of;
+	assert_int_equal(output_file_open(&of, "/dev/stdout"), 0);
+	assert_string_equal(of.tmp, "");
+	output_file_discard(&of);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(replaces_only_at_the_commit),
+		cmocka_unit_test(a_file_of_ours_keeps_its_mode),
+		cmocka_unit_test(a_strangers_link_is_replaced_not_followed),
+		cmocka_unit_test(a_strangers_link_inside_the_path_is_refused),
+		cmocka_unit_test(fifos_never_hang),
+		cmocka_unit_test(a_block_device_is_never_written),
+		cmocka_unit_test(dev_stdout_is_our_stdout),
 		cmocka_unit_test(discard_leaves_the_file),
 		cmocka_unit_test(two_at_once_do_not_collide),
 		cmocka_unit_test(no_directory_is_an_error),
