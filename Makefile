@@ -33,6 +33,7 @@ TARGET_CXX_SRCS := $(wildcard test/targets/*.cpp)
 TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
 	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13 \
+	$(B)/test/targets/fake_pg_nover \
 	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static
 DEMO_BIN := $(B)/demo/workload
 
@@ -126,10 +127,13 @@ endif
 $(B)/test/targets/lld_gap: test/targets/lld_gap.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -fuse-ld=lld -Wl,-z,max-page-size=0x200000 -o $@ $<
 # PostgreSQL stand-ins: postgres exports its globals (my_wait_event_info);
-# the same program as a 13 server has no such symbol.
+# the same program as a 13 server has no such symbol; without its version
+# text, it is known by its working directory's PG_VERSION.
 $(B)/test/targets/fake_pg: TARGET_CFLAGS += -rdynamic
 $(B)/test/targets/fake_pg13: test/targets/fake_pg.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DPG13 -o $@ $< -pthread -lm
+$(B)/test/targets/fake_pg_nover: test/targets/fake_pg.c | $(B)/test/targets
+	$(CC) $(TARGET_CFLAGS) -rdynamic -DNO_VERSION_TEXT -o $@ $< -pthread -lm
 # which.c twice: the same code under two names (work_a, work_b).
 $(B)/test/targets/which_%: test/targets/which.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -DWORK=work_$* -o $@ $<

@@ -5,24 +5,60 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "db/pgsym.h"
+#include "tracee/procfs.h"
 
 #define SYMBOL "my_wait_event_info"
+#define PG_VERSION_FILE_MAX 32 /* "18\n" and room to spare */
 
-/* $PGDATA/PG_VERSION: a server process's working directory is its data
- * directory, and the server refuses to start on one of another version. */
-static int data_directory_version(pid_t pid, struct pg_version *v)
+/* The process's effective uid, from /proc/PID/status; -1 if unknown. */
+static int64_t process_euid(pid_t pid)
 {
-	char path[64], text[32];
-	snprintf(path, sizeof(path), "/proc/%d/cwd/PG_VERSION", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char path[64], status[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, text, sizeof(text));
+	ssize_t got = read(fd, status, sizeof(status));
+	close(fd);
+	uint64_t euid;
+	if (got <= 0 || parse_status_number(status, (size_t)got, "Uid", 2, &euid) != 0)
+		return -1;
+	return (int64_t)euid;
+}
+
+/* $PGDATA/PG_VERSION: a server process's working directory is its data
+ * directory, and the server refuses to start on one of another version.
+ * The server's user controls that directory, so the file is read only if
+ * it is what PostgreSQL makes: a regular file, no link (O_NOFOLLOW), of a
+ * few bytes, owned by the server's own user - never a device, a FIFO (no
+ * blocking open: O_NONBLOCK) or another user's file planted there. */
+static int data_directory_version(pid_t pid, struct pg_version *v)
+{
+	char path[64], text[PG_VERSION_FILE_MAX];
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
+	int64_t euid = process_euid(pid);
+	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || euid < 0) {
+		if (dir >= 0)
+			close(dir);
+		return -1;
+	}
+	int fd = openat(dir, "PG_VERSION", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(dir);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	ssize_t n = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= PG_VERSION_FILE_MAX &&
+	    (int64_t)st.st_uid == euid)
+		n = read(fd, text, sizeof(text));
 	close(fd);
 	return n > 0 && pg_version_parse(text, (size_t)n, v) == 0 ? 0 : -1;
 }
@@ -71,7 +107,7 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 	out->table = out->version_known ? pg_wait_table_for(out->version.major) : NULL;
 	if (!out->version_known)
 		snprintf(msg, msglen, "warning: process %d (%s): cannot tell its PostgreSQL version (no "
-			 "version text in the binary, no PG_VERSION in its directory): wait events as numbers",
+			 "version text in the binary, no PG_VERSION file of its user's in its directory): wait events as numbers",
 			 (int)pid, exe);
 	else if (!out->table)
 		snprintf(msg, msglen, "warning: process %d runs PostgreSQL %s, whose wait event names we do "

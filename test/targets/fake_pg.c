@@ -9,7 +9,10 @@
  * the pointer would show it.  Then, in 100 ms cycles, 60 ms in cpu_phase
  * (no wait: 0) and 40 ms in wait_phase, an IO:WALSync (0x0a000046) wait
  * spent in nanosleep.
- * Built -DPG13 it is a PostgreSQL 13 server instead: no my_wait_event_info. */
+ * Built -DPG13 it is a PostgreSQL 13 server instead: no my_wait_event_info.
+ * Built -DNO_VERSION_TEXT (fake_pg_nover) it carries no version text: the
+ * version is then its working directory's PG_VERSION, as a data
+ * directory's. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,10 @@
 
 #ifdef PG13
 const char pg_version_text[] = "postgres (PostgreSQL) 13.11 (fake)\n";
+#elif defined(NO_VERSION_TEXT)
+const char pg_version_text[] = "a server that does not say its version\n";
+static uint32_t local_wait_event_info;
+uint32_t *volatile my_wait_event_info = &local_wait_event_info;
 #else
 const char pg_version_text[] = "postgres (PostgreSQL) 15.4 (fake)\n";
 static uint32_t local_wait_event_info;
