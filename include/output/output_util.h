@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/hash_index.h"
+#include "base/utf8.h" /* utf8_next, for the writers */
 #include "profile/profile.h"
 
 enum frame_kind {
@@ -51,11 +52,6 @@ bool frame_is_app_state(const char *s);
 
 /* The kind of frames[i]; code_start from frame_code_start. */
 enum frame_kind frame_kind_at(const char *const *frames, size_t code_start, size_t i);
-
-/* The next character of s: its length (1-4) and code point, or 0 if s
- * starts with a byte that does not begin a valid UTF-8 sequence (overlong
- * forms, surrogates and code points past U+10FFFF are invalid). */
-size_t utf8_next(const char *s, uint32_t *cp);
 
 /* s as XML character data or attribute value: & < > " ' escaped, invalid
  * UTF-8, control characters and U+FFFE/U+FFFF (not allowed in XML) as '?'.
