@@ -1,18 +1,35 @@
-/* frame.h - frame text as the folded format can carry it.
+/* frame.h - frame text as every output format can carry it.
  *
- * Symbol names come from the target's binaries: untrusted.  A ';' would
- * split a frame in two, a newline would forge a line, control characters
- * garble terminals.  Everything printed goes through frame_sanitize().
+ * Names come from the target: a thread's comm, a process's, a symbol of
+ * its binaries, a file's path, a query's text - untrusted bytes, not
+ * always UTF-8.  A ';' would split a folded frame in two, a newline would
+ * forge a line, control characters garble terminals, and a byte that is
+ * not UTF-8 makes flamegraph.pl die ("does not map to Unicode") and
+ * protobuf and JSON readers refuse the file.  Everything printed goes
+ * through frame_sanitize() where it enters the profile, so that every
+ * writer (folded, SVG, speedscope, pprof, Pyroscope, perf-script, the
+ * summary, --top, --dump) gets valid UTF-8 without control characters.
+ * What a format's own grammar needs beyond that (XML and JSON escapes,
+ * perf-script's comm, folded's count) is its writer's.
  */
 #ifndef PTRACE_PROFILER_FRAME_H
 #define PTRACE_PROFILER_FRAME_H
 
 #include <stddef.h>
 
-/* Copies in to out (outsz > 0), always NUL-terminated and truncated to fit:
- * ';' becomes ':', control characters and DEL become '?', an empty name
- * becomes "[unknown]".  Returns strlen(out). */
+/* Copies in to out, always NUL-terminated (outsz > 0) and truncated to
+ * fit, between whole characters: out is valid UTF-8.  Each byte that
+ * begins no valid UTF-8 sequence (a stray continuation byte, an overlong
+ * form, a surrogate, past U+10FFFF, a sequence cut short) becomes U+FFFD;
+ * control characters (C0, DEL, C1: U+0080-U+009F) become '?', as ps and
+ * top show them; ';' becomes ':'; an empty name becomes "[unknown]".  Its
+ * own output comes back unchanged.  Returns strlen(out), which may be up
+ * to three times strlen(in). */
 size_t frame_sanitize(const char *in, char *out, size_t outsz);
+
+/* The room frame_sanitize() needs for any text that fits in a buffer of
+ * n bytes: nothing cut, a suffix ("_[i]", "+0x1a2b") kept. */
+#define FRAME_SANITIZED_MAX(n) (3 * (n))
 
 /* "[libc.so.6]" from "/usr/lib/x86_64-linux-gnu/libc.so.6": the basename in
  * brackets, sanitized, for a frame that has no symbol.  Returns strlen. */

@@ -1,7 +1,14 @@
-/* frame.c - make untrusted names safe for the folded format. */
+/* frame.c - make untrusted names safe for every format. */
 #include "base/frame.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "base/utf8.h"
+
+/* What takes the place of a byte that begins no valid UTF-8 sequence:
+ * U+FFFD, the replacement character. */
+static const char REPLACEMENT[] = "\xef\xbf\xbd";
 
 size_t frame_sanitize(const char *in, char *out, size_t outsz)
 {
@@ -10,14 +17,24 @@ size_t frame_sanitize(const char *in, char *out, size_t outsz)
 	if (!in || !in[0])
 		in = "[unknown]";
 	size_t n = 0;
-	for (; in[n] && n + 1 < outsz; n++) {
-		unsigned char c = (unsigned char)in[n];
-		if (c == ';')
-			out[n] = ':';
-		else if (c < 0x20 || c == 0x7f)
-			out[n] = '?';
-		else
-			out[n] = (char)c;
+	while (*in) {
+		uint32_t cp;
+		size_t len = utf8_next(in, &cp);
+		const char *put = in;
+		size_t put_len = len;
+		if (len == 0) {
+			put = REPLACEMENT, put_len = sizeof(REPLACEMENT) - 1;
+			len = 1; /* each stray byte its own */
+		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			put = "?", put_len = 1; /* C0, DEL, C1 */
+		} else if (cp == ';') {
+			put = ":", put_len = 1;
+		}
+		if (put_len >= outsz - n)
+			break; /* whole characters only, and room for the NUL */
+		memcpy(out + n, put, put_len);
+		n += put_len;
+		in += len;
 	}
 	out[n] = '\0';
 	return n;

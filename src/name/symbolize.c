@@ -215,7 +215,7 @@ static void readable_name(const char *raw, char *out, size_t outsz)
 static const char *frame_text(struct namer *n, const char *name, const char *file, int line,
 			      bool inlined)
 {
-	char raw[FRAME_TEXT_MAX], clean[FRAME_TEXT_MAX];
+	char raw[FRAME_TEXT_MAX], clean[FRAME_SANITIZED_MAX(FRAME_TEXT_MAX)];
 	const char *base = file ? strrchr(file, '/') : NULL;
 	base = base ? base + 1 : file;
 	const char *suffix = inlined ? "_[i]" : "";
@@ -234,7 +234,7 @@ static const char *frame_text(struct namer *n, const char *name, const char *fil
 static const char *module_frame(struct namer *n, const struct module_image *img, uint64_t addr)
 {
 	const char *path = img->name;
-	char text[NAME_MAX_LEN + 32], clean[NAME_MAX_LEN + 32];
+	char text[NAME_MAX_LEN + 32], clean[FRAME_SANITIZED_MAX(NAME_MAX_LEN + 32)];
 	if (n->o.addresses) {
 		uint64_t offset = addr - img->bias;
 		const char *base = path[0] == '[' ? NULL : strrchr(path, '/');
@@ -958,7 +958,7 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 		/* JIT code the JIT itself named (/tmp/perf-PID.map):
 		 * "NAME_[j]", FlameGraph's mark for it. */
 		const char *jit = anon && s->jit ? perfmap_file_lookup(s->jit, addr) : NULL;
-		char text[NAME_MAX_LEN + 8], clean[NAME_MAX_LEN + 8];
+		char text[NAME_MAX_LEN + 8], clean[FRAME_SANITIZED_MAX(NAME_MAX_LEN + 8)];
 		if (jit)
 			snprintf(text, sizeof(text), "%.*s_[j]", NAME_MAX_LEN, jit);
 		frame_sanitize(jit ? text : anon ? anon : "[unknown]", clean, sizeof(clean));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/frame.h"
 
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
 
@@ -159,18 +160,23 @@ static pid_t tracer_of(pid_t pid)
 	return tracer;
 }
 
+/* The process's name, sanitized (frame.h) as it enters: the target line
+ * of every format, the summary and --top print it.  "" when unknown. */
 static void comm_of(pid_t pid, char *out, size_t outsz)
 {
-	char path[64];
+	char path[64], raw[COMM_MAX];
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read(fd, out, outsz - 1);
+	ssize_t n = read(fd, raw, sizeof(raw) - 1);
 	close(fd);
-	out[n > 0 ? n : 0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
+	if (n > 0 && raw[n - 1] == '\n')
+		n--; /* the kernel's; one inside the name is the name's */
+	raw[n > 0 ? n : 0] = '\0';
+	if (raw[0])
+		frame_sanitize(raw, out, outsz);
 }
 
 static void init_target(struct target *t, pid_t pid)
