@@ -7,9 +7,9 @@
  *   	0 S (sleeping) ([unknown])
  *   	(blank line)
  *
- * The header is "comm pid/tid time: period event:", the comm unpadded (a
- * leading space would defeat speedscope's importer), the time in seconds
- * with microseconds, on the wall clock (the run's start plus the sample's
+ * The header is "comm pid/tid time: period event:" (perf_comm: the comm
+ * shaped so the importers read it whole), the time in seconds with
+ * microseconds, on the wall clock (the run's start plus the sample's
  * time), never earlier than the sample before.  Frames innermost first, as
  * "address name (module)": we keep no addresses, so 0, as perf prints for
  * a frame it cannot place; kernel frames lose their "_[k]" and are in
@@ -45,6 +45,49 @@ static void frame_line(FILE *f, const char *name, bool kernel)
 	fputs(kernel ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
 }
 
+/* Is cp white space to a reader's \s: JavaScript's (speedscope) takes
+ * these beside ASCII's; Perl's (stackcollapse-perf.pl, reading bytes)
+ * only ASCII's.  (Controls, U+0085 among them, frame.h made '?'.) */
+static bool unicode_space(uint32_t cp)
+{
+	return cp == ' ' || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) ||
+	       cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000 ||
+	       cp == 0xfeff;
+}
+
+/* The comm as the readers of perf script find it.  stackcollapse-perf.pl
+ * and speedscope both take the header as ^(\S.+?)\s+(\d+)/?(\d+)?\s+:
+ * the comm starts with a non-space, is two characters at least, and ends
+ * at the first white space followed by digits and white space (or '/').
+ * So a comm " 12345" starts no header (stackcollapse-perf.pl drops the
+ * sample), "pg worker 3" reads as comm "pg worker" of pid 3, and a comm
+ * of one character swallows the pid and the time (a root of its own for
+ * every sample).  perf itself prints the comm as it is when it prints
+ * call chains (padded to 16, leading blanks, only when it does not), and
+ * its own text of such threads is read the same way.  Written here with
+ * its white space as '_' (which is what stackcollapse-perf.pl makes of a
+ * space in its root anyway), and a comm of one character followed by
+ * '_', it is read back whole, whatever its bytes: " 12345" as "_12345".
+ * (A leading blank would also defeat speedscope's importer.) */
+static void perf_comm(FILE *f, const char *comm)
+{
+	size_t chars = 0;
+	while (*comm) {
+		uint32_t cp;
+		size_t len = utf8_next(comm, &cp);
+		if (!len)
+			len = 1, cp = 0; /* frame.h made it valid: not seen */
+		if (unicode_space(cp))
+			fputc('_', f);
+		else
+			fwrite(comm, 1, len, f);
+		comm += len;
+		chars++;
+	}
+	if (chars < 2)
+		fputc('_', f);
+}
+
 static int perf_one(const struct profile_sample *s, void *arg)
 {
 	struct perf_pass *pp = arg;
@@ -55,9 +98,9 @@ static int perf_one(const struct profile_sample *s, void *arg)
 	if (us < pp->last_us)
 		us = pp->last_us; /* time never goes back */
 	pp->last_us = us;
-	fprintf(f, "%s %d/%d %" PRIu64 ".%06" PRIu64 ": 1 wall:\n",
-		t->name && t->name[0] ? t->name : n ? pp->frames[0] : "?", (int)t->pid,
-		(int)t->tid, us / 1000000, us % 1000000);
+	perf_comm(f, t->name && t->name[0] ? t->name : n ? pp->frames[0] : "?");
+	fprintf(f, " %d/%d %" PRIu64 ".%06" PRIu64 ": 1 wall:\n", (int)t->pid, (int)t->tid,
+		us / 1000000, us % 1000000);
 	size_t code = frame_code_start(pp->frames, n);
 	for (size_t i = n; i-- > 1;)
 		frame_line(f, pp->frames[i],

@@ -69,7 +69,8 @@ roots_titles_test() {
 		"$PP" -p "$a,$b,$TPID" -d 2ms -n 100 --group-by $g --format perf-script -o "$TMP/$g.perf" 2>>"$TMP/titles.err" || rc=$?
 		roots=$(sed -n 's|^\([^\t].*\) \([0-9]*\)/\([0-9]*\) [0-9.]*: [0-9]* wall:$|\1 \2/\3|p' "$TMP/$g.perf" |
 			sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); sub(/ 0\/0$/, ""); print $0 " " n }' | paste -sd'|' -)
-		[ "$roots" = "$want" ] || bad="$bad $g perf-script headers '$roots';"
+		# (the comm with its blanks as '_', as stackcollapse-perf.pl reads it whole: out_perf.c)
+		[ "$roots" = "${want//: worker 1/:_worker_1}" ] || bad="$bad $g perf-script headers '$roots';"
 		grep -q "\[\($a\|$b\|$TPID\)\]" "$TMP/$g.svg" "$TMP/$g.pprof.txt" "$TMP/$g.perf" &&
 			bad="$bad a PID in a $g file: $(grep -l "\[\($a\|$b\|$TPID\)\]" "$TMP/$g.svg" "$TMP/$g.pprof.txt" "$TMP/$g.perf" | paste -sd' ' -);"
 	done
@@ -77,7 +78,7 @@ roots_titles_test() {
 	stop_target "$b"
 	stop_target "$TPID"
 	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
-		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each, SVG, pprof (read back by the tests' reader, no pid or tid label) and perf-script (comm the root, 0/0) the same roots and counts; --group-by all one root in each; no PID in any file; the summary names each process as its root does"
+		pass "roots: a process that rewrote its title is sleep[PID] pp_server: worker 1 (others comm[PID]/thread); --group-by type merges the two under 'pp_server: worker 1' (200 samples) and blocked's threads under 'blocked', speedscope a timeline each, SVG, pprof (read back by the tests' reader, no pid or tid label) and perf-script (comm the root, blanks as '_', 0/0) the same roots and counts; --group-by all one root in each; no PID in any file; the summary names each process as its root does"
 	else fail "roots by title and --group-by" "exit $rc:$bad" "$TMP/titles.folded"; fi
 }
 

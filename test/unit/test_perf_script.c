@@ -155,6 +155,43 @@ static void lines_the_importers_take(void **state)
 	fixture_free(&fx);
 }
 
+/* The comm as stackcollapse-perf.pl and speedscope find it - both read
+ * ^(\S.+?)\s+(\d+)... (a non-space, at least one more character, up to
+ * the first blank followed by digits): " 12345" would start no header
+ * (stackcollapse-perf.pl drops the sample), "pg worker 3" would be comm
+ * "pg worker" of pid 3, and "x" would swallow pid and time.  Blanks are
+ * written '_', and a comm of one character gets one after it. */
+static void comm_read_back_whole(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "cmd", "t", 1000000);
+	const char *const names[] = { " 12345", "pg worker 3", "x", "\xc3\xa9", "a\xe3\x80\x80" "1 2",
+				      "caf\xc3\xa9", "\xef\xbf\xbd" };
+	const char *const want[] = { "_12345 1/", "pg_worker_3 1/", "x_ 1/", "\xc3\xa9_ 1/", "a_1_2 1/",
+				     "caf\xc3\xa9 1/", "\xef\xbf\xbd_ 1/" };
+	size_t k = sizeof(names) / sizeof(names[0]);
+	for (size_t i = 0; i < k; i++) {
+		size_t th = fixture_thread(&fx, 1, (pid_t)(2 + i), "p", names[i]);
+		fixture_sample(&fx, th, i, 1, (const char *[]){ names[i], "R (running)", "main", NULL });
+	}
+	char *text = write_as(fixture_profile(&fx), FORMAT_PERF_SCRIPT);
+	size_t headers = 0;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (len && line[0] != '\t') {
+			assert_true(headers < k);
+			if (strncmp(line, want[headers], strlen(want[headers])) != 0)
+				fail_msg("header '%.*s', not '%s...'", (int)len, line, want[headers]);
+			headers++;
+		}
+		line += len + (line[len] != '\0');
+	}
+	assert_int_equal(headers, k);
+	free(text);
+	fixture_free(&fx);
+}
+
 /* stackcollapse-perf.pl --all, in short: the comm is the root, then the
  * frames outermost first; a frame in [kernel.kallsyms] gets "_[k]". */
 static char *collapse(const char *text)
@@ -288,6 +325,7 @@ int main(void)
 		cmocka_unit_test(exact_blocks),
 		cmocka_unit_test(time_never_goes_back),
 		cmocka_unit_test(lines_the_importers_take),
+		cmocka_unit_test(comm_read_back_whole),
 		cmocka_unit_test(collapses_to_the_folded_output),
 		cmocka_unit_test(needs_samples),
 	};
