@@ -6,16 +6,49 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a frame ends in a blank and a number ("f 7", "f 1.5"): the
+ * blank's index, else SIZE_MAX.  As a line's last frame such a tail would
+ * be a count: flamegraph.pl reads "a;f 7 50" as a differential line of
+ * 7 and 50 samples, and --diff refuses it as a diff's own output. */
+static size_t count_like_tail(const char *frame)
+{
+	size_t n = strlen(frame), i = n;
+	while (i > 0 && isdigit((unsigned char)frame[i - 1]))
+		i--;
+	if (i > 0 && frame[i - 1] == '.') { /* "1.5", "1." */
+		size_t dot = i - 1;
+		i = dot;
+		while (i > 0 && isdigit((unsigned char)frame[i - 1]))
+			i--;
+		if (i == dot)
+			return SIZE_MAX; /* ".5": no digit before the dot */
+	} else if (i == n) {
+		return SIZE_MAX; /* no digit at the end */
+	}
+	return i > 0 && isspace((unsigned char)frame[i - 1]) ? i - 1 : SIZE_MAX;
+}
+
+/* Names are frame_sanitize()'d: no ';' splits a frame, no newline a line.
+ * What is left to keep the count the line's only one is the last frame's
+ * tail: its blank is written '_'. */
 static void print_folded(const char *const *frames, size_t n, uint64_t count, void *arg)
 {
 	FILE *f = arg;
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc(';', f);
-		fputs(frames[i], f);
+		size_t blank = i + 1 == n ? count_like_tail(frames[i]) : SIZE_MAX;
+		if (blank == SIZE_MAX) {
+			fputs(frames[i], f);
+			continue;
+		}
+		fwrite(frames[i], 1, blank, f);
+		fputc('_', f);
+		fputs(frames[i] + blank + 1, f);
 	}
 	fprintf(f, " %" PRIu64 "\n", count);
 }

@@ -389,6 +389,54 @@ static void folded_empty_and_single(void **state)
 	stack_table_free(t);
 }
 
+/* A last frame whose tail reads as a number ("f 7") would be a second
+ * count: flamegraph.pl takes "r;f 7 5" for a differential line of 7 and
+ * 5, and --diff refuses it.  Its blank is written '_'; a frame before the
+ * last, or a tail that is no number, is left as it is. */
+static void folded_count_stays_the_only_count(void **state)
+{
+	(void)state;
+	struct stack_table *t = stack_table_new();
+	const char *const stacks[][3] = {
+		{ "a 7", "S (sleeping)", "f 7" },   /* the root keeps its blank */
+		{ "b", "R (running)", "g 1.5" },
+		{ "c", "R (running)", "h 12." },
+		{ "d", "R (running)", "k .5" },     /* not a number to flamegraph.pl */
+		{ "e", "R (running)", "m 12a" },
+		{ "f", "R (running)", "n 1.2.3" },
+		{ "g", "R (running)", "p  42" },    /* only the blank next to it */
+		{ "h", "R (running)", "42" },
+	};
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++)
+		stack_table_add(t, stacks[i], 3, i + 1);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(output_folded(f, t), 0);
+	fclose(f);
+	assert_string_equal(text,
+		"a 7;S (sleeping);f_7 1\n"
+		"b;R (running);g_1.5 2\n"
+		"c;R (running);h_12. 3\n"
+		"d;R (running);k .5 4\n"
+		"e;R (running);m 12a 5\n"
+		"f;R (running);n 1.2.3 6\n"
+		"g;R (running);p _42 7\n"
+		"h;R (running);42 8\n");
+	/* each line: one count, at the end, after the only blank-number tail */
+	for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+		const char *end = strchr(line, '\n'), *sp = end;
+		while (sp > line && sp[-1] != ' ')
+			sp--;
+		const char *before = sp - 1; /* the blank */
+		while (before > line && before[-1] >= '0' && before[-1] <= '9')
+			before--;
+		assert_false(before < sp - 1 && before > line && before[-1] == ' ');
+	}
+	free(text);
+	stack_table_free(t);
+}
+
 static void folded_write_error(void **state)
 {
 	(void)state;
@@ -483,6 +531,7 @@ int main(void)
 		cmocka_unit_test(stap_state_lines_survive),
 		cmocka_unit_test(stap_many_samples_fold_like_folded),
 		cmocka_unit_test(folded_empty_and_single),
+		cmocka_unit_test(folded_count_stays_the_only_count),
 		cmocka_unit_test(folded_write_error),
 		cmocka_unit_test(frames_bounded_everywhere),
 		cmocka_unit_test(write_error_without_errno_is_eio),
