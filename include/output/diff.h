@@ -8,7 +8,8 @@
  * large, a line with two counts (a diff's own output), a NUL byte.
  *
  * The diff holds every stack of either profile with both counts (0 where
- * a profile lacks it), in the text order of folded output.  A change is
+ * a profile lacks it), in the text order of folded output; its frames
+ * sanitized as ours are (frame.h), an empty one left empty.  A change is
  * measured in shares of each profile's total by default, so that a longer
  * or busier run does not look like growth everywhere; or in raw samples
  * (--diff-counts).  Written as the two-count lines FlameGraph's

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/frame.h"
 
 
 /* --- reading ------------------------------------------------------------ */
@@ -144,11 +145,52 @@ struct reading {
 	int side; /* 0: before, 1: after */
 };
 
+/* Does a frame hold a byte frame_sanitize() may change (a control, DEL,
+ * a byte past ASCII)?  Most files hold none: they are added as read. */
+static bool maybe_unclean(const char *const *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (const unsigned char *p = (const unsigned char *)frames[i]; *p; p++)
+			if (*p < 0x20 || *p >= 0x7f)
+				return true;
+	return false;
+}
+
+/* The stack's id, its frames made what ours are (frame.h: valid UTF-8, no
+ * control character) - the files may come from any tool, and what the
+ * diff writes must be valid in its format as ours is.  An empty frame
+ * stays empty.  -1 when out of memory. */
+static long add_clean(struct stack_table *t, const char *const *frames, size_t n)
+{
+	if (!maybe_unclean(frames, n))
+		return stack_table_add(t, frames, n, 0);
+	size_t room = 0;
+	for (size_t i = 0; i < n; i++)
+		room += FRAME_SANITIZED_MAX(strlen(frames[i]) + 1);
+	const char **clean = malloc(n * sizeof(*clean));
+	char *text = malloc(room), *at = text;
+	long id = -1;
+	if (clean && text) {
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(frames[i]), cap = FRAME_SANITIZED_MAX(len + 1);
+			at[0] = '\0';
+			if (len)
+				frame_sanitize(frames[i], at, cap);
+			clean[i] = at;
+			at += cap;
+		}
+		id = stack_table_add(t, clean, n, 0);
+	}
+	free(clean);
+	free(text);
+	return id;
+}
+
 static int add_line(const char *const *frames, size_t n, uint64_t count, void *arg)
 {
 	struct reading *r = arg;
 	struct stack_diff *d = r->d;
-	long id = stack_table_add(d->names, frames, n, 0);
+	long id = add_clean(d->names, frames, n);
 	if (id < 0)
 		return -1;
 	size_t had = d->cap_counts;

@@ -154,6 +154,24 @@ static void merges_grown_shrunk_new_and_gone(void **state)
 	stack_diff_free(&d);
 }
 
+/* Files from any tool: their frames come out as ours would (frame.h) -
+ * bytes that are not UTF-8 as U+FFFD, controls as '?' - so the diff's
+ * text is valid UTF-8 and stacks that read the same are one; an empty
+ * frame stays empty. */
+static void frames_sanitized_as_ours(void **state)
+{
+	(void)state;
+	struct stack_diff d;
+	diff_of(&d, "main;caf\xff;x\x1b 3\nmain;caf\xc3\xa9 4\n",
+		"main;caf\xfe;x\x1b 2\nmain;;e 1\nmain;caf\xc3\xa9 5\n", true);
+	char *text = two_counts(&d);
+	assert_string_equal(text, "main;;e 0 1\n"
+				  "main;caf\xc3\xa9 4 5\n"
+				  "main;caf\xef\xbf\xbd;x? 3 2\n");
+	free(text);
+	stack_diff_free(&d);
+}
+
 static void shares_scale_the_first_column(void **state)
 {
 	(void)state;
@@ -218,6 +236,7 @@ int main(void)
 		cmocka_unit_test(reads_folded_lines),
 		cmocka_unit_test(refuses_what_is_not_folded),
 		cmocka_unit_test(merges_grown_shrunk_new_and_gone),
+		cmocka_unit_test(frames_sanitized_as_ours),
 		cmocka_unit_test(shares_scale_the_first_column),
 		cmocka_unit_test(colour_rule),
 	};
