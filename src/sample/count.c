@@ -258,7 +258,10 @@ static const char *process_words(struct process *p)
 	return p->title[0] ? p->title : NULL;
 }
 
-#define ROOT_MAX (2 * COMM_MAX + PG_BGW_MAXLEN + 32)
+/* process_root_frame's text (at most 256 bytes) sanitized, then '/' and
+ * the thread's sanitized comm: room for all, so no cut falls inside a
+ * character of names that were not UTF-8 (three bytes each). */
+#define ROOT_MAX (FRAME_SANITIZED_MAX(256) + 1 + COMM_MAX)
 
 /* The root frame (options.h's group_by):
  *   pid   with several processes "comm[PID]/thread", or "comm[PID] WORDS"

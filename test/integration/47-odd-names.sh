@@ -47,7 +47,22 @@ odd_names_tests() {
 	if [ $rc = 0 ] && [ "$samples" -gt 0 ] && utf8_ok "$O/odd.perf" && ! grep -q '^ ' "$O/odd.perf"; then
 		pass "odd names: perf-script valid UTF-8, $samples samples, no header starting with a blank"
 	else fail "odd names, perf-script" "exit $rc, $samples samples, UTF-8 $(utf8_ok "$O/odd.perf" && echo yes || echo no), headers with a leading blank $(grep -c '^ ' "$O/odd.perf")"; fi
+
+	# two processes: roots "comm[PID]/thread", composed of names cleaned
+	local first=$TPID
+	start "$T/odd_names" "$O/ready2"
+	for i in $(seq 1 50); do [ -s "$O/ready2" ] && break; sleep 0.1; done
+	"$PP" -p "$first,$TPID" -d 10ms -n 20 >"$O/two.folded" 2>"$O/two.err"
+	rc=$?
+	local two want2
+	two=$(folded_ok "$O/two.folded")
+	want2=$(printf 'main%s[%s]/bad%s' "$R$R$R" "$TPID" "$R$R$R$R$R$R")
+	if [ $rc = 0 ] && [ -n "$two" ] && utf8_ok "$O/two.folded" && utf8_ok "$O/two.err" &&
+		[ "$(roots "$O/two.folded" | wc -l)" = 14 ] && roots "$O/two.folded" | grep -qxF "$want2"; then
+		pass "odd names: two processes, 14 roots comm[PID]/thread of cleaned names, valid UTF-8"
+	else fail "odd names, two processes" "exit $rc, folded_ok '$two', $(roots "$O/two.folded" | wc -l) roots (14), none '$want2'?" "$O/two.folded"; fi
 	stop_target "$TPID"
+	stop_target "$first"
 
 	local fg sc
 	fg=$(fg_tool flamegraph.pl)
