@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/regular_file.h"
 #include "unwind/image.h"
 #include "unwind/layout.h"
 #include "tracee/procfs.h"
@@ -27,6 +28,10 @@
 #define DELETED_SUFFIX " (deleted)"
 #define VDSO_MAX (1u << 20) /* a vDSO is a few pages */
 #define IMAGE_FROM_MEMORY_MAX (512u << 20) /* a deleted file read from memory */
+/* A program's or library's file: mapped whole (address space, not
+ * memory), read only where the unwinder looks, so the bound only keeps
+ * out the absurd (a sparse file of a terabyte). */
+#define IMAGE_MAX ((uint64_t)16 << 30)
 
 /* Which file: device and inode, as the maps print them. */
 struct file_id {
@@ -121,16 +126,15 @@ struct modules {
 	bool refreshing;                 /* in a re-read (its removal hook) */
 };
 
-/* An image we may read: a regular file (never a device or a FIFO, which
- * could block), and when inode is nonzero, the very file that is mapped. */
+/* An image we may read: a regular file of at most IMAGE_MAX bytes, opened
+ * as such (regular_file.h: never a device's open, never a FIFO's, which
+ * blocks), and when inode is nonzero, the very file that is mapped.  The
+ * paths are the target owner's to choose (/proc/PID/root/...). */
 static int open_image(const char *path, uint64_t inode)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (inode && (uint64_t)st.st_ino != inode)) {
+	int fd = open_regular(path, IMAGE_MAX, &st);
+	if (fd >= 0 && inode && (uint64_t)st.st_ino != inode) {
 		close(fd);
 		return -1;
 	}
