@@ -46,7 +46,9 @@ struct files;
 struct file;
 
 /* debuginfo_path: where separate debug files are looked for, as libdw's
- * Dwfl_Callbacks take it (":.debug:/usr/lib/debug" when NULL). */
+ * Dwfl_Callbacks take it (":.debug:/usr/lib/debug" when NULL); found by
+ * debuginfo.h, which opens only regular files and takes only a proven
+ * one, then by debuginfod. */
 struct files *files_new(const char *debuginfo_path);
 void files_free(struct files *fs);
 

@@ -14,6 +14,7 @@
 
 #include "base/array.h"
 #include "base/hash_index.h"
+#include "unwind/debuginfo.h"
 #include "unwind/eh_frame.h"
 
 #define COMPARE_CHUNK 65536
@@ -53,7 +54,8 @@ struct inode {
 };
 
 struct files {
-	char *debuginfo_path;
+	char *debuginfo_path;     /* our finder's (debuginfo.h); NULL: its default */
+	char *libdw_path;         /* libdw's own: "", it must reach no path */
 	Dwfl_Callbacks callbacks;
 	struct file **files;      /* by index; each allocated once, never moved */
 	size_t n, cap;
@@ -178,6 +180,10 @@ static struct file *held_copy(struct files *fs, const uint8_t *build_id, size_t 
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp);
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **debuginfo_file_name);
+static char no_path[] = "";
 
 struct files *files_new(const char *debuginfo_path)
 {
@@ -187,9 +193,10 @@ struct files *files_new(const char *debuginfo_path)
 	elf_version(EV_CURRENT);
 	fs->callbacks = (Dwfl_Callbacks){
 		.find_elf = find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &fs->debuginfo_path,
+		.find_debuginfo = find_debuginfo,
+		.debuginfo_path = &fs->libdw_path,
 	};
+	fs->libdw_path = no_path;
 	if ((debuginfo_path && !(fs->debuginfo_path = strdup(debuginfo_path))) ||
 	    hash_index_init(&fs->by_build_id) != 0 || hash_index_init(&fs->by_inode) != 0) {
 		files_free(fs);
@@ -483,6 +490,19 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	/* The path it was mapped at, for .gnu_debuglink's search next to it. */
 	*file_name = strdup(f->path);
 	return fd;
+}
+
+/* Dwfl_Callbacks.find_debuginfo: debuginfo.h's finder, which opens only
+ * regular files, never the module's own. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **debuginfo_file_name)
+{
+	const struct file *f = *userdata;
+	struct stat st;
+	bool own = f && f->fd >= 0 && fstat(f->fd, &st) == 0;
+	return debuginfo_find(mod, userdata, modname, base, f ? f->owner->debuginfo_path : NULL,
+			      own ? &st : NULL, file_name, debuglink, crc, debuginfo_file_name);
 }
 
 Dwfl_Module *file_dwfl_module(struct file *f)
