@@ -16,8 +16,8 @@
 #          debuginfod server, lld (a target linked with 2 MiB pages),
 #          elfutils' eu-stack, tmux (--top's screen), headless Chromium (the
 #          flame graph seen), go (go tool pprof), xmllint, jq, strace,
-#          python3, git and node (a JIT's names), glibc's debug info
-#          (its inlined read()).
+#          python3, git and node (a JIT's names), dwz (a dwz file's
+#          place taken by a FIFO), glibc's debug info (its inlined read()).
 #
 #   install-deps.sh [build|test|check]
 #                  as root on Debian/Ubuntu, apt-get installs what is
@@ -47,7 +47,7 @@ cmocka:libcmocka-dev:test"
 COMMANDS="cc:gcc:build make:make:build pkg-config:pkg-config:build g++:g++:test objcopy:binutils:test
 debuginfod:debuginfod:check ld.lld:lld:check eu-stack:elfutils:check tmux:tmux:check
 chromium:chromium:check go:golang-go:check xmllint:libxml2-utils:check jq:jq:check
-strace:strace:check python3:python3:check git:git:check node:nodejs:check"
+strace:strace:check python3:python3:check git:git:check node:nodejs:check dwz:dwz:check"
 # Debian packages known only to dpkg (a library's debug info), needed for.
 PACKAGES="libc6-dbg:check"
 PG_LIB_DIR=${PG_LIB_DIR:-/usr/lib/postgresql}

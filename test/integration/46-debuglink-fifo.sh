@@ -11,11 +11,12 @@
 
 # dl_run NAME CMD...: CMD (the profiler) under a 15 s limit (SIGKILL 5 s
 # after SIGTERM: a blocked profiler ignores SIGTERM); its output in
-# $TMP/NAME.out, stderr in $TMP/NAME.err, exit status in $DRC and the
-# seconds it took in $DSECS.
+# $TMP/NAME.out, stderr in $TMP/NAME.err, exit status in $DRC, the
+# seconds it took in $DSECS, NAME in $DNAME.
 dl_run() {
 	local name=$1 t0 t1
 	shift
+	DNAME=$name
 	t0=$(date +%s%N)
 	timeout -k 5 15 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	DRC=$?
@@ -30,8 +31,11 @@ dl_check() {
 	shift
 	if [ "$DRC" = 0 ] && "$@" && untouched "$TPID"; then
 		pass "debuglink to a FIFO, $what: ended in ${DSECS} s, exit 0, target running and untraced"
-	else fail "debuglink to a FIFO, $what" "exit $DRC after ${DSECS} s (124/137: timed out), target $(grep -E '^(State|TracerPid)' "/proc/$TPID/status" | tr '\n' ' ')" "$TMP/$(echo "$what" | tr -c 'a-z\n' _).err"; fi
+	else fail "debuglink to a FIFO, $what" "exit $DRC after ${DSECS} s (124/137: timed out), target $(grep -E '^(State|TracerPid)' "/proc/$TPID/status" | tr '\n' ' ')" "$TMP/$DNAME.err"; fi
 }
+
+# has_profile FILE: folded lines, with samples (folded_ok, quiet).
+has_profile() { folded_ok "$1" >/dev/null; }
 
 debuglink_fifo_tests() {
 	local owner=() dir global
@@ -59,7 +63,7 @@ debuglink_fifo_tests() {
 
 	start "${owner[@]}" "$dir/app"
 	dl_run plain "$PP" -p "$TPID" -d 1ms -t 1s
-	dl_check plain folded_ok "$TMP/plain.out" >/dev/null
+	dl_check plain has_profile "$TMP/plain.out"
 	dl_run period "$PP" -p "$TPID" -d 1ms -t 2s --period 1s
 	dl_check "--period" grep -q '^app;' "$TMP/period.out"
 	dl_run dump "$PP" --dump -p "$TPID"
@@ -69,6 +73,22 @@ debuglink_fifo_tests() {
 	named=$(share "$TMP/found.out" ';main;(cpu_work|sleep_work|cpu_other)')
 	dl_check "the real debug file past the FIFOs (--debuginfo-path): named in ${named}%" atleast "$named" 95
 	stop_target "$TPID"
+
+	# The dwz file (.gnu_debugaltlink) of debug info that stayed in the
+	# program, a FIFO in its place: libdw's own search for it (dwarf_getalt)
+	# opened it blocking too.
+	if ! command -v dwz >/dev/null; then
+		skip "dwz file that is a FIFO" "dwz is not installed"
+	elif ! "${owner[@]}" sh -c 'cd "$1" && cp split.orig dz1 && cp split.orig dz2 && chmod 755 dz1 dz2 &&
+		dwz -q -m "$1/common.debug" -M "$1/common.debug" dz1 dz2 && rm common.debug &&
+		mkfifo common.debug && readelf -S dz1 | grep -q gnu_debugaltlink' sh "$dir"; then
+		fail "dwz file that is a FIFO" "could not make one in $dir"
+	else
+		start "${owner[@]}" "$dir/dz1"
+		dl_run dwz "$PP" -p "$TPID" -d 1ms -t 1s --lines
+		dl_check "its dwz file a FIFO too, --lines" has_profile "$TMP/dwz.out"
+		stop_target "$TPID"
+	fi
 	rm -rf "$dir"
 }
 
