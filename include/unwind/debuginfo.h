@@ -53,8 +53,9 @@
 #include <sys/stat.h>
 
 /* The biggest debug file taken: a CRC check reads it whole, and a sparse
- * file of any size costs its owner nothing.  PostgreSQL's is 30 MB,
- * libc's 5 MB; a browser's, the biggest we know of, about 2 GB. */
+ * file of any size costs its owner nothing.  Debian 12's libc's is 4 MB:
+ * the bound leaves room for programs a thousand times bigger, and costs
+ * seconds of reading at most. */
 #define DEBUGINFO_MAX_SIZE (4ull << 30)
 
 #define DEBUGINFO_DEFAULT_PATH ":.debug:/usr/lib/debug"
