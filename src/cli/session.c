@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/sigbus.h"
 #include "db/pgstate.h"
 #include "name/symbolize.h"
 #include "output/output_file.h"
@@ -78,6 +79,9 @@ static void setup_signals(void)
 		sigaction(quit_signals[i], &sa, NULL);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaction(sig, &sa, NULL);
+	/* A file we mapped cut short by its owner: zeros, not our death
+	 * (sigbus.h). */
+	sigbus_install();
 	/* SIGUSR1: write the profile so far, and go on (continuous.h). */
 	sa.sa_handler = on_dump;
 	sigaction(SIGUSR1, &sa, NULL);

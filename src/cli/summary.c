@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/sigbus.h"
 #include "tracee/procfs.h"
 
 uint64_t summary_peak_rss_kb(void)
@@ -437,4 +438,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			(double)r->naming_ns / 1e6, r->nice, r->images_opened, r->maps_reads);
 	if (forwarded)
 		fprintf(f, "  signals forwarded      %" PRIu64 "\n", forwarded);
+	/* A file truncated by its owner while we ran (sigbus.h). */
+	uint64_t cut_short = sigbus_zero_pages();
+	if (cut_short)
+		fprintf(f, "  files cut short        %" PRIu64 " page%s of ELF files we mapped, truncated "
+			"under us, read as zeros; frames in such a file named as far as read before, "
+			"else [file]\n", cut_short, cut_short > 1 ? "s" : "");
 }
