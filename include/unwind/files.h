@@ -85,12 +85,23 @@ const struct eh_frame_entry *file_eh_frame_index(struct file *f, size_t *n, uint
  * read-only data, unwind tables), as a mapping of it holds them: bytes
  * past the end of the file read as zero.  The file is mapped on the
  * first read (its headers were read without a mapping).  0, or -1 if no
- * PT_LOAD holds vaddr in the file. */
+ * PT_LOAD holds vaddr in the file, or the file was found changed
+ * (file_intact): a read that met a page cut short under us (sigbus.h)
+ * looks at the file again. */
 int file_read(struct file *f, uint64_t vaddr, void *out, size_t len);
+
+/* Is the file still what was read: the same size and modification time
+ * (fstat of the descriptor held)?  Not, when its owner truncated or
+ * rewrote it in place while we ran; it is then not read again (file_read
+ * fails, names are looked up no more), for its bytes would be zeros or
+ * another file's.  Looked at again at most once a second, or at once
+ * when a page of a mapped file was found cut short (sigbus.h); an image
+ * from memory is always intact. */
+bool file_intact(struct file *f);
 
 /* The libdw module of the file, at bias 0 (addresses are vaddrs), made
  * on first use; symbols and debug info are read when asked for.  NULL if
- * libdw cannot read the file. */
+ * libdw cannot read the file, or it is no longer intact then. */
 Dwfl_Module *file_dwfl_module(struct file *f);
 
 /* --- identity, pure: for the tests ------------------------------------- */

@@ -907,7 +907,9 @@ static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
 	}
 	n->lookups++;
 	const char *found[1 + SYMBOLIZE_MAX_INLINE];
-	size_t k = f->mod ? file_lookup(n, f, vaddr, found) : 0;
+	/* A file changed under us since (files.h) names nothing more: what
+	 * it holds now is not what ran. */
+	size_t k = f->mod && file_intact(file) ? file_lookup(n, f, vaddr, found) : 0;
 	const char **copy = k ? malloc(k * sizeof(*copy)) : NULL;
 	if (k && !copy)
 		return 0;

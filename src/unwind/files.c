@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/array.h"
 #include "base/hash_index.h"
+#include "base/sigbus.h"
 #include "unwind/debuginfo.h"
 #include "unwind/eh_frame.h"
 
@@ -29,6 +31,13 @@ struct file {
 	const uint8_t *image;     /* the memory, or the file mapped on first read */
 	bool mapped;              /* image is our mapping of fd */
 	size_t size;
+	/* The file as it was read (fd's inode, its size and mtime), looked
+	 * at again by file_intact; changed: it was found otherwise, and is
+	 * not read from then on. */
+	struct file_key key;
+	bool changed;
+	uint64_t zero_pages_seen; /* sigbus_zero_pages() when last looked at */
+	int64_t looked_sec;       /* and the monotonic second */
 	struct elf_layout layout;
 	uint64_t eh_frame_hdr, eh_frame_hdr_size; /* vaddr, 0 if none */
 	/* Without .eh_frame_hdr: .eh_frame, and a search table made of it
@@ -349,8 +358,10 @@ struct file *files_add_fd(struct files *fs, int fd, const char *path, bool *adde
 	size_t len = file_build_id(elf, build_id, sizeof(build_id));
 	/* another inode of a file we hold? */
 	struct file *f = held_copy(fs, build_id, len, (size_t)st.st_size, fd, NULL);
-	if (!f && (f = new_file(fs, elf, fd, NULL, (size_t)st.st_size, path, build_id, len)))
+	if (!f && (f = new_file(fs, elf, fd, NULL, (size_t)st.st_size, path, build_id, len))) {
+		f->key = key;
 		*added = true;
+	}
 	elf_end(elf);
 	if (!f) {
 		close(fd);
@@ -432,6 +443,45 @@ const struct eh_frame_entry *file_eh_frame_index(struct file *f, size_t *n, uint
 	return f->fde_index;
 }
 
+/* fd's inode as it was read, by fstat? */
+static bool same_as_read(const struct file *f)
+{
+	struct stat st;
+	struct file_key now;
+	if (fstat(f->fd, &st) != 0)
+		return false;
+	file_key_of(&st, &now);
+	return file_key_equal(&now, &f->key);
+}
+
+static int64_t monotonic_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+/* Looked at again (fstat) when asked (now), when a page of some file was
+ * found cut short since (sigbus.h), or a second after the last look. */
+static bool intact(struct file *f, bool now)
+{
+	if (f->fd < 0 || f->changed)
+		return !f->changed;
+	uint64_t pages = sigbus_zero_pages();
+	int64_t sec = monotonic_sec();
+	if (!now && pages == f->zero_pages_seen && sec == f->looked_sec)
+		return true;
+	f->zero_pages_seen = pages;
+	f->looked_sec = sec;
+	f->changed = !same_as_read(f);
+	return !f->changed;
+}
+
+bool file_intact(struct file *f)
+{
+	return intact(f, false);
+}
+
 /* The file's bytes, mapped on first use; NULL if they cannot be. */
 static const uint8_t *image_of(struct file *f)
 {
@@ -447,7 +497,9 @@ static const uint8_t *image_of(struct file *f)
 
 int file_read(struct file *f, uint64_t vaddr, void *out, size_t len)
 {
-	if (!image_of(f))
+	/* Read from memory, not looked at: the last look stands (a file
+	 * cut short meanwhile reads as zeros and is found out below). */
+	if (f->changed || !image_of(f))
 		return -1;
 	for (size_t i = 0; i < f->layout.n_loads; i++) {
 		const struct elf_load *l = &f->layout.load[i];
@@ -460,8 +512,13 @@ int file_read(struct file *f, uint64_t vaddr, void *out, size_t len)
 		 * run past the file; what lies beyond reads as zero. */
 		size_t avail = f->size - off;
 		size_t n = len < avail ? len : avail;
+		uint64_t pages = sigbus_zero_pages();
 		memcpy(out, f->image + off, n);
 		memset((uint8_t *)out + n, 0, len - n);
+		/* A page found past the file's end read as zeros: this
+		 * file's, or another's (sigbus.h)? */
+		if (sigbus_zero_pages() != pages && !intact(f, true))
+			return -1;
 		return 0;
 	}
 	return -1;
@@ -510,6 +567,10 @@ Dwfl_Module *file_dwfl_module(struct file *f)
 	if (f->dwfl_tried)
 		return f->mod;
 	f->dwfl_tried = true;
+	/* Names from a file that is no longer what was mapped would be
+	 * made up: it is named by module. */
+	if (!intact(f, true))
+		return NULL;
 	if (!(f->dwfl = dwfl_begin(&f->owner->callbacks)))
 		return NULL;
 	/* Reported from the first PT_LOAD's aligned address, libdw's own
