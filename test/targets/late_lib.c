@@ -24,3 +24,11 @@ void late_spin(void)
 	while (now() < end)
 		late_inner();
 }
+
+/* Calls fn, which need not return: a frame of the library on the stack
+ * while its code is not run (truncated.c; the test truncates the file). */
+void late_through(void (*fn)(void))
+{
+	fn();
+	late_sink++;
+}
