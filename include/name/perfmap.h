@@ -19,8 +19,16 @@
  * (under /proc/PID/root, opened when the symbolizer starts, so it can be
  * read after the process has exited).  Neither "tmp" nor the file may be a
  * symbolic link, the file must be a regular one owned by the process's
- * user or by root, and at most PERFMAP_FILE_MAX bytes of it are read.  It is
- * read again when it has grown or been replaced, at most every 100 ms.
+ * own effective user (not root: in a user namespace a root-only file can
+ * be mounted there), it is opened without blocking, and at most
+ * PERFMAP_FILE_MAX bytes of it are read.  It is read again when it has
+ * grown or been replaced, at most every 100 ms.
+ *
+ * Memory is bounded by the file: its entries and names take at most 1.5
+ * times the bytes read (PERFMAP_BUDGET_MIN for a small file); lines past
+ * that are skipped and counted (perfmap_file_over_budget).  Processes whose
+ * map is the same file (device and inode: hard links, one /tmp shared by
+ * pid namespaces) share one parse of it.
  */
 #ifndef PTRACE_PROFILER_PERFMAP_H
 #define PTRACE_PROFILER_PERFMAP_H
@@ -31,6 +39,7 @@
 
 #define PERFMAP_NAME_MAX 1024           /* longer names are cut */
 #define PERFMAP_FILE_MAX (256u << 20)   /* bytes of a file read, at most */
+#define PERFMAP_BUDGET_MIN (1u << 20)   /* bytes a small file's entries may take */
 
 struct perfmap;
 
@@ -50,6 +59,15 @@ const char *perfmap_lookup(struct perfmap *pm, uint64_t addr);
 
 /* Forgets every entry (a file rewritten from its start). */
 void perfmap_clear(struct perfmap *pm);
+
+/* Keeps entries and names of at most bytes in all (0: no bound, the
+ * default); a line past it is skipped, and counted by perfmap_over_budget
+ * as well as perfmap_skipped. */
+void perfmap_set_budget(struct perfmap *pm, size_t bytes);
+size_t perfmap_over_budget(const struct perfmap *pm);
+
+/* A copy of pm's entries, or NULL when out of memory. */
+struct perfmap *perfmap_copy(const struct perfmap *pm);
 
 /* Entries kept, lines skipped. */
 size_t perfmap_entries(const struct perfmap *pm);
@@ -73,7 +91,8 @@ struct perfmap_file *perfmap_file_open(pid_t task);
 struct perfmap_file *perfmap_file_at(int root_fd, pid_t nstgid, uid_t euid, uint64_t recheck_ns);
 
 /* The name at addr, as perfmap_lookup, from the file as it is now (read
- * again if it has grown or been replaced).  NULL if none. */
+ * again if it has grown or been replaced).  NULL if none; else a copy,
+ * valid until the next call with f. */
 const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr);
 
 /* A number that changes whenever the file, as it is now (read again as
@@ -88,6 +107,14 @@ unsigned perfmap_file_changes(struct perfmap_file *f);
  * NULL is ignored. */
 void perfmap_file_freeze(struct perfmap_file *f);
 
+/* The entries f names from, read as perfmap_file_lookup would: the same
+ * for two files that are one inode.  NULL before a file is found. */
+const struct perfmap *perfmap_file_entries(struct perfmap_file *f);
+
+/* Lines of the file skipped for the memory bound. */
+size_t perfmap_file_over_budget(struct perfmap_file *f);
+
+/* Any thread may call these, for different files (a lock within). */
 void perfmap_file_close(struct perfmap_file *f);
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,9 @@
 #define CHUNK (1u << 20) /* the file is read this much at a time */
 
 struct entry {
-	uint64_t start, end; /* [start, end) */
-	size_t name;         /* offset in names */
+	uint64_t start; /* [start, start + size) */
+	uint32_t size;  /* no JIT makes a piece of code of 4 GB */
+	uint32_t name;  /* offset in names (a file's names are < 4 GB) */
 };
 
 struct perfmap {
@@ -36,6 +38,8 @@ struct perfmap {
 	size_t max_end_cap;
 	bool sorted;
 	size_t skipped;
+	size_t budget; /* bytes of entries and names kept at most; 0: no bound */
+	size_t over;   /* lines skipped for the budget */
 };
 
 struct perfmap *perfmap_new(void)
@@ -53,10 +57,47 @@ void perfmap_free(struct perfmap *pm)
 	free(pm);
 }
 
+struct perfmap *perfmap_copy(const struct perfmap *pm)
+{
+	struct perfmap *c = perfmap_new();
+	if (!c)
+		return NULL;
+	*c = *pm;
+	c->e = NULL, c->names = NULL, c->max_end = NULL;
+	c->cap = c->names_cap = c->max_end_cap = 0;
+	c->sorted = false;
+	if (!array_reserve((void **)&c->e, pm->n, &c->cap, sizeof(*c->e)) ||
+	    !array_reserve((void **)&c->names, pm->names_len, &c->names_cap, 1)) {
+		perfmap_free(c);
+		return NULL;
+	}
+	if (pm->n)
+		memcpy(c->e, pm->e, pm->n * sizeof(*c->e));
+	if (pm->names_len)
+		memcpy(c->names, pm->names, pm->names_len);
+	return c;
+}
+
 void perfmap_clear(struct perfmap *pm)
 {
-	pm->n = pm->names_len = pm->skipped = 0;
+	pm->n = pm->names_len = pm->skipped = pm->over = 0;
 	pm->sorted = true;
+}
+
+void perfmap_set_budget(struct perfmap *pm, size_t bytes)
+{
+	pm->budget = bytes;
+}
+
+size_t perfmap_over_budget(const struct perfmap *pm)
+{
+	return pm->over;
+}
+
+/* What n entries and names of names_len bytes take. */
+static size_t kept_bytes(size_t n, size_t names_len)
+{
+	return n * (sizeof(struct entry) + sizeof(uint64_t)) + names_len;
 }
 
 size_t perfmap_entries(const struct perfmap *pm)
@@ -117,7 +158,7 @@ static void add_line(struct perfmap *pm, const char *p, const char *end)
 	if (end > p && end[-1] == '\r')
 		end--;
 	if (!hex(&p, end, &start) || !blanks(&p, end) || !hex(&p, end, &size) ||
-	    !blanks(&p, end) || size == 0 || start + size < start) {
+	    !blanks(&p, end) || size == 0 || size > UINT32_MAX || start + size < start) {
 		pm->skipped++;
 		return;
 	}
@@ -130,6 +171,12 @@ static void add_line(struct perfmap *pm, const char *p, const char *end)
 	}
 	if (len > PERFMAP_NAME_MAX)
 		len = PERFMAP_NAME_MAX;
+	if ((pm->budget && kept_bytes(pm->n + 1, pm->names_len + len + 1) > pm->budget) ||
+	    pm->names_len + len + 1 > UINT32_MAX) {
+		pm->over++;
+		pm->skipped++;
+		return;
+	}
 	if (!array_reserve((void **)&pm->e, pm->n + 1, &pm->cap, sizeof(*pm->e)) ||
 	    !array_reserve((void **)&pm->names, pm->names_len + len + 1, &pm->names_cap, 1)) {
 		pm->skipped++;
@@ -141,7 +188,7 @@ static void add_line(struct perfmap *pm, const char *p, const char *end)
 		if (name[i] == '\0')
 			name[i] = '?'; /* a NUL would cut the name short */
 	name[len] = '\0';
-	pm->e[pm->n++] = (struct entry){ start, start + size, pm->names_len };
+	pm->e[pm->n++] = (struct entry){ start, (uint32_t)size, (uint32_t)pm->names_len };
 	pm->names_len += len + 1;
 	pm->sorted = false;
 }
@@ -164,7 +211,12 @@ static int by_start(const void *a, const void *b)
 	const struct entry *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static uint64_t end_of(const struct entry *e)
+{
+	return e->start + e->size;
 }
 
 static bool sort_entries(struct perfmap *pm)
@@ -175,7 +227,8 @@ static bool sort_entries(struct perfmap *pm)
 		return false;
 	qsort(pm->e, pm->n, sizeof(*pm->e), by_start);
 	for (size_t i = 0; i < pm->n; i++)
-		pm->max_end[i] = i && pm->max_end[i - 1] > pm->e[i].end ? pm->max_end[i - 1] : pm->e[i].end;
+		pm->max_end[i] = i && pm->max_end[i - 1] > end_of(&pm->e[i]) ? pm->max_end[i - 1] :
+									       end_of(&pm->e[i]);
 	pm->sorted = true;
 	return true;
 }
@@ -198,7 +251,7 @@ const char *perfmap_lookup(struct perfmap *pm, uint64_t addr)
 	for (size_t i = lo, looked = 0; i-- > 0 && pm->max_end[i] > addr;) {
 		if (++looked > OVERLAP_MAX)
 			return NULL;
-		if (addr >= pm->e[i].end)
+		if (addr >= end_of(&pm->e[i]))
 			continue;
 		const char *name = pm->names + pm->e[i].name;
 		if (found && strcmp(found, name) != 0)
@@ -223,30 +276,84 @@ int perfmap_status_ids(const char *buf, size_t len, pid_t *nstgid, uid_t *euid)
 
 /* --- the file ---------------------------------------------------------- */
 
+/* A file's parsed entries, shared by every process whose map is that file
+ * (its device and inode): four processes that map one file cost one parse.
+ * The registry and everything in it are under one lock: the sampler opens
+ * and closes files while the writer thread names. */
+struct shared {
+	dev_t dev;
+	ino_t ino;
+	uint64_t used;    /* bytes parsed, up to the last complete line */
+	bool skipping;    /* inside a line longer than CHUNK */
+	unsigned changes; /* reads that found the file changed */
+	unsigned refs;
+	bool listed;      /* in the registry (a frozen copy is not) */
+	struct perfmap *pm;
+	struct shared *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shared *registry;
+
 struct perfmap_file {
 	int root_fd;
 	pid_t nstgid;
 	uid_t owner;
 	uint64_t recheck_ns, checked_ns;
 	bool checked;
-	dev_t dev;
-	ino_t ino;
-	uint64_t used; /* bytes parsed, up to the last complete line */
-	bool skipping; /* inside a line longer than CHUNK */
-	unsigned changes; /* reads that found the file changed */
-	bool frozen;      /* never read again: the process exec'd */
-	struct perfmap *pm;
+	unsigned switches; /* times it became another file */
+	bool frozen;       /* never read again: the process exec'd */
+	struct shared *sh; /* the file's entries; NULL before one is found */
 	char *buf;
 	size_t buf_cap;
+	char name[PERFMAP_NAME_MAX + 1]; /* the last name looked up, copied */
 };
+
+static void unlist(struct shared *sh)
+{
+	for (struct shared **p = &registry; *p; p = &(*p)->next)
+		if (*p == sh) {
+			*p = sh->next;
+			break;
+		}
+	sh->listed = false;
+}
+
+static void release(struct shared *sh)
+{
+	if (!sh || --sh->refs > 0)
+		return;
+	if (sh->listed)
+		unlist(sh);
+	perfmap_free(sh->pm);
+	free(sh);
+}
+
+/* The entries of the file dev:ino, one more reference; NULL if no memory. */
+static struct shared *attach(dev_t dev, ino_t ino)
+{
+	for (struct shared *sh = registry; sh; sh = sh->next)
+		if (sh->dev == dev && sh->ino == ino) {
+			sh->refs++;
+			return sh;
+		}
+	struct shared *sh = calloc(1, sizeof(*sh));
+	if (sh && !(sh->pm = perfmap_new())) {
+		free(sh);
+		return NULL;
+	}
+	if (sh) {
+		*sh = (struct shared){ .dev = dev, .ino = ino, .refs = 1, .listed = true,
+				       .pm = sh->pm, .next = registry };
+		registry = sh;
+	}
+	return sh;
+}
 
 struct perfmap_file *perfmap_file_at(int root_fd, pid_t nstgid, uid_t euid, uint64_t recheck_ns)
 {
 	struct perfmap_file *f = calloc(1, sizeof(*f));
-	if (f)
-		f->pm = perfmap_new();
-	if (!f || !f->pm) {
-		free(f);
+	if (!f) {
 		close(root_fd);
 		return NULL;
 	}
@@ -282,13 +389,17 @@ void perfmap_file_close(struct perfmap_file *f)
 	if (!f)
 		return;
 	close(f->root_fd);
-	perfmap_free(f->pm);
+	pthread_mutex_lock(&lock);
+	release(f->sh);
+	pthread_mutex_unlock(&lock);
 	free(f->buf);
 	free(f);
 }
 
 /* The file, if it is one we may read: tmp/perf-PID.map under the root, no
- * symbolic link on the way, a regular file of the process's user or root. */
+ * symbolic link on the way, a regular file of the process's own user (not
+ * root's: in a user namespace a root-only file can be mounted there), no
+ * blocking open. */
 static int open_map(struct perfmap_file *f, struct stat *st)
 {
 	int tmp = openat(f->root_fd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -296,11 +407,11 @@ static int open_map(struct perfmap_file *f, struct stat *st)
 		return -1;
 	char name[64];
 	snprintf(name, sizeof(name), "perf-%d.map", (int)f->nstgid);
-	int fd = openat(tmp, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(tmp, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	close(tmp);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || (st->st_uid != f->owner && st->st_uid != 0)) {
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_uid != f->owner) {
 		close(fd);
 		return -1;
 	}
@@ -309,65 +420,87 @@ static int open_map(struct perfmap_file *f, struct stat *st)
 
 /* Reads what was added to the file since the last look; from its start if
  * it is another file or shorter than what was read (unless only_grown:
- * then nothing). */
+ * then nothing).  Under the lock. */
 static void reread(struct perfmap_file *f, bool only_grown)
 {
 	struct stat st;
 	int fd = open_map(f, &st);
 	if (fd < 0)
 		return;
-	uint64_t was = f->used;
+	struct shared *sh = f->sh;
+	if (!sh || st.st_dev != sh->dev || st.st_ino != sh->ino) {
+		if (only_grown || !(sh = attach(st.st_dev, st.st_ino))) {
+			close(fd);
+			return;
+		}
+		release(f->sh);
+		f->sh = sh;
+		f->switches++;
+	}
+	uint64_t was = sh->used;
 	bool cleared = false;
-	if (st.st_dev != f->dev || st.st_ino != f->ino || (uint64_t)st.st_size < f->used) {
+	if ((uint64_t)st.st_size < sh->used) {
 		if (only_grown) {
 			close(fd);
 			return;
 		}
 		cleared = true;
-		perfmap_clear(f->pm);
-		f->used = 0;
-		f->skipping = false;
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
+		perfmap_clear(sh->pm);
+		sh->used = 0;
+		sh->skipping = false;
 	}
 	uint64_t size = (uint64_t)st.st_size < PERFMAP_FILE_MAX ? (uint64_t)st.st_size : PERFMAP_FILE_MAX;
-	while (f->used < size) {
-		size_t want = size - f->used;
+	/* about the file's size in memory, however short its lines */
+	perfmap_set_budget(sh->pm, size + size / 2 > PERFMAP_BUDGET_MIN ? size + size / 2 :
+									  PERFMAP_BUDGET_MIN);
+	while (sh->used < size) {
+		size_t want = size - sh->used;
 		if (want > CHUNK)
 			want = CHUNK;
 		if (!array_reserve((void **)&f->buf, want, &f->buf_cap, 1))
 			break;
-		ssize_t got = pread(fd, f->buf, want, (off_t)f->used);
+		ssize_t got = pread(fd, f->buf, want, (off_t)sh->used);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
 		size_t off = 0;
-		if (f->skipping) {
+		if (sh->skipping) {
 			/* The rest of a line too long to keep: not a line. */
 			const char *nl = memchr(f->buf, '\n', (size_t)got);
 			if (!nl) {
-				f->used += (uint64_t)got;
+				sh->used += (uint64_t)got;
 				continue;
 			}
 			off = (size_t)(nl - f->buf) + 1;
-			f->skipping = false;
+			sh->skipping = false;
 		}
-		size_t used = off + perfmap_add(f->pm, f->buf + off, (size_t)got - off);
+		size_t used = off + perfmap_add(sh->pm, f->buf + off, (size_t)got - off);
 		if (used == 0) {
 			if ((size_t)got < CHUNK)
 				break; /* the last line, still being written */
-			f->skipping = true; /* a whole chunk without a newline */
+			sh->skipping = true; /* a whole chunk without a newline */
 			used = (size_t)got;
 		}
-		f->used += used;
+		sh->used += used;
+		if (perfmap_over_budget(sh->pm)) {
+			/* full: the rest is not read, now or later (a file
+			 * rewritten from its start is read anew) */
+			sh->used = size;
+			break;
+		}
 	}
 	close(fd);
-	if (cleared || f->used != was)
-		f->changes++;
+	if (cleared || sh->used != was)
+		sh->changes++;
+	/* the 1 MB read buffer is not kept between looks */
+	free(f->buf);
+	f->buf = NULL;
+	f->buf_cap = 0;
 }
 
-/* The file as it is now: read again if it may have changed. */
+/* The file as it is now: read again if it may have changed.  Under the
+ * lock. */
 static void look_again(struct perfmap_file *f)
 {
 	if (f->frozen)
@@ -384,21 +517,67 @@ void perfmap_file_freeze(struct perfmap_file *f)
 {
 	if (!f || f->frozen)
 		return;
+	pthread_mutex_lock(&lock);
 	/* What was appended to the file read before is still the old
 	 * program's; a file the new one has rewritten (or replaced) is not.
-	 * (An inode is never 0: no file was read yet.) */
-	reread(f, f->ino != 0);
+	 * (No file read yet: whatever is there now.) */
+	reread(f, f->sh != NULL);
 	f->frozen = true;
+	/* Frozen, its entries are its own: nobody attaches to them, and
+	 * another process's look at the file (the new program rewriting it)
+	 * cannot change them. */
+	struct shared *sh = f->sh;
+	if (sh && sh->refs > 1) {
+		struct shared *own = calloc(1, sizeof(*own));
+		if (own && (own->pm = perfmap_copy(sh->pm))) {
+			*own = (struct shared){ .dev = sh->dev, .ino = sh->ino, .used = sh->used,
+						.changes = sh->changes, .refs = 1, .pm = own->pm };
+			release(sh);
+			f->sh = own;
+		} else {
+			free(own);
+			release(sh); /* no memory for a copy: no names rather than wrong ones */
+			f->sh = NULL;
+		}
+	} else if (sh && sh->listed) {
+		unlist(sh);
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 const char *perfmap_file_lookup(struct perfmap_file *f, uint64_t addr)
 {
+	pthread_mutex_lock(&lock);
 	look_again(f);
-	return perfmap_lookup(f->pm, addr);
+	const char *name = f->sh ? perfmap_lookup(f->sh->pm, addr) : NULL;
+	if (name)
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	pthread_mutex_unlock(&lock);
+	return name ? f->name : NULL;
 }
 
 unsigned perfmap_file_changes(struct perfmap_file *f)
 {
+	pthread_mutex_lock(&lock);
 	look_again(f);
-	return f->changes;
+	unsigned n = f->switches + (f->sh ? f->sh->changes : 0);
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+size_t perfmap_file_over_budget(struct perfmap_file *f)
+{
+	pthread_mutex_lock(&lock);
+	size_t n = f->sh ? perfmap_over_budget(f->sh->pm) : 0;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+const struct perfmap *perfmap_file_entries(struct perfmap_file *f)
+{
+	pthread_mutex_lock(&lock);
+	look_again(f);
+	const struct perfmap *pm = f->sh ? f->sh->pm : NULL;
+	pthread_mutex_unlock(&lock);
+	return pm;
 }

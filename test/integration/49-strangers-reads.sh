@@ -43,6 +43,67 @@ strangers_reads_tests() {
 			pass "PG_VERSION $(what_pgv $case): not read (wait events as numbers, and said), exit 0"
 		else fail "PG_VERSION as a $case" "exit $rc$( [ $rc = 137 ] && echo ' (hung: killed at 15 s)'), IO:WALSync named in ${named}% (0: the file must not be read)" "$TMP/pgv.err"; fi
 	done
+
+	# /tmp/perf-PID.map, the JIT's list of its code: taken only as the
+	# process's own user's.  A root-only file there (what a process in
+	# an unprivileged user and mount namespace sees after it bind-mounts
+	# one: fstat says root's) must not name its code.
+	cp "$T/jit" "$d/jit" && chmod 755 "$d/jit"
+	start "${as_nobody[@]}" "$d/jit" perfmap
+	local map=/tmp/perf-$TPID.map peak base jits=() p text
+	# the JIT's own line (jit_spin's address), made root's and private
+	text=$(sed 's/jit_spin$/leaked_secret/' "$map") && rm -f "$map"
+	echo "$text" >"$map" && chmod 600 "$map"
+	timeout -s KILL 15 "$PP" -p "$TPID" -d 1ms -t 1s >"$TMP/pm.folded" 2>"$TMP/pm.err"
+	rc=$?
+	named=$(share_str "$TMP/pm.folded" 'leaked_secret')
+	if [ $rc = 0 ] && [ "$named" = 0.0 ] && [ "$(share_str "$TMP/pm.folded" '[anon]')" != 0.0 ]; then
+		pass "a root-only file as the JIT map of nobody's process: not read (its code [anon], nothing of the file)"
+	else fail "a root-only file as the JIT map" "exit $rc, the file's text in ${named}% of samples (0)" "$TMP/pm.folded"; fi
+	chown 65534:65534 "$map"
+	timeout -s KILL 15 "$PP" -p "$TPID" -d 1ms -t 1s >"$TMP/pm.folded" 2>"$TMP/pm.err"
+	named=$(share_str "$TMP/pm.folded" 'leaked_secret_[j]')
+	if atleast "$named" 50; then pass "the same file as the process's own: read (its code named from it in ${named}%)"
+	else fail "the JIT map of the process's own user" "named in ${named}% (>= 50)" "$TMP/pm.folded"; fi
+
+	# 256 MB of the shortest lines: memory at most twice the file, and
+	# the run over within 15 s; then four processes whose maps are that
+	# one file (hard links): one parse, the same bound.
+	rm -f "$map"
+	"$PP" -p "$TPID" -d 10ms -t 1s >/dev/null 2>"$TMP/pm.err"
+	base=$(sed -n 's/^  profiler memory *\([0-9]*\).*/\1/p' "$TMP/pm.err")
+	# (under the sanitizers, whose allocator has its own cost, 16 MB and
+	# no bound on memory: what is checked there is that nothing breaks)
+	local lines=44739242 mb=256
+	[ "$SANITIZED" = 1 ] && lines=2796202 mb=16
+	"${as_nobody[@]}" perl -e "print \"1 1 a\\n\" x $lines" >"$map.tmp" && mv "$map.tmp" "$map"
+	chown 65534:65534 "$map"
+	timeout -s KILL 15 "$PP" -p "$TPID" -d 10ms -t 1s >/dev/null 2>"$TMP/pm.err"
+	rc=$?
+	peak=$(sed -n 's/^  profiler memory *\([0-9]*\).*/\1/p' "$TMP/pm.err")
+	if [ $rc = 0 ] && [ "$SANITIZED" = 1 ]; then
+		pass "a $mb MB JIT map of 6-byte lines: exit 0 (memory not judged under the sanitizers)"
+	elif [ $rc = 0 ] && [ -n "$base" ] && [ -n "$peak" ] && [ $((peak - base)) -le 512 ]; then
+		pass "a 256 MB JIT map of 6-byte lines: $((peak - base)) MB more at the peak (<= 512, twice the file), exit 0 within 15 s"
+	else fail "a 256 MB JIT map" "exit $rc$( [ $rc = 137 ] && echo ' (killed at 15 s)'), peak ${peak:-?} MB against ${base:-?} MB without a map (at most 512 more)" "$TMP/pm.err"; fi
+	jits=("$TPID")
+	for i in 1 2 3; do
+		start "${as_nobody[@]}" "$d/jit"
+		jits+=("$TPID")
+		"${as_nobody[@]}" ln "$map" "/tmp/perf-$TPID.map"
+	done
+	timeout -s KILL 15 "$PP" -p "$(IFS=,; echo "${jits[*]}")" -d 10ms -t 1s >/dev/null 2>"$TMP/pm.err"
+	rc=$?
+	peak=$(sed -n 's/^  profiler memory *\([0-9]*\).*/\1/p' "$TMP/pm.err")
+	if [ $rc = 0 ] && [ "$SANITIZED" = 1 ]; then
+		pass "four processes whose JIT maps are one $mb MB file: exit 0 (memory not judged under the sanitizers)"
+	elif [ $rc = 0 ] && [ -n "$peak" ] && [ $((peak - base)) -le 512 ]; then
+		pass "four processes whose JIT maps are one 256 MB file: $((peak - base)) MB more at the peak (<= 512: one parse), exit 0 within 15 s"
+	else fail "four processes sharing a 256 MB JIT map" "exit $rc, peak ${peak:-?} MB against ${base:-?} MB (at most 512 more)" "$TMP/pm.err"; fi
+	for p in "${jits[@]}"; do
+		stop_target "$p"
+		rm -f "/tmp/perf-$p.map"
+	done
 	rm -rf "$d"
 }
 

@@ -459,8 +459,15 @@ static void file_refused(void **state)
 		f = perfmap_file_at(fd, 43, 1000, 0); /* the process runs as 1000 */
 		assert_null(perfmap_file_lookup(f, 0x1000));
 		perfmap_file_close(f);
-		/* root's own is accepted for any process, as perf does */
+		/* root's neither: in a user namespace the process can mount
+		 * a root-only file there (issue 28) */
 		assert_int_equal(chown(path, 0, 0), 0);
+		fd = open(root, O_PATH | O_DIRECTORY);
+		f = perfmap_file_at(fd, 43, 1000, 0);
+		assert_null(perfmap_file_lookup(f, 0x1000));
+		perfmap_file_close(f);
+		/* the process's own */
+		assert_int_equal(chown(path, 1000, 1000), 0);
 		fd = open(root, O_PATH | O_DIRECTORY);
 		f = perfmap_file_at(fd, 43, 1000, 0);
 		assert_string_equal(perfmap_file_lookup(f, 0x1000), "planted");
@@ -485,6 +492,53 @@ static void own_process(void **state)
 	unlink(path);
 }
 
+/* A budget: entries and names kept within it, the rest counted. */
+static void budget_bounds_memory(void **state)
+{
+	(void)state;
+	struct perfmap *pm = perfmap_new();
+	perfmap_set_budget(pm, 4096);
+	char line[64];
+	for (int i = 0; i < 1000; i++) {
+		int n = snprintf(line, sizeof(line), "%x 1 f%d\n", 0x1000 + 2 * i, i);
+		assert_int_equal(perfmap_add(pm, line, (size_t)n), (size_t)n);
+	}
+	size_t kept = perfmap_entries(pm);
+	assert_true(kept > 50 && kept < 1000);
+	assert_int_equal(perfmap_over_budget(pm), 1000 - kept);
+	assert_int_equal(perfmap_skipped(pm), 1000 - kept);
+	name_is(pm, 0x1000, "f0"); /* the first kept */
+	name_is(pm, 0x1000 + 2 * 999, NULL);
+	perfmap_clear(pm);
+	assert_int_equal(perfmap_over_budget(pm), 0);
+	perfmap_free(pm);
+}
+
+/* Two processes whose map is one file (a hard link) share one parse; one
+ * frozen keeps what it had when the file is rewritten. */
+static void file_shared_by_inode(void **state)
+{
+	(void)state;
+	char a[160], b[160];
+	write_map("perf-61.map", "1000 10 first\n", "w");
+	snprintf(a, sizeof(a), "%s/tmp/perf-61.map", root);
+	snprintf(b, sizeof(b), "%s/tmp/perf-62.map", root);
+	assert_int_equal(link(a, b), 0);
+	struct perfmap_file *f = file_for(61), *g = file_for(62);
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "first");
+	assert_string_equal(perfmap_file_lookup(g, 0x1000), "first");
+	assert_ptr_equal(perfmap_file_entries(f), perfmap_file_entries(g));
+	perfmap_file_freeze(f);
+	write_map("perf-61.map", "2000 10 new\n", "w"); /* rewritten in place */
+	assert_string_equal(perfmap_file_lookup(g, 0x2000), "new");
+	assert_null(perfmap_file_lookup(g, 0x1000));
+	assert_string_equal(perfmap_file_lookup(f, 0x1000), "first");
+	assert_null(perfmap_file_lookup(f, 0x2000));
+	perfmap_file_close(f);
+	perfmap_file_close(g);
+	unlink(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,12 +548,14 @@ int main(void)
 		cmocka_unit_test(overlaps),
 		cmocka_unit_test(hostile_names),
 		cmocka_unit_test(cleared),
+		cmocka_unit_test(budget_bounds_memory),
 		cmocka_unit_test(status_ids),
 		cmocka_unit_test_setup_teardown(file_read_as_it_grows, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_changes_counted, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_frozen, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_monster_line, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_refused, make_root, remove_root),
+cmocka_unit_test_setup_teardown(file_shared_by_inode, make_root, remove_root),
 		cmocka_unit_test(own_process),
 	};
 	return cmocka_run_group_tests_name("perfmap", tests, NULL, NULL);
