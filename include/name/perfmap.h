@@ -114,6 +114,10 @@ const struct perfmap *perfmap_file_entries(struct perfmap_file *f);
 /* Lines of the file skipped for the memory bound. */
 size_t perfmap_file_over_budget(struct perfmap_file *f);
 
+/* Of the whole run: the files whose entries reached the memory bound, and
+ * in *bytes what was left of them unread (for the summary). */
+size_t perfmap_files_over_budget(uint64_t *bytes);
+
 /* Any thread may call these, for different files (a lock within). */
 void perfmap_file_close(struct perfmap_file *f);
 

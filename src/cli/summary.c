@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/sigbus.h"
+#include "name/perfmap.h"
 #include "tracee/procfs.h"
 
 uint64_t summary_peak_rss_kb(void)
@@ -444,4 +445,11 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "  files cut short        %" PRIu64 " page%s of ELF files we mapped, truncated "
 			"under us, read as zeros; frames in such a file named as far as read before, "
 			"else [file]\n", cut_short, cut_short > 1 ? "s" : "");
+	/* A JIT map too big for its bound (perfmap.h). */
+	uint64_t unread;
+	size_t over = perfmap_files_over_budget(&unread);
+	if (over)
+		fprintf(f, "  JIT maps cut short     %zu file%s past the memory bound (1.5 times the file); "
+			"%.1f MB of %s not read (code listed there: [anon])\n", over, over > 1 ? "s" : "",
+			(double)unread / 1048576.0, over > 1 ? "them" : "it");
 }

@@ -294,6 +294,8 @@ struct shared {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shared *registry;
+static size_t files_over;   /* files whose lines stopped at the bound */
+static uint64_t bytes_over; /* their bytes not read */
 
 struct perfmap_file {
 	int root_fd;
@@ -486,6 +488,8 @@ static void reread(struct perfmap_file *f, bool only_grown)
 		if (perfmap_over_budget(sh->pm)) {
 			/* full: the rest is not read, now or later (a file
 			 * rewritten from its start is read anew) */
+			files_over++;
+			bytes_over += size - sh->used;
 			sh->used = size;
 			break;
 		}
@@ -580,4 +584,13 @@ const struct perfmap *perfmap_file_entries(struct perfmap_file *f)
 	const struct perfmap *pm = f->sh ? f->sh->pm : NULL;
 	pthread_mutex_unlock(&lock);
 	return pm;
+}
+
+size_t perfmap_files_over_budget(uint64_t *bytes)
+{
+	pthread_mutex_lock(&lock);
+	size_t n = files_over;
+	*bytes = bytes_over;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
