@@ -35,7 +35,7 @@ struct reader {
 static uint64_t read_n(struct reader *r, size_t n)
 {
 	uint64_t v = 0;
-	if (r->bad || r->end - r->pos < n) {
+	if (r->bad || r->pos > r->end || r->end - r->pos < n) {
 		r->bad = true;
 		return 0;
 	}
@@ -97,6 +97,8 @@ static bool cie_encoding(const uint8_t *data, size_t len, size_t off, uint8_t *e
 		return false;
 	const char *aug = (const char *)data + r.pos;
 	size_t aug_len = strnlen(aug, r.end - r.pos);
+	if (aug_len == r.end - r.pos)
+		return false; /* no NUL inside the record: what follows is another's */
 	r.pos += aug_len + 1;
 	read_uleb(&r); /* code alignment */
 	read_uleb(&r); /* data alignment (signed: only skipped) */

@@ -136,11 +136,45 @@ static void encodings(void **state)
 	free(t);
 }
 
+/* A CIE whose augmentation string runs to the end of its record, without
+ * its NUL: the record cannot be read, and what follows it (the next
+ * record, or the end of the section) is never read as its own.  (Found
+ * by fuzz_eh_frame: the cursor was left one byte past the record's end,
+ * and every later read went on unbounded, past the section.) */
+static void augmentation_without_its_nul(void **state)
+{
+	(void)state;
+	static const uint8_t section[] = {
+		8, 0, 0, 0,            /* CIE: length 8 */
+		0, 0, 0, 0,            /* CIE id */
+		1, 'z', 'R', 'R',      /* version, "zRR" and no NUL */
+		12, 0, 0, 0,           /* FDE: length 12 */
+		16, 0, 0, 0,           /* back to the CIE at 0 */
+		0, 0x20, 0, 0, 0, 0, 0, 0, /* read as the CIE's 'R' made it */
+		0xff, 0xff, 0xff, 0xff,   /* a record running past the end */
+	};
+	/* A heap copy of its exact size: a read past it is ASan's to see. */
+	uint8_t *data = malloc(sizeof(section));
+	assert_non_null(data);
+	memcpy(data, section, sizeof(section));
+	size_t n = 99;
+	struct eh_frame_entry *t = eh_frame_index(data, sizeof(section), 0x1000, 0x1000, &n);
+	assert_null(t);
+	assert_int_equal(n, 0);
+	/* The same CIE last in the section, the FDE's bytes cut off. */
+	n = 99;
+	t = eh_frame_index(data, 12, 0x1000, 0x1000, &n);
+	assert_null(t);
+	assert_int_equal(n, 0);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_as_the_linkers),
 		cmocka_unit_test(encodings),
+		cmocka_unit_test(augmentation_without_its_nul),
 	};
 	return cmocka_run_group_tests_name("eh_frame", tests, NULL, NULL);
 }
