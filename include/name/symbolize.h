@@ -83,6 +83,15 @@ void symbolizer_freeze(struct symbolizer *s);
 size_t symbolize(struct symbolizer *s, uint64_t ip, enum frame_kind kind,
 		 const char *const **names);
 
+/* The frames at vaddr (an ELF virtual address) in file, as symbolize
+ * names an address of a module with that file, whichever process maps
+ * it: the function, then those inlined into it, outermost first.  Their
+ * number, 0 if the file names nothing there (a module's name stands
+ * then); *names as symbolize's.  (For the fuzzers: a file from memory,
+ * in no process.) */
+size_t symbolize_file(struct namer *n, struct file *file, uint64_t vaddr,
+		      const char *const **names);
+
 /* Once *flag is set (a second stop signal while naming, from a signal
  * handler): no file is read any more; an address whose name is not known
  * yet is named after its module, "[libfoo.so]" (or libfoo.so+0x1a2b with

@@ -889,8 +889,8 @@ uint64_t symbolize_hurried(void)
 }
 
 /* The frames at vaddr in file, whichever process asks: looked up once. */
-static size_t names_in_file(struct namer *n, struct file *file, uint64_t vaddr,
-			    const char *const **names)
+size_t symbolize_file(struct namer *n, struct file *file, uint64_t vaddr,
+		      const char *const **names)
 {
 	bool in_a_hurry = hurry && *hurry;
 	size_t i = file_index(file);
@@ -968,7 +968,7 @@ static size_t lookup(struct symbolizer *s, uint64_t addr, enum frame_kind kind,
 		return *one ? 1 : 0;
 	}
 	if (img->file) {
-		size_t k = names_in_file(n, img->file, addr - img->bias, names);
+		size_t k = symbolize_file(n, img->file, addr - img->bias, names);
 		if (k)
 			return k;
 	}
