@@ -6,8 +6,11 @@
  * of it (file_dwfl_module) and the names symbolize gives at a few of its
  * addresses: symbol table, DWARF scopes, inlined functions and lines.
  *
- * Nothing is looked for on the file system: the image has no path, the
- * debuginfo path names no folder that exists, and debuginfod is off. */
+ * Debug files are looked for nowhere that exists: the image has no path,
+ * the debuginfo path names no folder, and debuginfod is off.  Only a dwz
+ * file an image's .gnu_debugaltlink names by absolute path is tried there,
+ * as the profiler would (debuginfo.h: only a regular file, never a
+ * blocking open, taken only with the build-id it must have). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__asan_default_options(void);
 const char *__lsan_default_suppressions(void);
 
-/* libdw 0.188's dwarf_getscopes keeps the scopes it found when a later
- * step fails on broken DWARF (it returns -1, the array unreturned): a
- * leak of libdw's, of a few dozen bytes per address named in such a
- * file, which symbolize caches once per address.  Not ours to free, and
- * the only leak allowed: full stacks (the slow unwinder: libdw keeps no
- * frame pointers) name exactly that call. */
+/* libdw 0.188's dwarf_getscopes loses the scopes it found when its
+ * second pass (abstract origins) fails on broken DWARF: it returns -1 and
+ * neither hands the array over nor frees it.  A leak of libdw's, a few
+ * dozen bytes per address named in such a file (symbolize names each
+ * address once), not ours to free, and the only leak allowed: full
+ * stacks (the slow unwinder: libdw keeps no frame pointers) name exactly
+ * that call. */
 const char *__asan_default_options(void)
 {
 	return "fast_unwind_on_malloc=0:malloc_context_size=10";
