@@ -45,6 +45,13 @@ struct sampler_result {
 	unsigned images_opened;    /* ELF files read, once for every process */
 	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
+	/* Misses that did not re-read the maps, the last read too recent
+	 * (modules.h: modules_skips), over every process */
+	uint64_t maps_skipped;     /* look-ups left unknown so */
+	unsigned maps_skipped_addrs; /* distinct addresses among them (per process) */
+	bool maps_skipped_more;    /* and more, not told apart */
+	uint64_t maps_read_max_ns; /* the slowest read of a process's maps */
+	uint64_t maps_wait_max_ns; /* the longest a miss had to wait after one */
 	int nice;                  /* the sampler's nice value */
 	bool realtime;             /* it ran under SCHED_FIFO */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */

@@ -34,8 +34,17 @@
  *
  * Anonymous executable memory (JIT code) is remembered too: an address in it
  * is known, it just has no module.  The maps are re-read when an address
- * lies in no mapping we know (a library loaded after we attached), at most
- * once per 20 ms; files already seen by this process are not re-opened.
+ * lies in no code mapping we know (a library loaded after we attached);
+ * files already seen by this process are not re-opened.  Re-reads are
+ * bounded by what they cost, since a process may have tens of thousands
+ * of mappings (a read of 30000 takes 10-25 ms) and jump to an address no
+ * re-read explains, on every sample: the next may begin 20 ms after the
+ * last ended, or 50 times as long as it took if that is more - at most a
+ * fiftieth of the sampler's time.  A miss meanwhile stays unknown, and is
+ * counted (modules_skips).  No cheap sign of a change to the maps stands
+ * in for the read: the counters of /proc/PID/status miss an mprotect that
+ * makes writable pages executable too (a JIT's), or one library swapped
+ * for another of the same size.
  */
 #ifndef PTRACE_PROFILER_MODULES_H
 #define PTRACE_PROFILER_MODULES_H
@@ -83,7 +92,7 @@ void modules_on_removal(struct modules *m, void (*fn)(void *arg), void *arg);
 void modules_freeze(struct modules *m);
 
 /* The module holding addr, if it has a file; refreshes once if no mapping
- * we know holds it (rate limited).  NULL for anonymous memory, unknown
+ * we know holds it (bounded by cost, above).  NULL for anonymous memory, unknown
  * addresses and modules without a file. */
 const struct module_image *modules_find(struct modules *m, uint64_t addr);
 
@@ -121,5 +130,16 @@ unsigned modules_generation(const struct modules *m);
  * second process of one program, opens nothing again). */
 unsigned modules_refresh_count(const struct modules *m);
 unsigned modules_images_opened(const struct modules *m);
+
+/* Misses that did not re-read the maps, the last read being too recent
+ * (modules_find, modules_read): for the summary. */
+struct modules_skips {
+	uint64_t lookups;         /* look-ups left unknown so */
+	unsigned addresses;       /* distinct addresses among them, */
+	bool more;                /* ...and more not told apart (over 4096) */
+	uint64_t slowest_read_ns; /* the slowest read of the maps */
+	uint64_t longest_wait_ns; /* the longest a miss had to wait after one */
+};
+void modules_skips(const struct modules *m, struct modules_skips *out);
 
 #endif

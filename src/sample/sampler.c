@@ -349,8 +349,18 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		struct program *p = s->procs[i].program;
 		if (program_name_all(p) != 0)
 			error = 1;
-		for (; p; p = p->older)
+		for (; p; p = p->older) {
+			struct modules_skips k;
 			r->maps_reads += modules_refresh_count(p->modules);
+			modules_skips(p->modules, &k);
+			r->maps_skipped += k.lookups;
+			r->maps_skipped_addrs += k.addresses;
+			r->maps_skipped_more |= k.more;
+			if (k.slowest_read_ns > r->maps_read_max_ns)
+				r->maps_read_max_ns = k.slowest_read_ns;
+			if (k.lookups && k.longest_wait_ns > r->maps_wait_max_ns)
+				r->maps_wait_max_ns = k.longest_wait_ns;
+		}
 	}
 	/* one statement, one frame: those read while parsed, under its id */
 	if (!error && (count_merge_shapes(s, s->table, s->o->period_ns ? NULL : s->timeline) != 0 ||

@@ -15,16 +15,24 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/hash_index.h"
 #include "base/regular_file.h"
 #include "unwind/image.h"
 #include "unwind/layout.h"
 #include "tracee/procfs.h"
 #include "base/clock.h"
 
-/* An address in no known mapping re-reads the maps, at most every 20 ms:
- * fast enough for a program still loading its libraries, bounded for one
- * that jumps to addresses no re-read can explain. */
+/* An address in no known mapping re-reads the maps, at most every 20 ms
+ * and never sooner than 50 times the last read took after it ended: fast
+ * enough for a program still loading its libraries, bounded for one that
+ * jumps to addresses no re-read can explain - whose re-reads take at most
+ * a fiftieth of the time however many mappings it has (30000: 10-25 ms a
+ * read, one every 0.5-1.3 s, where every sample re-read them before). */
 #define REFRESH_MIN_NS 20000000ULL
+#define REFRESH_COST_FACTOR 50
+/* Addresses told apart when counting those left unknown for want of a
+ * re-read; more are counted as "more". */
+#define SKIPPED_ADDRS_MAX 4096
 #define DELETED_SUFFIX " (deleted)"
 #define VDSO_MAX (1u << 20) /* a vDSO is a few pages */
 #define IMAGE_FROM_MEMORY_MAX (512u << 20) /* a deleted file read from memory */
@@ -98,8 +106,12 @@ struct modules {
 	pid_t task;                      /* whose /proc/TASK/ files we read */
 	struct module *last_entry;       /* unwinding reads one module in bursts */
 	const struct owner *last_owner;
-	uint64_t last_refresh_ns;
+	uint64_t next_refresh_ns;        /* no re-read on a miss before */
 	unsigned refreshes, generation, images_opened;
+	struct modules_skips skips;      /* misses that did not re-read */
+	uint64_t *skipped_addrs;         /* the addresses of those, told apart */
+	struct hash_index skipped_index; /* (over skipped_addrs) */
+	size_t cap_skipped;
 	char *maps;                      /* the last read of /proc/PID/maps; */
 	size_t maps_cap;                 /* anon names point into it */
 	struct anon_region *anon;        /* executable, not file-backed, by address */
@@ -644,6 +656,50 @@ static void build_owners(struct modules *m)
 	}
 }
 
+/* A re-read begun at start has ended: when the next may begin. */
+static void note_read_cost(struct modules *m, uint64_t start)
+{
+	uint64_t end = now_ns(), took = end - start, wait = took * REFRESH_COST_FACTOR;
+	if (wait < REFRESH_MIN_NS)
+		wait = REFRESH_MIN_NS;
+	m->next_refresh_ns = end + wait;
+	if (took > m->skips.slowest_read_ns)
+		m->skips.slowest_read_ns = took;
+	if (wait > m->skips.longest_wait_ns)
+		m->skips.longest_wait_ns = wait;
+}
+
+static bool same_addr(const void *table, uint32_t id, const void *key)
+{
+	return ((const uint64_t *)table)[id] == *(const uint64_t *)key;
+}
+
+/* A miss at addr that did not re-read the maps: counted, and addr told
+ * apart from those before it (up to SKIPPED_ADDRS_MAX). */
+static void note_skipped(struct modules *m, uint64_t addr)
+{
+	m->skips.lookups++;
+	if (m->skips.more)
+		return;
+	if (!m->skipped_index.slots && hash_index_init(&m->skipped_index) != 0) {
+		m->skips.more = true;
+		return;
+	}
+	uint64_t h = hash_word(addr);
+	if (hash_index_find(&m->skipped_index, h, same_addr, m->skipped_addrs, &addr) != HASH_NONE)
+		return;
+	size_t n = m->skips.addresses;
+	if (n >= SKIPPED_ADDRS_MAX ||
+	    !array_reserve((void **)&m->skipped_addrs, n + 1, &m->cap_skipped,
+			   sizeof(*m->skipped_addrs)) ||
+	    hash_index_add(&m->skipped_index, h, (uint32_t)n) != 0) {
+		m->skips.more = true;
+		return;
+	}
+	m->skipped_addrs[n] = addr;
+	m->skips.addresses++;
+}
+
 int modules_refresh(struct modules *m)
 {
 	/* A re-read from inside one (from its removal hook) would replace the
@@ -651,10 +707,11 @@ int modules_refresh(struct modules *m)
 	if (m->frozen || m->refreshing)
 		return 0;
 	m->refreshing = true;
-	m->last_refresh_ns = now_ns();
+	uint64_t start = now_ns();
 	m->refreshes++;
 	ssize_t len = read_maps(m);
 	if (len < 0) {
+		note_read_cost(m, start);
 		m->refreshing = false;
 		return -1;
 	}
@@ -665,6 +722,7 @@ int modules_refresh(struct modules *m)
 	m->last_entry = NULL;
 	if (changed)
 		m->generation++;
+	note_read_cost(m, start);
 	m->refreshing = false;
 	return 0;
 }
@@ -698,7 +756,7 @@ struct modules *modules_open(struct files *fs, pid_t pid)
 	}
 	/* A program just started or exec'd is still loading its libraries:
 	 * the first miss re-reads the maps at once. */
-	m->last_refresh_ns = 0;
+	m->next_refresh_ns = 0;
 	m->refreshes = 0;
 	return m;
 }
@@ -718,6 +776,8 @@ void modules_close(struct modules *m)
 	free(m->wants);
 	free(m->owners);
 	free(m->seen);
+	free(m->skipped_addrs);
+	hash_index_free(&m->skipped_index);
 	free(m);
 }
 
@@ -784,11 +844,14 @@ static const struct owner *owner_of(struct modules *m, uint64_t addr)
 static struct module *module_at(struct modules *m, uint64_t addr)
 {
 	const struct owner *o = owner_of(m, addr);
-	if (!o && !m->frozen && !modules_anon_name(m, addr) &&
-	    now_ns() - m->last_refresh_ns >= REFRESH_MIN_NS) {
-		modules_refresh(m);
-		o = owner_of(m, addr);
+	if (o || m->frozen || modules_anon_name(m, addr))
+		return o ? o->mod : NULL;
+	if (now_ns() < m->next_refresh_ns) {
+		note_skipped(m, addr);
+		return NULL;
 	}
+	modules_refresh(m);
+	o = owner_of(m, addr);
 	return o ? o->mod : NULL;
 }
 
@@ -844,6 +907,11 @@ unsigned modules_generation(const struct modules *m)
 unsigned modules_refresh_count(const struct modules *m)
 {
 	return m->refreshes;
+}
+
+void modules_skips(const struct modules *m, struct modules_skips *out)
+{
+	*out = m->skips;
 }
 
 unsigned modules_images_opened(const struct modules *m)

@@ -193,6 +193,35 @@ static void host_steal(void **state)
 	}
 }
 
+/* Re-reads of the maps skipped: said only when some were, with the
+ * addresses ("+" past those told apart), look-ups, slowest read, wait. */
+static void maps_not_reread(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 1000000 };
+	struct sampler_result r = { .samples = 10, .naming_ns = 1000000, .maps_reads = 3 };
+	char *text = summary_text(&o, &r);
+	if (strstr(text, "maps not re-read"))
+		fail_msg("%s", text);
+	free(text);
+	r.maps_skipped = 1866;
+	r.maps_skipped_addrs = 1;
+	r.maps_read_max_ns = 12600000;
+	r.maps_wait_max_ns = 629000000;
+	text = summary_text(&o, &r);
+	if (!strstr(text, "\n  maps not re-read       1 address in no mapping we knew left unknown "
+		    "(1866 look-ups) rather than re-read the maps: the slowest read took 12.6 ms, "
+		    "the longest wait after one 629 ms\n"))
+		fail_msg("%s", text);
+	free(text);
+	r.maps_skipped_addrs = 4096;
+	r.maps_skipped_more = true;
+	text = summary_text(&o, &r);
+	if (!strstr(text, "  maps not re-read       4096+ addresses in no mapping"))
+		fail_msg("%s", text);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +231,7 @@ int main(void)
 		cmocka_unit_test(time_model),
 		cmocka_unit_test(cut_stacks),
 		cmocka_unit_test(host_steal),
+		cmocka_unit_test(maps_not_reread),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
 }

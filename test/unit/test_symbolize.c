@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -333,6 +334,16 @@ static void *spare_function(const char *path, void **handle)
 	return *handle ? dlsym(*handle, "spare_function") : NULL;
 }
 
+/* Until a miss may re-read m's maps again: 20 ms after the last read, or
+ * 50 times what it took (modules.h), and a little more. */
+static void wait_for_reread(const struct modules *m)
+{
+	struct modules_skips k;
+	modules_skips(m, &k);
+	assert_true(k.longest_wait_ns >= 20000000);
+	usleep((useconds_t)(k.longest_wait_ns / 1000 + 5000));
+}
+
 static void unchanged_modules_are_kept(void **state)
 {
 	(void)state;
@@ -346,9 +357,8 @@ static void unchanged_modules_are_kept(void **state)
 	assert_int_equal(modules_images_opened(m), opened);
 
 	/* A library loaded after we looked: found on the unwinder's first
-	 * miss (naming reads no maps) once the re-read's rate limit (one per
-	 * 20 ms) allows. */
-	usleep(25000);
+	 * miss (naming reads no maps) once the re-read's bound allows. */
+	wait_for_reread(m);
 	void *h;
 	void *fn = spare_function(SPARE_LIB, &h);
 	assert_non_null(fn);
@@ -360,6 +370,51 @@ static void unchanged_modules_are_kept(void **state)
 	symbolizer_free(s);
 	modules_close(m);
 	dlclose(h);
+}
+
+/* A miss re-reads the maps, but the next miss only once the last read's
+ * bound has passed: until then, the address is unknown and counted - each
+ * address once, each look-up - and known modules are still found. */
+static void misses_wait_for_the_next_read(void **state)
+{
+	(void)state;
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *region = mmap(NULL, 3 * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(region != MAP_FAILED);
+	assert_int_equal(munmap(region + page, (size_t)page), 0);
+	uint64_t hole = (uint64_t)(uintptr_t)(region + page);
+	struct modules *m = modules_open(files, getpid());
+	assert_non_null(m);
+	wait_for_reread(m);
+	struct modules_skips k;
+	assert_null(modules_find(m, hole));
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(modules_refresh_count(m), 1);
+	modules_skips(m, &k);
+	assert_int_equal(k.lookups, 0);
+	assert_true(k.slowest_read_ns > 0);
+	assert_true(k.longest_wait_ns >= 50 * k.slowest_read_ns);
+
+	assert_null(modules_find(m, hole));
+	assert_null(modules_find(m, hole + 8));
+	assert_null(modules_find(m, hole));
+	assert_non_null(modules_find(m, (uint64_t)(uintptr_t)&outer_fn));
+	uint8_t byte;
+	assert_int_equal(modules_read(m, hole + 16, &byte, 1), -1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	unsigned reads = modules_refresh_count(m);
+	modules_skips(m, &k);
+	modules_close(m);
+	munmap(region, (size_t)page);
+	munmap(region + 2 * page, (size_t)page);
+	/* A host that kept us off the CPU past the bound proves nothing. */
+	if ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec) >= 20000000)
+		skip();
+	assert_int_equal(reads, 1);
+	assert_int_equal(k.lookups, 4);
+	assert_int_equal(k.addresses, 3);
+	assert_false(k.more);
 }
 
 /* Naming uses the maps as they were last read, never reads them again:
@@ -378,7 +433,7 @@ static void naming_reads_no_maps(void **state)
 	assert_string_equal(joined(s, fn, FRAME_EXACT), "spare_function");
 	unsigned reads = modules_refresh_count(m);
 	dlclose(h);
-	usleep(25000);
+	wait_for_reread(m);
 	assert_string_equal(joined(s, 8, FRAME_EXACT), "[unknown]");
 	assert_int_equal(modules_refresh_count(m), reads);
 	/* Counted while the library was there: still its name. */
@@ -404,7 +459,7 @@ static void name_in_hook(void *arg)
 	struct in_hook *h = arg;
 	unsigned reads = modules_refresh_count(h->m);
 	h->calls++;
-	usleep(25000);
+	wait_for_reread(h->m);
 	joined(h->s, 8, FRAME_EXACT); /* in no mapping */
 	snprintf(h->name, sizeof(h->name), "%s", joined(h->s, h->fn, FRAME_EXACT));
 	modules_refresh(h->m);
@@ -773,6 +828,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(jit_names_as_of_now, new_run, end_run),
 		cmocka_unit_test_setup_teardown(file_mapped_twice_and_apart, new_run, end_run),
 		cmocka_unit_test_setup_teardown(unchanged_modules_are_kept, new_run, end_run),
+		cmocka_unit_test_setup_teardown(misses_wait_for_the_next_read, new_run, end_run),
 		cmocka_unit_test_setup_teardown(naming_reads_no_maps, new_run, end_run),
 		cmocka_unit_test_setup_teardown(removal_hook_reads_no_maps, new_run, end_run),
 		cmocka_unit_test_setup_teardown(deleted_library_still_named, new_run, end_run),
