@@ -112,6 +112,7 @@ pg-layout: $(PG_LAYOUT_BINS)
 TARGET_CFLAGS := -O1 -g -Wall -Wextra -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/recursion: TARGET_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 $(B)/test/targets/jit_nofp: TARGET_CFLAGS += -fomit-frame-pointer
+$(B)/test/targets/many_maps: TARGET_CFLAGS += -fno-omit-frame-pointer
 $(B)/test/targets/%: test/targets/%.c test/targets/own_truth.h | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
 $(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets
