@@ -31,6 +31,7 @@ struct session {
 	char target[128];            /* "postgres (PID 1234)" or "13 processes" */
 	volatile int *quit;          /* set by a signal that ends the run */
 	volatile sig_atomic_t *dump; /* set by SIGUSR1 */
+	struct detach_stats detached; /* what session_detach took */
 };
 
 /* Checks every input o names (command: the command line as typed), opens the output, installs the signal
@@ -39,7 +40,8 @@ struct session {
 int session_start(struct session *s, const struct options *o, const char *command);
 
 /* Lets every target go: each one's exit noted in s->exited, its threads
- * detached, and a launched command still running ended (it was started
+ * detached (all at once, targets_detach; the figures in s->detached),
+ * and a launched command still running ended (it was started
  * for this run, as with perf record -- COMMAND). */
 void session_detach(struct session *s);
 

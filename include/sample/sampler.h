@@ -42,6 +42,7 @@ struct sampler_result {
 	uint64_t wall_ns;          /* first tick to end */
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	uint64_t naming_ns;        /* naming the stacks, after detaching */
+	struct detach_stats detach; /* letting the targets go (the caller's) */
 	unsigned images_opened;    /* ELF files read, once for every process */
 	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */

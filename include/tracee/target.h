@@ -137,6 +137,22 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns,
 /* Detaches every thread; the target runs on as if we never came. */
 void target_detach(struct target *t);
 
+/* What letting go of the targets took. */
+struct detach_stats {
+	uint64_t threads; /* asked to stop so as to be detached */
+	uint64_t left;    /* not stopped in time: the kernel detaches them
+			     when we exit */
+	uint64_t ns;      /* from the first ask to the last detach */
+};
+
+/* The same for ts[0..n) at once: every thread is asked to stop, then each
+ * is detached as its stop comes, in whatever order (never a wait per
+ * thread).  A signal that was on its way is delivered with the detach.
+ * Gives up on the ones left when none stopped for 200 ms and none of them
+ * is runnable (asleep in D), or after 5 s in all.  out (or NULL) is added
+ * to. */
+void targets_detach(struct target *ts, size_t n, struct detach_stats *out);
+
 /* Frees the thread list (after the summary has been printed). */
 void target_free(struct target *t);
 

@@ -131,6 +131,7 @@ int mode_record(const struct options *o, const char *command)
 	start(&rec, &s);
 	int rc = rec.sampler ? sampler_run(rec.sampler, s.quit, &rec.r) : -1;
 	session_detach(&s);
+	rec.r.detach = s.detached;
 	session_naming(&s, true);
 	if (rc == 0 && sampler_name_stacks(rec.sampler, &rec.r) != 0)
 		rc = -1;

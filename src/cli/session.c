@@ -136,8 +136,8 @@ static int pg_servers_supported(const struct options *o, const struct target *ts
 /* Detaches the targets attached so far (on an error before sampling). */
 static void release(struct session *s)
 {
+	targets_detach(s->ts, s->n, NULL);
 	for (size_t i = 0; i < s->n; i++) {
-		target_detach(&s->ts[i]);
 		if (s->o->command)
 			kill(s->ts[i].pid, SIGTERM);
 		target_free(&s->ts[i]);
@@ -289,10 +289,9 @@ int session_start(struct session *s, const struct options *o, const char *comman
 
 void session_detach(struct session *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < s->n; i++)
 		s->exited[i] = s->ts[i].exited;
-		target_detach(&s->ts[i]);
-	}
+	targets_detach(s->ts, s->n, &s->detached);
 	if (s->o->command && !s->exited[0]) {
 		/* Launched and still running: it was started for this run, so
 		 * it ends with it, as with perf record -- COMMAND. */

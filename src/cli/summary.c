@@ -434,6 +434,12 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->cpu_moves)
 		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves);
 	fputc('\n', f);
+	if (r->detach.threads)
+		fprintf(f, "  detaching              %.1f ms, %" PRIu64 " thread%s%s\n",
+			(double)r->detach.ns / 1e6, r->detach.threads,
+			r->detach.threads > 1 ? "s" : "",
+			r->detach.left ? "; some not stopped in time, left to the kernel "
+			"(it detaches them when we exit)" : "");
 	if (r->naming_ns)
 		fprintf(f, "  naming                 %.1f ms after detaching, at nice %d; %u ELF files, each read once, maps re-read %u times\n",
 			(double)r->naming_ns / 1e6, r->nice, r->images_opened, r->maps_reads);

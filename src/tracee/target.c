@@ -631,30 +631,17 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volat
 	}
 }
 
-/* How long detaching waits for one thread to stop: a thread in a long
- * uninterruptible sleep (D) would keep us from ever exiting, and when we
- * exit the kernel detaches what is left anyway. */
-#define DETACH_WAIT_NS 200000000ULL
-
-/* Waits (WNOHANG, naps on SIGCHLD) for tid's next event until deadline.
- * Returns its pid, or 0 at the deadline, or -1. */
-static pid_t wait_event_until(pid_t tid, int *status, uint64_t deadline)
-{
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	for (;;) {
-		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
-		if (r != 0 && !(r < 0 && errno == EINTR))
-			return r;
-		uint64_t now = now_ns();
-		if (now >= deadline)
-			return 0;
-		uint64_t left = deadline - now < 1000000 ? deadline - now : 1000000;
-		struct timespec nap = { 0, (long)left };
-		sigtimedwait(&chld, NULL, &nap);
-	}
-}
+/* Detaching waits for the stops it asked for while one of the threads
+ * left is runnable (it traps the moment it gets a CPU: behind 400
+ * spinning processes of a fork bomb that is up to a second) or a stop
+ * came within DETACH_QUIET_NS; it gives up on threads asleep in D (a long
+ * uninterruptible sleep would keep us from ever exiting) and after
+ * DETACH_MAX_NS in all: when we exit the kernel detaches what is left,
+ * and until then a thread left traps and waits stopped.  Never a wait
+ * per thread: the fork bomb's 400 threads took 200 ms each when they
+ * were waited for one after the other. */
+#define DETACH_QUIET_NS 200000000ULL
+#define DETACH_MAX_NS 5000000000ULL
 
 /* An exited thread's last event, collected so that it is released. */
 static void collect_exit(pid_t tid)
@@ -665,60 +652,185 @@ static void collect_exit(pid_t tid)
 		;
 }
 
+/* A thread detaching waits for: which target, which thread. */
+struct detachee {
+	pid_t tid;
+	uint32_t target, thread;
+};
+
+static int by_tid(const void *a, const void *b)
+{
+	pid_t x = ((const struct detachee *)a)->tid, y = ((const struct detachee *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* The thread of ts an event of tid is about, or NULL (one we no longer
+ * list).  ix: every thread waited for, sorted by tid; NULL (no memory for
+ * it): each list is looked through. */
+static struct thread *detachee_of(struct target *ts, size_t n, const struct detachee *ix,
+				  size_t n_ix, pid_t tid, struct target **t)
+{
+	if (ix) {
+		struct detachee key = { .tid = tid };
+		const struct detachee *d = bsearch(&key, ix, n_ix, sizeof(*ix), by_tid);
+		if (!d)
+			return NULL;
+		*t = &ts[d->target];
+		return &ts[d->target].threads[d->thread];
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct thread *th = find_thread(&ts[i], tid);
+		if (th) {
+			*t = &ts[i];
+			return th;
+		}
+	}
+	return NULL;
+}
+
+/* Asks a thread to stop so that it can be detached: 1 if its stop is to
+ * be waited for, else 0 (it is done with: exited, or a zombie). */
+static int ask_detach_stop(struct target *t, struct thread *th)
+{
+	/* A main thread that exited while the others run stays a zombie
+	 * until they end: it never stops, and needs no detaching. */
+	struct task_stat st;
+	if (thread_read_stat(th, &st) != 0 || st.state == 'Z' || st.state == 'X') {
+		/* Another thread that exited while we were not waiting: a
+		 * zombie until its tracer collects it, and its main thread
+		 * with it (a launched command waited for would never end). */
+		if (th->tid != t->pid)
+			collect_exit(th->tid);
+		th->gone = true;
+		return 0;
+	}
+	/* PTRACE_DETACH needs a stopped tracee.  (A group stop left in
+	 * place with PTRACE_LISTEN reports itself again.) */
+	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
+		if (errno == ESRCH && th->tid != t->pid)
+			collect_exit(th->tid); /* it died since */
+		th->gone = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* One event of a thread being detached: 1 when it is done with. */
+static int detach_event(struct target *t, struct thread *th, pid_t tid, int status)
+{
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (t)
+			thread_ended(t, th, tid, status);
+		return 1;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	if ((status >> 16) == 0) {
+		/* A signal on its way: detach with it.  (If that fails it
+		 * was killed meanwhile: its exit comes next.) */
+		if (t)
+			t->signals_forwarded++;
+		return ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)WSTOPSIG(status)) == 0;
+	}
+	/* Our trap, an execve, or a group stop: in a group stop it stays
+	 * stopped (the kernel puts it back there). */
+	ptrace(PTRACE_DETACH, tid, NULL, NULL);
+	return 1;
+}
+
+/* Is a thread still waited for runnable (R), so that its stop comes when
+ * it gets a CPU? */
+static bool any_runnable(struct target *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ts[i].n_threads; k++) {
+			struct thread *th = &ts[i].threads[k];
+			struct task_stat st;
+			if (!th->gone && thread_read_stat(th, &st) == 0 && st.state == 'R')
+				return true;
+		}
+	return false;
+}
+
+void targets_detach(struct target *ts, size_t n, struct detach_stats *out)
+{
+	uint64_t began = now_ns();
+	size_t total = 0, waiting = 0;
+	for (size_t i = 0; i < n; i++)
+		total += ts[i].n_threads;
+	struct detachee *ix = n > 1 && total ? malloc(total * sizeof(*ix)) : NULL;
+	size_t n_ix = 0;
+	/* Every thread is asked first, then every stop collected as it
+	 * comes, in whatever order their CPUs let them: the wait is the
+	 * slowest thread's, not the sum of all. */
+	for (size_t i = 0; i < n; i++) {
+		struct target *t = &ts[i];
+		for (size_t k = 0; k < t->n_threads; k++) {
+			struct thread *th = &t->threads[k];
+			if (th->gone || !ask_detach_stop(t, th))
+				continue;
+			waiting++;
+			if (ix)
+				ix[n_ix++] = (struct detachee){ th->tid, (uint32_t)i, (uint32_t)k };
+		}
+	}
+	size_t asked = waiting;
+	if (ix)
+		qsort(ix, n_ix, sizeof(*ix), by_tid);
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	uint64_t last = now_ns(), cap = last + DETACH_MAX_NS;
+	while (waiting) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			break; /* no tracee left at all */
+		if (tid == 0) {
+			uint64_t now = now_ns(), until = last + DETACH_QUIET_NS;
+			if (now >= until && now < cap && any_runnable(ts, n)) {
+				last = now; /* on its way: another quiet span */
+				until = now + DETACH_QUIET_NS;
+			}
+			if (until > cap)
+				until = cap;
+			if (now >= until)
+				break; /* not stopped in time: the kernel detaches them when we exit */
+			uint64_t left = until - now;
+			struct timespec nap = { (time_t)(left / 1000000000ULL),
+						(long)(left % 1000000000ULL) };
+			sigtimedwait(&chld, NULL, &nap);
+			continue;
+		}
+		struct target *t = NULL;
+		struct thread *th = detachee_of(ts, n, ix, n_ix, tid, &t);
+		if (th && th->gone)
+			th = NULL; /* done with already */
+		if (!detach_event(th ? t : NULL, th, tid, status) || !th)
+			continue;
+		th->gone = true;
+		waiting--;
+		last = now_ns();
+	}
+	free(ix);
+	/* The thread lists stay for the summary; target_free() drops them. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ts[i].n_threads; k++) {
+			ts[i].threads[k].gone = true;
+			close_thread(&ts[i].threads[k]);
+		}
+	if (out) {
+		out->threads += asked;
+		out->left += waiting;
+		out->ns += now_ns() - began;
+	}
+}
+
 void target_detach(struct target *t)
 {
-	for (size_t i = 0; i < t->n_threads; i++) {
-		struct thread *th = &t->threads[i];
-		if (th->gone)
-			continue;
-		/* A main thread that exited while the others run stays a zombie
-		 * until they end: it never stops, and needs no detaching. */
-		struct task_stat st;
-		if (thread_read_stat(th, &st) != 0 || st.state == 'Z' || st.state == 'X') {
-			/* Another thread that exited while we were not waiting: a
-			 * zombie until its tracer collects it, and its main thread
-			 * with it (a launched command waited for would never end). */
-			if (th->tid != t->pid)
-				collect_exit(th->tid);
-			th->gone = true;
-			continue;
-		}
-		/* PTRACE_DETACH needs a stopped tracee. */
-		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) != 0) {
-			if (errno == ESRCH && th->tid != t->pid)
-				collect_exit(th->tid); /* it died since */
-			continue;
-		}
-		uint64_t deadline = now_ns() + DETACH_WAIT_NS;
-		for (;;) {
-			int status;
-			pid_t r = wait_event_until(th->tid, &status, deadline);
-			if (r == 0)
-				break; /* not stopped in time: the kernel detaches it when we exit */
-			if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
-				th->gone = true;
-				break;
-			}
-			if (WIFSTOPPED(status) && (status >> 16) == 0) {
-				/* A signal on its way: detach with it. */
-				t->signals_forwarded++;
-				if (ptrace(PTRACE_DETACH, th->tid, NULL,
-					   (void *)(long)WSTOPSIG(status)) == 0) {
-					th->gone = true;
-					break;
-				}
-				continue;
-			}
-			if (WIFSTOPPED(status)) {
-				ptrace(PTRACE_DETACH, th->tid, NULL, NULL);
-				break;
-			}
-		}
-		th->gone = true;
-	}
-	/* The thread list stays for the summary; target_free() drops it. */
-	for (size_t i = 0; i < t->n_threads; i++)
-		close_thread(&t->threads[i]);
+	targets_detach(t, 1, NULL);
 }
 
 void target_free(struct target *t)
