@@ -14,6 +14,12 @@
 /* How often the children are looked for. */
 #define FAMILY_SCAN_NS 50000000ULL
 
+/* At most this many processes seized by one scan: each costs a read of
+ * its modules (about 1 ms), and a fork bomb makes hundreds between two
+ * scans; the rest wait for the next scan, after the next round, and the
+ * summary says so. */
+#define FAMILY_SEIZE_MAX 32
+
 /* Who process p is, looked up once (and again after an execve): its
  * backend type and status slot if it is a PostgreSQL server, else its
  * title; with --pg-wait-events or --pg-queries where it keeps its wait
@@ -22,7 +28,9 @@
  * reason in msg; without them it is PG_PROBE_SERVER whatever p is. */
 enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, size_t len);
 
-/* Seizes the children not traced yet of every process traced. */
-void family_follow(struct sampler *s);
+/* Seizes the children not traced yet of every process traced, up to
+ * FAMILY_SEIZE_MAX of them.  false: some were left for the next scan
+ * (r->family_deferred counts such scans). */
+bool family_follow(struct sampler *s);
 
 #endif

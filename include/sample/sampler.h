@@ -63,6 +63,8 @@ struct sampler_result {
 				      hypervisor took (steal); -1 unknown */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
+	uint64_t family_deferred;  /* scans that left new processes for the
+				      next (FAMILY_SEIZE_MAX) */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */
 	char error[160];           /* why the run failed, "" if it did not */
 	struct duration_hist frozen; /* per-stop stopped time */

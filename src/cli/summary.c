@@ -1,4 +1,5 @@
 /* summary.c - the end-of-run summary (summary.h). */
+#define _GNU_SOURCE
 #include "cli/summary.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 
 #include "base/sigbus.h"
 #include "name/perfmap.h"
+#include "sample/family.h"
 #include "tracee/procfs.h"
 
 uint64_t summary_peak_rss_kb(void)
@@ -381,9 +383,15 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	uint64_t forwarded = 0;
 	for (size_t p = 0; p < n_targets; p++)
 		forwarded += ts[p].signals_forwarded;
-	if (r->family_joined || r->family_full)
-		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s\n", r->family_joined,
+	if (r->family_joined || r->family_full) {
+		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s", r->family_joined,
 			r->family_full ? ", more not: no room for them" : "");
+		if (r->family_deferred)
+			fprintf(f, "; %" PRIu64 " scan%s found more than %d new ones, the rest "
+				"seized after the next rounds", r->family_deferred,
+				r->family_deferred > 1 ? "s" : "", FAMILY_SEIZE_MAX);
+		fputc('\n', f);
+	}
 	print_processes(f, ts, n_targets, s);
 	print_left_out(f, o, r);
 	if (o->pg_queries)

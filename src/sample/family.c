@@ -112,8 +112,9 @@ static void skip_descendant(struct sampler *s, struct process *p, const char *wh
 	target_free(p->t);
 }
 
-void family_follow(struct sampler *s)
+bool family_follow(struct sampler *s)
 {
+	unsigned seized = 0;
 	for (size_t i = 0; i < s->n_targets; i++) {
 		if (s->ts[i].exited)
 			continue;
@@ -122,15 +123,20 @@ void family_follow(struct sampler *s)
 		for (size_t k = 0; k < n; k++) {
 			if (traced(s, kids[k]))
 				continue;
+			if (seized == FAMILY_SEIZE_MAX) {
+				s->r->family_deferred++;
+				return false;
+			}
 			if (s->n_targets == s->cap_targets) {
 				s->r->family_full++;
-				return;
+				return true;
 			}
 			if (!array_reserve((void **)&s->procs, s->n_targets + 1, &s->cap_procs,
 					   sizeof(*s->procs)))
-				return;
+				return true;
 			struct target *t = &s->ts[s->n_targets];
 			char err[256];
+			seized++; /* tried: what it cost is spent, taken or not */
 			/* One that ended or exec'd a setuid program meanwhile is
 			 * simply not followed. */
 			if (target_attach(t, kids[k], NULL, 0, err, sizeof(err)) != ATTACH_OK)
@@ -157,5 +163,5 @@ void family_follow(struct sampler *s)
 			s->r->family_joined++;
 		}
 	}
+	return true;
 }
-

@@ -178,10 +178,11 @@ static bool any_pending(const struct sampler *s)
 /* Between rounds: processes born (--subprocesses), threads born or gone. */
 static void scan(struct sampler *s, uint64_t now, uint64_t *last_scan)
 {
-	if (s->o->subprocesses && now - s->last_family_scan >= FAMILY_SCAN_NS) {
-		family_follow(s);
+	/* (a scan that left some for later is followed by another after
+	 * the next round: FAMILY_SEIZE_MAX per round) */
+	if (s->o->subprocesses && now - s->last_family_scan >= FAMILY_SCAN_NS &&
+	    family_follow(s))
 		s->last_family_scan = now;
-	}
 	bool due = now - *last_scan >= SCAN_FALLBACK_NS, scanned = false;
 	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
