@@ -23,6 +23,12 @@
 
 #include "sample/state.h"
 
+/* Reads p's application words (count.h) at the look at th, into d->words:
+ * what the tick is counted with should th run before its peek.  No words
+ * (n 0) when none are wanted. */
+void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
+			struct deferred_peek *d);
+
 /* A blocked thread read without a stop, counted as this round's
  * observation.  One that was put on a CPU since the look at the tick (it
  * runs now, or ran while we read) is counted too, with the state and

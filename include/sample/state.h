@@ -176,6 +176,15 @@ struct deferred_stop {
 	struct sched_counts sc;
 };
 
+/* The application's words (count_set_words: Oracle's session state, a
+ * PostgreSQL process's wait event) as a look read them. */
+struct look_words {
+	int n;                          /* 0: none wanted */
+	int ok;                         /* read */
+	uint64_t addr[SNAPSHOT_WORDS];
+	uint32_t word[SNAPSHOT_WORDS];
+};
+
 /* The blocked threads of this round that ran since their last sample. */
 struct deferred_peek {
 	struct thread_ref ref;
@@ -184,6 +193,7 @@ struct deferred_peek {
 	struct sched_counts sc;
 	int n_kernel;                     /* its kernel frames at the tick, */
 	char kernel[MEMORY_KERNEL_BYTES]; /* packed (frame.h) */
+	struct look_words words;          /* and its process's words then */
 };
 
 struct sampler {

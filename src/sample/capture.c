@@ -74,11 +74,29 @@ static bool ran_since_the_look(struct process *p, struct thread *th, const struc
 	       now.runs != look->sc.runs;
 }
 
+void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
+			struct deferred_peek *d)
+{
+	count_set_words(s, p);
+	struct look_words *w = &d->words;
+	w->n = s->snap->n_words;
+	w->ok = w->n && snapshot_read_words(th->tid, s->snap) == 0;
+	memcpy(w->addr, s->snap->word_addr, sizeof(w->addr));
+	memcpy(w->word, s->snap->word, sizeof(w->word));
+}
+
 /* The tick of a thread seen blocked that ran before it could be read: its
- * state and kernel frames, as the look read them, and no user stack. */
+ * state and kernel frames, as the look read them, no user stack, and its
+ * own process's words as the look read them - never the words left in the
+ * snapshot by whichever process was captured last. */
 static bool count_moved_on(struct sampler *s, struct process *p, struct sampled_thread *st,
 			   const struct deferred_peek *look)
 {
+	const struct look_words *w = &look->words;
+	s->snap->n_words = w->n;
+	s->snap->words_ok = w->ok;
+	memcpy(s->snap->word_addr, w->addr, sizeof(w->addr));
+	memcpy(s->snap->word, w->word, sizeof(w->word));
 	s->r->no_user_stack++;
 	count_observe(s, p, st, reported_state(look->state, false, false), false, look->kernel,
 		      look->n_kernel);

@@ -105,10 +105,11 @@ static bool defer_peek(struct sampler *s, struct process *p, struct thread *th, 
 		return false;
 	struct deferred_peek *d = &s->blocked[s->n_blocked++];
 	*d = (struct deferred_peek){ thread_ref_of(s, p, th), state, runs_known, *sc,
-				     0, { 0 } };
+				     0, { 0 }, { 0 } };
 	struct kernel_stack ks;
 	thread_read_kernel_stack(p->t, th, &ks);
 	d->n_kernel = count_kernel_frames(&ks, d->kernel, sizeof(d->kernel));
+	capture_look_words(s, p, th, d);
 	return true;
 }
 

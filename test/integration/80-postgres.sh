@@ -159,6 +159,14 @@ EOF
 		print s, $NF }' "$TMP/pg.folded" >"$TMP/pp.counts"
 	pg_shares "$TMP/pp.counts" >"$TMP/pp.shares"
 	pg_shares "$TMP/psa.counts" >"$TMP/psa.shares"
+	# Never another process's words (issue 40): pgbench's backends never
+	# sleep in pg_sleep nor wait in a background process's main loop; the
+	# pp_sampler session sleeps in pg_sleep all along, beside them.
+	local foreign
+	foreign=$(awk '$1 ~ /^(Timeout:PgSleep|Activity:)/ { t += $2 } END { print t + 0 }' "$TMP/pp.counts")
+	if [ "$foreign" = 0 ]; then
+		pass "pgbench backends beside a pg_sleep session: no sample with another process's wait event (Timeout:PgSleep, Activity:*)"
+	else fail "pgbench backends beside a pg_sleep session" "$foreign samples with another process's wait event (0)" "$TMP/pp.counts"; fi
 	local names name a b bad= side=
 	names=$( (head -n 5 "$TMP/pp.shares"; head -n 5 "$TMP/psa.shares") | awk '{ print $1 }' | sort -u)
 	for name in $names; do

@@ -69,6 +69,8 @@ static struct {
 	bool trap_in_wait;          /* it traps in its wait, aborted by us
 				       (else in user code) */
 	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
+	bool has_words;             /* its application words, when read: */
+	uint32_t word[SNAPSHOT_WORDS]; /* word[0] Oracle's event number */
 	/* what capture asked of it */
 	int interrupts, waits, resumes, polls, nudges, peeks, copies;
 	uint64_t spun_until;        /* thread_wait_stop's spin_until */
@@ -172,6 +174,10 @@ int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_
 	s->regs.rip = where->pc;
 	s->partial_regs = true;
 	fill_stack(s);
+	if (fake.has_words) { /* read with the stack, as the real peek does */
+		memcpy(s->word, fake.word, sizeof(s->word));
+		s->words_ok = 1;
+	}
 	fake.runs += fake.runs_while_peeked;
 	return 0;
 }
@@ -203,7 +209,10 @@ int __wrap_snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
 int __wrap_snapshot_read_words(pid_t tid, struct snapshot *s)
 {
 	(void)tid;
-	(void)s;
+	if (!fake.has_words)
+		return 0;
+	memcpy(s->word, fake.word, sizeof(s->word));
+	s->words_ok = 1;
 	return 0;
 }
 
@@ -303,6 +312,18 @@ static struct deferred_peek look_at_sleeper(struct world *w, uint64_t runs)
 	return d;
 }
 
+/* A round in which the thread is seen asleep in nanosleep at
+ * peeked_place, and runs while its peek copies: the look. */
+static struct deferred_peek asleep_then_ran_while_peeked(struct world *w)
+{
+	fake.runs = 5;
+	fake.runs_while_peeked = 1;
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(peeked_place) };
+	round_begin(w);
+	return look_at_sleeper(w, 5);
+}
+
 /* A thread asleep at pc, peeked at and counted (a round of its own). */
 static void peeked_asleep_at(struct world *w, uint64_t pc)
 {
@@ -398,12 +419,7 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 {
 	struct world *w = *state;
-	fake.runs = 5;
-	fake.runs_while_peeked = 1;
-	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
-					       .pc = address_of(peeked_place) };
-	round_begin(w);
-	struct deferred_peek d = look_at_sleeper(w, 5);
+	struct deferred_peek d = asleep_then_ran_while_peeked(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 1);
 	assert_int_equal(fake.interrupts, 0);
@@ -683,6 +699,32 @@ static void asleep_at_the_tick_and_still_gets_its_stack(void **state)
 	assert_int_equal(counted_in_all(w), 2);
 }
 
+/* Seen asleep, then ran before its peek: its tick is counted with its own
+ * process's words as the look read them - not with what the peek read
+ * later (it had moved on), nor with what another process's capture left
+ * in the snapshot (issue 40: client backends under another process's
+ * Timeout:PgSleep). */
+static void moved_on_keeps_the_words_of_its_look(void **state)
+{
+	struct world *w = *state;
+	w->o.ksuseopc_addr = 0x1000; /* Oracle's words: no server to find */
+	w->o.ksusetim_addr = 0x1004;
+	struct deferred_peek d = asleep_then_ran_while_peeked(w);
+	fake.has_words = true;
+	fake.word[0] = 7; /* waiting on event 7 at the tick */
+	capture_look_words(w->s, w->p, &w->th, &d);
+	assert_int_equal(d.words.n, 2);
+	assert_true(d.words.ok);
+	fake.word[0] = 99; /* another event by the time of the peek */
+	w->s->snap->word[0] = 42; /* and another process's, captured meanwhile */
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
+	assert_int_equal(w->r.no_user_stack, 1);
+	assert_int_equal(counted(w, "worker;event#=7 (Oracle state);S (sleeping);"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 1);
+	assert_int_equal(counted_in_all(w), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -696,6 +738,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(moved_on_keeps_the_words_of_its_look, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(ticks_waited_for_our_cpu_have_its_state, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(thread_ended_with_a_stop_pending_has_no_user_stack,
