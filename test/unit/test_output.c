@@ -40,6 +40,17 @@ static void frames_root_first(void **state)
 	assert_int_equal(sample_frames(&v, out, 3), 3); /* bounded */
 }
 
+/* t as folded lines (the caller frees them). */
+static char *folded_of(struct stack_table *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(output_folded(f, t), 0);
+	fclose(f);
+	return text;
+}
+
 static void folded_text(void **state)
 {
 	(void)state;
@@ -51,11 +62,7 @@ static void folded_text(void **state)
 	const char *running[] = { "db_writer", "R (running)", "_start", "main" };
 	stack_table_add(t, running, 4, 3);
 
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_folded(f, t), 0);
-	fclose(f);
+	char *text = folded_of(t);
 	assert_string_equal(text,
 		"db_writer;R (running);_start;main 3\n"
 		"db_writer;S (sleeping);_start;main;work;entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 2\n");
@@ -371,19 +378,12 @@ static void folded_empty_and_single(void **state)
 {
 	(void)state;
 	struct stack_table *t = stack_table_new();
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_folded(f, t), 0);
-	fclose(f);
+	char *text = folded_of(t);
 	assert_string_equal(text, "");
 	free(text);
 
 	stack_table_add(t, (const char *const[]){ "only" }, 1, 42);
-	text = NULL;
-	f = open_memstream(&text, &len);
-	assert_int_equal(output_folded(f, t), 0);
-	fclose(f);
+	text = folded_of(t);
 	assert_string_equal(text, "only 42\n");
 	free(text);
 	stack_table_free(t);
@@ -409,11 +409,7 @@ static void folded_count_stays_the_only_count(void **state)
 	};
 	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++)
 		stack_table_add(t, stacks[i], 3, i + 1);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_folded(f, t), 0);
-	fclose(f);
+	char *text = folded_of(t);
 	assert_string_equal(text,
 		"a 7;S (sleeping);f_7 1\n"
 		"b;R (running);g_1.5 2\n"

@@ -105,6 +105,15 @@ static uint64_t last_load(const struct file *f)
 	return l->load[l->n_loads - 1].vaddr;
 }
 
+/* path, added to a registry of its own (fs). */
+static struct file *held(struct files *fs, const char *path)
+{
+	bool added;
+	struct file *f = files_add_fd(fs, open(path, O_RDONLY | O_CLOEXEC), path, &added);
+	assert_non_null(f);
+	return f;
+}
+
 /* A library of the registry, mapped (read once), then truncated by its
  * owner: the next read meets a page cut short, survives, and fails; the
  * file is not read again, nor named. */
@@ -115,9 +124,7 @@ static void file_read_after_truncation(void **state)
 	const char *path = in_dir("libcut.so");
 	copy_file(SPARE_LIB, path);
 	struct files *fs = files_new(NULL);
-	bool added;
-	struct file *f = files_add_fd(fs, open(path, O_RDONLY | O_CLOEXEC), path, &added);
-	assert_non_null(f);
+	struct file *f = held(fs, path);
 	uint64_t vaddr = last_load(f);
 	uint8_t before[16], after[16];
 	assert_int_equal(file_read(f, vaddr, before, sizeof(before)), 0);
@@ -142,9 +149,7 @@ static void rewritten_in_place_not_named(void **state)
 	const char *path = in_dir("librewritten.so");
 	copy_file(SPARE_LIB, path);
 	struct files *fs = files_new(NULL);
-	bool added;
-	struct file *f = files_add_fd(fs, open(path, O_RDONLY | O_CLOEXEC), path, &added);
-	assert_non_null(f);
+	struct file *f = held(fs, path);
 	/* past the file system's clock tick: the new mtime is another */
 	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
 	copy_file(SPARE_TWIN, path); /* O_TRUNC, then the twin's bytes */
