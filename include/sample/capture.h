@@ -33,11 +33,14 @@ void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
  * observation.  One that was put on a CPU since the look at the tick (it
  * runs now, or ran while we read) is counted too, with the state and
  * kernel frames the look read and no user stack: nothing read now, by a
- * peek or a stop, is of the tick.  false when it must be stopped instead:
- * still blocked, its stack cannot be unwound from sp and pc alone and is
- * not the one we know. */
+ * peek or a stop, is of the tick.  A look that found no kernel frames
+ * caught the thread on a CPU on its way to sleep (its state already S):
+ * they are read again, and kept if it has not run since.  false when it
+ * must be stopped instead: still blocked, its stack cannot be unwound
+ * from sp and pc alone (nor with the registers it went to sleep with,
+ * switch_regs.h) and is not the one we know. */
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
-		  struct sampled_thread *st, const struct deferred_peek *look);
+		  struct sampled_thread *st, struct deferred_peek *look);
 
 /* What the look at the tick read of a thread to stop. */
 struct stop_request {

@@ -89,6 +89,7 @@ struct sampled_thread {
 	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
 	bool ended;
 	struct thread_memory *memory;  /* what samples proved (decide.h) */
+	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
 	struct pending_stop *pending;  /* a stop whose trap has not come */
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
@@ -217,6 +218,7 @@ struct sampler {
 	uint64_t start_ns;     /* the first tick */
 	int error;             /* errno of the first failure, 0 if none */
 	struct snapshot *snap; /* one copy buffer, reused by every capture */
+	struct switch_regs *switches; /* the threads watched for their registers */
 	/* this round */
 	uint64_t round;        /* its number, from 1 */
 	bool committed;        /* its observations counted */

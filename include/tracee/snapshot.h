@@ -31,8 +31,11 @@ struct snapshot {
 	int words_ok;
 	struct user_regs_struct regs;
 	/* Only rsp and rip are known (a blocked thread looked at without
-	 * stopping it): the unwinder must not use any other register. */
+	 * stopping it): the unwinder must not use any other register, */
 	bool partial_regs;
+	/* but for rbx, rbp and r12-r15 when this is set: the set it went to
+	 * sleep with (switch_regs.h). */
+	bool callee_saved;
 	uint64_t stack_start; /* target address of stack[0] */
 	size_t stack_len;     /* bytes valid in stack[] */
 	uint8_t stack[SNAPSHOT_STACK_MAX];

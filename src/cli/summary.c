@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/sigbus.h"
@@ -301,6 +302,24 @@ static void print_status_reads(FILE *f, const struct sampler_result *r)
 	fprintf(f, "; %" PRIu64 " saved: no thread of the process had run since\n", r->status_reused);
 }
 
+/* Sleepers whose stacks needed more registers than /proc shows: read
+ * from their last switch off a CPU, or why not (switch_regs.h). */
+static void print_switches(FILE *f, const struct switch_stats *w)
+{
+	if (w->most)
+		fprintf(f, "  sleepers' registers    %zu threads watched (perf context switches), %" PRIu64
+			" reads of the registers they slept with", w->most, w->found);
+	if (w->most && w->lost)
+		fprintf(f, ", %" PRIu64 " after switches were dropped", w->lost);
+	if (w->most && w->no_room)
+		fprintf(f, "; %" PRIu64 " threads not watched, no room", w->no_room);
+	if (w->most)
+		fputc('\n', f);
+	if (w->refused_errno)
+		fprintf(f, "  sleepers' registers    no perf events (%s): a sleeping thread whose "
+			"stack needs rbp is stopped, and so woken\n", strerror(w->refused_errno));
+}
+
 #define QUERIES_SHOWN 10
 #define EVENTS_SHOWN 3
 
@@ -402,6 +421,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
 		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
 		r->peeked, r->reused, r->still);
+	print_switches(f, &r->switches);
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);

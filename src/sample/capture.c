@@ -105,7 +105,7 @@ static bool count_moved_on(struct sampler *s, struct process *p, struct sampled_
 }
 
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
-		  struct sampled_thread *st, const struct deferred_peek *look)
+		  struct sampled_thread *st, struct deferred_peek *look)
 {
 	const struct sched_counts *sc = &look->sc;
 	struct thread_memory *m = memory_of(st);
@@ -118,6 +118,17 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	count_set_words(s, p);
 	if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0)
 		return false;
+	/* the registers it went to sleep with, if this is that sleep: read
+	 * before its run count is, which proves it */
+	s->snap->callee_saved =
+		switch_regs_last(s->switches, st->switched, w.sp, w.pc, &s->snap->regs);
+	/* on a CPU at the look, about to sleep: its wait's frames now, of
+	 * the same sleep if its run count proves it */
+	if (!look->n_kernel && p->t->kernel_stacks) {
+		struct kernel_stack ks;
+		thread_read_kernel_stack(p->t, th, &ks);
+		look->n_kernel = count_kernel_frames(&ks, look->kernel, sizeof(look->kernel));
+	}
 	/* Consistent if the thread was not put on a CPU while we read. */
 	struct sched_counts after;
 	bool after_known = look->runs_known && thread_read_sched(p->t, th, &after) == 0;
@@ -131,6 +142,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 					&complete);
 		if (complete) /* else it needs a register we do not have */
 			memory_remember(m, &in, frames, n, complete);
+		else if (!st->switched) /* then the next sleep's, without a stop */
+			st->switched = switch_regs_watch(s->switches, th->tid);
 	}
 	bool counted = same || (consistent && complete);
 	tick_trace_peek(s->trace, th->tid, &in, consistent, complete, counted, sc->runs);
@@ -546,6 +559,8 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	if (owed_any(st)) /* refused a stop, and none came */
 		owed_count(s, &s->procs[st->proc], st, NULL, 0, 1);
 	st->ended = true;
+	switch_regs_unwatch(s->switches, st->switched);
+	st->switched = NULL;
 	free(st->memory);
 	st->memory = NULL;
 	free(st->owed);

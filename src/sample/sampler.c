@@ -28,6 +28,28 @@
 #define SCAN_FALLBACK_NS 100000000ULL /* read the task list anyway 10x/s */
 #define END_WAIT_NS 200000000ULL      /* at the end, wait this long for traps */
 
+/* Threads watched for their registers at most (switch_regs.h): each
+ * holds a descriptor, so a quarter of ours. */
+static size_t watches_allowed(void)
+{
+	struct rlimit rl;
+	size_t most = 512;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < most)
+		most = (size_t)(rl.rlim_cur / 4);
+	return most;
+}
+
+/* Every watch ended: when sampling ends, not when we exit, so that the
+ * targets' switches cost them nothing while we name. */
+static void unwatch_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		switch_regs_unwatch(s->switches, sampled_at(s, i)->switched);
+		sampled_at(s, i)->switched = NULL;
+	}
+}
+
 struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *n_targets,
 			    size_t cap_targets, const struct event_names *names,
 			    struct stack_table *table, FILE *out)
@@ -47,7 +69,8 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 	s->shared.namer = namer_new(&names_wanted);
 	s->procs = calloc(s->n_targets, sizeof(*s->procs));
 	s->snap = malloc(sizeof(*s->snap));
-	if (!s->procs || !s->snap || !s->shared.files || !s->shared.namer) {
+	s->switches = switch_regs_new(watches_allowed());
+	if (!s->procs || !s->snap || !s->switches || !s->shared.files || !s->shared.namer) {
 		sampler_free(s);
 		return NULL;
 	}
@@ -96,6 +119,8 @@ void sampler_free(struct sampler *s)
 	namer_free(s->shared.namer);
 	files_free(s->shared.files);
 	free(s->snap);
+	unwatch_all(s);
+	switch_regs_free(s->switches);
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	free(s->running);
@@ -318,6 +343,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	for (size_t i = 0; i < s->n_threads; i++)
 		capture_unstopped(s, &s->procs[sampled_at(s, i)->proc], sampled_at(s, i));
 	count_owed(s);
+	r->switches = switch_regs_stats(s->switches);
+	unwatch_all(s);
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
 	r->highest_scale = s->highest_scale;

@@ -56,6 +56,7 @@ int snapshot_regs(pid_t tid, struct snapshot *s)
 	s->stack_len = 0;
 	s->words_ok = 0;
 	s->partial_regs = false;
+	s->callee_saved = false;
 	return ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) == 0 ? 0 : -1;
 }
 
@@ -66,6 +67,7 @@ int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack
 	s->stack_len = 0;
 	s->words_ok = 0;
 	s->partial_regs = true;
+	s->callee_saved = false;
 	memset(&s->regs, 0, sizeof(s->regs));
 	s->regs.rsp = where->sp;
 	s->regs.rip = where->pc;

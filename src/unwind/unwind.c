@@ -87,6 +87,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	return -UNW_EINVAL;
 }
 
+/* The registers a call keeps (System V x86-64), besides rsp. */
+static bool is_callee_saved(unw_regnum_t reg)
+{
+	return reg == UNW_X86_64_RBX || reg == UNW_X86_64_RBP || reg == UNW_X86_64_R12 ||
+	       reg == UNW_X86_64_R13 || reg == UNW_X86_64_R14 || reg == UNW_X86_64_R15;
+}
+
 static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 		      int write, void *arg)
 {
@@ -98,7 +105,8 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 	/* A thread looked at without stopping it: a frame that needs any
 	 * other register (a frame pointer chain needs rbp) ends the unwind as
 	 * failed, and the thread is stopped instead.  Never a made-up value. */
-	if (snap->partial_regs && reg != UNW_X86_64_RSP && reg != UNW_X86_64_RIP)
+	if (snap->partial_regs && reg != UNW_X86_64_RSP && reg != UNW_X86_64_RIP &&
+	    !(snap->callee_saved && is_callee_saved(reg)))
 		return -UNW_EBADREG;
 	switch (reg) {
 	case UNW_X86_64_RAX: *val = r->rax; break;
@@ -314,7 +322,7 @@ static int step_all(struct unwind_ctx *ctx, unw_cursor_t *cursor, struct unwound
 	int n = 1;
 	uint64_t prev_sp = s->regs.rsp;
 	/* A register libunwind cannot give (sp and pc only) is not 0. */
-	*rbp_zero = !s->partial_regs && s->regs.rbp == 0;
+	*rbp_zero = (!s->partial_regs || s->callee_saved) && s->regs.rbp == 0;
 	*ended = false;
 	for (;;) {
 		/* Leaving a signal frame may move to another stack (sigaltstack),

@@ -1,0 +1,180 @@
+/* switch_regs.c - a sleeping thread's registers from its last switch off
+ * a CPU (switch_regs.h). */
+#define _GNU_SOURCE
+#include "tracee/switch_regs.h"
+
+#include <asm/perf_regs.h>
+#include <assert.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The registers of a sample, in the order the kernel writes them (by
+ * their bit): the callee-saved ones an unwinder may need, and sp and ip
+ * to tell which switch it was. */
+enum sample_reg { REG_BX, REG_BP, REG_SP, REG_IP, REG_R12, REG_R13, REG_R14, REG_R15, N_REGS };
+#define REG_MASK                                                                     \
+	((1ULL << PERF_REG_X86_BX) | (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | \
+	 (1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_R12) | (1ULL << PERF_REG_X86_R13) | \
+	 (1ULL << PERF_REG_X86_R14) | (1ULL << PERF_REG_X86_R15))
+
+/* A sample as PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER lays it out. */
+struct switch_sample {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t abi;          /* PERF_SAMPLE_REGS_ABI_NONE: no user registers (a kernel thread) */
+	uint64_t reg[N_REGS];  /* present only when abi is not NONE */
+};
+
+struct switch_watch {
+	int fd;
+	pid_t tid;
+	struct perf_event_mmap_page *meta; /* then the ring, SWITCH_DATA_PAGES */
+	size_t map_len;
+	bool have;                  /* last: the newest switch read, still true */
+	uint64_t last[N_REGS];
+};
+
+struct switch_regs {
+	size_t max_watches;
+	struct switch_stats st;
+	size_t page;
+};
+
+struct switch_regs *switch_regs_new(size_t max_watches)
+{
+	struct switch_regs *sr = calloc(1, sizeof(*sr));
+	if (sr) {
+		sr->max_watches = max_watches;
+		sr->page = (size_t)sysconf(_SC_PAGESIZE);
+	}
+	return sr;
+}
+
+void switch_regs_free(struct switch_regs *sr)
+{
+	free(sr); /* the watches are their threads' to end */
+}
+
+struct switch_stats switch_regs_stats(const struct switch_regs *sr)
+{
+	return sr ? sr->st : (struct switch_stats){ 0 };
+}
+
+struct switch_watch *switch_regs_watch(struct switch_regs *sr, pid_t tid)
+{
+	if (!sr || sr->st.refused_errno)
+		return NULL;
+	if (sr->st.watching >= sr->max_watches) {
+		sr->st.no_room++;
+		return NULL;
+	}
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+		.sample_period = 1, /* every switch */
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER,
+		.sample_regs_user = REG_MASK,
+		.exclude_hv = 1,
+		/* not exclude_kernel: a switch is the kernel's, and its
+		 * sample would be dropped */
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		/* the thread gone, or no descriptor left: this thread only */
+		if (errno != ESRCH && errno != EMFILE && errno != ENFILE && errno != ENOMEM)
+			sr->st.refused_errno = errno;
+		return NULL;
+	}
+	struct switch_watch *w = calloc(1, sizeof(*w));
+	size_t len = (1 + SWITCH_DATA_PAGES) * sr->page;
+	void *m = w ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	if (m == MAP_FAILED) {
+		if (w && errno == EPERM)
+			sr->st.refused_errno = errno; /* locked memory: none will map */
+		close(fd);
+		free(w);
+		return NULL;
+	}
+	*w = (struct switch_watch){ fd, tid, m, len, false, { 0 } };
+	if (++sr->st.watching > sr->st.most)
+		sr->st.most = sr->st.watching;
+	return w;
+}
+
+void switch_regs_unwatch(struct switch_regs *sr, struct switch_watch *w)
+{
+	if (!w)
+		return;
+	munmap(w->meta, w->map_len);
+	close(w->fd);
+	free(w);
+	assert(sr->st.watching > 0);
+	sr->st.watching--;
+}
+
+/* Copies len bytes at offset pos of the ring, which wraps. */
+static void ring_copy(const struct switch_watch *w, size_t ring, uint64_t pos, void *out, size_t len)
+{
+	const unsigned char *data = (const unsigned char *)w->meta + w->meta->data_offset;
+	size_t at = (size_t)(pos % ring), first = len < ring - at ? len : ring - at;
+	memcpy(out, data + at, first);
+	memcpy((unsigned char *)out + first, data, len - first);
+}
+
+/* Every record since the last read: the newest sample is the one that
+ * counts, and a loss (the ring was full) makes the one before untrue. */
+static void drain(struct switch_regs *sr, struct switch_watch *w)
+{
+	struct perf_event_mmap_page *meta = w->meta;
+	size_t ring = (size_t)meta->data_size;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	while (tail < head) {
+		struct switch_sample s;
+		ring_copy(w, ring, tail, &s.h, sizeof(s.h));
+		if (s.h.size < sizeof(s.h) || s.h.size > head - tail)
+			break; /* never seen: the kernel writes whole records */
+		if (s.h.type == PERF_RECORD_LOST) {
+			w->have = false;
+			sr->st.lost++;
+		} else if (s.h.type == PERF_RECORD_SAMPLE) {
+			size_t n = s.h.size < sizeof(s) ? s.h.size : sizeof(s);
+			ring_copy(w, ring, tail, &s, n);
+			/* short: no user registers (ABI_NONE) */
+			w->have = n == sizeof(s) && s.abi != PERF_SAMPLE_REGS_ABI_NONE;
+			memcpy(w->last, s.reg, sizeof(w->last));
+		}
+		tail += s.h.size;
+	}
+	/* A ring with no room for one more sample may have dropped the
+	 * newest: its loss is written only once we make room. */
+	if (ring - (head - meta->data_tail) < sizeof(struct switch_sample) && w->have) {
+		w->have = false;
+		sr->st.lost++;
+	}
+	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+}
+
+bool switch_regs_last(struct switch_regs *sr, struct switch_watch *w, uint64_t sp, uint64_t ip,
+		      struct user_regs_struct *regs)
+{
+	if (!w)
+		return false;
+	drain(sr, w);
+	if (!w->have || w->last[REG_SP] != sp || w->last[REG_IP] != ip)
+		return false; /* not yet asleep since the watch began, or elsewhere */
+	regs->rbx = w->last[REG_BX];
+	regs->rbp = w->last[REG_BP];
+	regs->r12 = w->last[REG_R12];
+	regs->r13 = w->last[REG_R13];
+	regs->r14 = w->last[REG_R14];
+	regs->r15 = w->last[REG_R15];
+	sr->st.found++;
+	return true;
+}

@@ -1,0 +1,236 @@
+/* Unit tests: a sleeping thread's registers, from its last switch off a
+ * CPU (switch_regs.h) - the very set a stop reads; none when the thread
+ * has not slept since the watch began, or slept elsewhere; none after
+ * the ring filled; no watch without room.  A child sleeps in epoll_wait
+ * with a count of its wake-ups in r12, woken by us through a pipe.
+ * Without permission for perf events (not root, perf_event_paranoid
+ * above 1) the live tests skip. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tracee/procfs.h"
+#include "tracee/switch_regs.h"
+
+/* The child: waits for a byte, reads it, counts it in r12, and again. */
+static __attribute__((noreturn)) void sleeper(int rfd)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	epoll_ctl(ep, EPOLL_CTL_ADD, rfd, &ev);
+	register long count __asm__("r12") = 0;
+	for (;;) {
+		register long r10 __asm__("r10") = 10000; /* ms */
+		long ret;
+		__asm__ volatile("syscall"
+				 : "=a"(ret)
+				 : "0"((long)SYS_epoll_wait), "D"((long)ep), "S"(&ev), "d"(1L),
+				   "r"(r10), "r"(count)
+				 : "rcx", "r11", "memory");
+		char c;
+		if (ret == 1 && read(rfd, &c, 1) == 1)
+			count++;
+	}
+}
+
+struct child {
+	pid_t pid;
+	int wfd;
+};
+
+static struct child start_sleeper(void)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[1]);
+		sleeper(fds[0]);
+	}
+	close(fds[0]);
+	return (struct child){ pid, fds[1] };
+}
+
+static void end_child(struct child *c)
+{
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	close(c->wfd);
+}
+
+/* Blocked in epoll_wait: where, as /proc shows it.  Waits up to 2 s. */
+static struct blocked_syscall asleep(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	struct blocked_syscall w = { .nr = -1 };
+	for (int i = 0; i < 2000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && parse_proc_syscall(buf, (size_t)n, &w) == 0 && w.nr == SYS_epoll_wait)
+			return w;
+		usleep(1000);
+	}
+	fail_msg("child %d never slept in epoll_wait", (int)pid);
+	return w;
+}
+
+/* Wakes the child once and waits for it to sleep again. */
+static struct blocked_syscall wake(struct child *c)
+{
+	assert_int_equal(write(c->wfd, "x", 1), 1);
+	/* its read of the byte empties the pipe: then it is on its way back */
+	for (int i = 0; i < 20000; i++) {
+		int queued = 0;
+		if (ioctl(c->wfd, FIONREAD, &queued) == 0 && queued == 0)
+			break;
+		usleep(100);
+	}
+	return asleep(c->pid);
+}
+
+static struct switch_regs *watches(void)
+{
+	struct switch_regs *sr = switch_regs_new(4);
+	assert_non_null(sr);
+	return sr;
+}
+
+/* A watch, or a skip when perf events are not ours to open. */
+static struct switch_watch *watch_or_skip(struct switch_regs *sr, struct child *c)
+{
+	struct switch_watch *w = switch_regs_watch(sr, c->pid);
+	if (!w && switch_regs_stats(sr).refused_errno) {
+		fprintf(stderr, "  (no perf events: %s)\n", strerror(switch_regs_stats(sr).refused_errno));
+		end_child(c);
+		switch_regs_free(sr);
+		skip();
+	}
+	assert_non_null(w);
+	return w;
+}
+
+/* The registers a stop reads. */
+static struct user_regs_struct stop_regs(pid_t pid)
+{
+	struct user_regs_struct r;
+	int status;
+	assert_int_equal(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+	assert_int_equal(waitpid(pid, &status, __WALL), pid);
+	assert_int_equal(ptrace(PTRACE_GETREGS, pid, 0, &r), 0);
+	assert_int_equal(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+	return r;
+}
+
+static void the_registers_it_slept_with_are_a_stops(void **state)
+{
+	(void)state;
+	struct child c = start_sleeper();
+	struct blocked_syscall b = asleep(c.pid);
+	struct switch_regs *sr = watches();
+	struct switch_watch *w = watch_or_skip(sr, &c);
+	struct user_regs_struct got;
+	memset(&got, 0, sizeof(got));
+	/* asleep since before the watch: no record of that sleep */
+	assert_false(switch_regs_last(sr, w, b.sp, b.pc, &got));
+	for (long n = 1; n <= 3; n++) {
+		b = wake(&c);
+		memset(&got, 0, sizeof(got));
+		assert_true(switch_regs_last(sr, w, b.sp, b.pc, &got));
+		assert_int_equal(got.r12, n); /* this sleep's, not an older one's */
+		/* elsewhere: not this sleep */
+		assert_false(switch_regs_last(sr, w, b.sp + 8, b.pc, &got));
+		assert_false(switch_regs_last(sr, w, b.sp, b.pc + 1, &got));
+	}
+	struct user_regs_struct stop = stop_regs(c.pid);
+	assert_true(switch_regs_last(sr, w, b.sp, b.pc, &got)); /* the stop's own switch */
+	assert_int_equal(stop.rsp, b.sp);
+	assert_int_equal(stop.rip, b.pc);
+	assert_int_equal(got.rbx, stop.rbx);
+	assert_int_equal(got.rbp, stop.rbp);
+	assert_int_equal(got.r12, stop.r12);
+	assert_int_equal(got.r13, stop.r13);
+	assert_int_equal(got.r14, stop.r14);
+	assert_int_equal(got.r15, stop.r15);
+	assert_int_equal(switch_regs_stats(sr).watching, 1);
+	switch_regs_unwatch(sr, w);
+	assert_int_equal(switch_regs_stats(sr).watching, 0);
+	assert_int_equal(switch_regs_stats(sr).most, 1);
+	switch_regs_free(sr);
+	end_child(&c);
+}
+
+/* More switches than the ring holds between two reads: the newest may be
+ * the one dropped, so none is trusted until the next sleep is seen. */
+static void a_full_ring_is_not_trusted(void **state)
+{
+	(void)state;
+	struct child c = start_sleeper();
+	asleep(c.pid);
+	struct switch_regs *sr = watches();
+	struct switch_watch *w = watch_or_skip(sr, &c);
+	struct user_regs_struct got;
+	struct blocked_syscall b = { 0 };
+	for (int i = 0; i < 600; i++) /* about 186 fit */
+		b = wake(&c);
+	assert_false(switch_regs_last(sr, w, b.sp, b.pc, &got));
+	assert_true(switch_regs_stats(sr).lost >= 1);
+	b = wake(&c); /* the loss is written, then this sleep */
+	assert_true(switch_regs_last(sr, w, b.sp, b.pc, &got));
+	assert_int_equal(got.r12, 601);
+	switch_regs_unwatch(sr, w);
+	switch_regs_free(sr);
+	end_child(&c);
+}
+
+static void no_room_no_watch(void **state)
+{
+	(void)state;
+	struct switch_regs *sr = switch_regs_new(0);
+	assert_null(switch_regs_watch(sr, getpid()));
+	assert_int_equal(switch_regs_stats(sr).no_room, 1);
+	assert_int_equal(switch_regs_stats(sr).refused_errno, 0);
+	/* a thread that is gone: no watch, and no refusal of the others */
+	struct switch_regs *sr2 = switch_regs_new(4);
+	pid_t gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	assert_null(switch_regs_watch(sr2, gone));
+	assert_int_equal(switch_regs_stats(sr2).refused_errno, 0);
+	assert_false(switch_regs_last(sr2, NULL, 0, 0, NULL));
+	switch_regs_unwatch(sr2, NULL);
+	switch_regs_free(sr);
+	switch_regs_free(sr2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_registers_it_slept_with_are_a_stops),
+		cmocka_unit_test(a_full_ring_is_not_trusted),
+		cmocka_unit_test(no_room_no_watch),
+	};
+	return cmocka_run_group_tests_name("switch_regs", tests, NULL, NULL);
+}
