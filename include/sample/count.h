@@ -18,6 +18,12 @@
  * Oracle's (the run's), or the PostgreSQL process's own; none otherwise. */
 void count_set_words(struct sampler *s, const struct process *p);
 
+/* The words of p for its thread tid, not stopped: read now, or, when none
+ * of p's threads has run since they were last read, that read's - a
+ * process writes its own (and a read costs more than the rest of a
+ * still thread's look). */
+void count_read_words(struct sampler *s, struct process *p, pid_t tid);
+
 /* The kernel frames of a stack as /proc printed it, filtered, sanitized
  * and named "NAME_[k]", packed outermost first into out (frame.h);
  * returns their number. */

@@ -156,6 +156,15 @@ struct process {
 	uint32_t word;
 	bool word_ok;
 	bool word_fresh;               /* read for a sample not counted yet */
+	/* Its words as a thread not stopped last read them (count_read_words),
+	 * and its threads' run time then: unchanged, they are unchanged. */
+	struct words_read {
+		bool valid;
+		uint64_t run_ns;
+		int n, ok;
+		uint64_t addr[SNAPSHOT_WORDS];
+		uint32_t word[SNAPSHOT_WORDS];
+	} words;
 };
 
 /* A thread met in the look at every thread, for a later step: by its

@@ -422,6 +422,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
 		r->peeked, r->reused, r->still);
 	print_switches(f, &r->switches);
+	if (r->words_reused)
+		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "
+			"none of its threads had run since\n", r->words_reused);
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);

@@ -69,6 +69,29 @@ static bool process_run_ns(const struct sampler *s, const struct process *p, uin
 	return true;
 }
 
+void count_read_words(struct sampler *s, struct process *p, pid_t tid)
+{
+	count_set_words(s, p);
+	struct snapshot *sn = s->snap;
+	struct words_read *w = &p->words;
+	if (!sn->n_words)
+		return;
+	uint64_t run_ns = 0;
+	bool known = process_run_ns(s, p, &run_ns);
+	size_t addr_len = (size_t)sn->n_words * sizeof(sn->word_addr[0]);
+	if (known && w->valid && w->run_ns == run_ns && w->n == sn->n_words &&
+	    memcmp(w->addr, sn->word_addr, addr_len) == 0) {
+		memcpy(sn->word, w->word, sizeof(sn->word));
+		sn->words_ok = w->ok;
+		s->r->words_reused++;
+		return;
+	}
+	snapshot_read_words(tid, sn);
+	*w = (struct words_read){ known, run_ns, sn->n_words, sn->words_ok, { 0 }, { 0 } };
+	memcpy(w->addr, sn->word_addr, sizeof(w->addr));
+	memcpy(w->word, sn->word, sizeof(w->word));
+}
+
 /* A statement read while it was parsed has no id yet (0): the id another
  * backend of the run learnt for the same normalized text (pgbackend.h's
  * recent ids), so that a backend's first run of a statement is the same

@@ -52,9 +52,7 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 	struct process *p = &s->procs[st->proc];
 	/* Not run since: its application state is the one it had (only it
 	 * writes it), read now. */
-	count_set_words(s, p);
-	if (s->snap->n_words)
-		snapshot_read_words(st->tid, s->snap);
+	count_read_words(s, p, st->tid);
 	struct observation ob = { .state = reported_state(st->last_state, false, false),
 				  .user = true, .n_kernel = m->n_kernel };
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));

@@ -175,9 +175,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	case ACT_QUEUED:
 		if (a == ACT_REUSE && tick_trace_on(s->trace) && !th->group_stop)
 			verify_reuse(s, p, th, st, sc);
-		count_set_words(s, p);
-		if (s->snap->n_words)
-			snapshot_read_words(th->tid, s->snap);
+		count_read_words(s, p, th->tid);
 		s->r->reused++;
 		count_observe_memory(s, p, st,
 				     a == ACT_REUSE ? reported_state(ts->state, th->group_stop, false) :
