@@ -60,14 +60,11 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
 	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how);
 
-/* The state of a tick that fell while we kept the thread stopped: not
- * running (its schedstat does not count the time) and not its own doing. */
-#define STATE_STOPPED_BY_US "t (stopped by ptrace_profiler)"
-
 /* The round has ended, standing for the ticks rt says (the last due at
  * last_ns): every observation of it is counted that many times - those
- * that fell while the round kept its thread stopped in the state
- * STATE_STOPPED_BY_US, with the stack the stop copied - and the pending
+ * that fell while the round kept its thread stopped as what the stop saw
+ * (its state and kernel frames at the tick, the stack it copied), never
+ * as our stop and never on a CPU (observation.held) - and the pending
  * stops' ticks of this round grow by the ticks beyond its own. */
 void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns);
 

@@ -43,6 +43,7 @@ struct observation {
 	char app[APP_STATE_MAX];           /* the application's state frame */
 	int n_kernel;                      /* kernel frames, outermost first, */
 	char kernel[MEMORY_KERNEL_BYTES];  /* each NUL-terminated, "_[k]" */
+	bool held;          /* ticks our stop held it through: as seen, never on a CPU */
 };
 
 /* The ticks of a thread asked to stop whose trap has not come yet: a

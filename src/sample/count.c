@@ -453,13 +453,14 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		add_to_timeline(s, p, st, root, stack, count, first_ns, last_ns);
 }
 
-/* The wait word of a sample: its observation's, or for one counted
+/* The wait word of a sample: its observation's (its ticks held by our
+ * stop too), or for one counted
  * outside its round (a stop whose trap came after it) the word its
  * capture read just before (count_app_state); else none. */
 static bool sample_word(struct process *p, const struct sampled_thread *st,
 			const struct observation *ob, uint32_t *word)
 {
-	if (ob == &st->obs) {
+	if (ob == &st->obs || ob->held) { /* held: a copy of it */
 		*word = st->obs_word;
 		return st->obs_word_ok;
 	}
@@ -523,7 +524,7 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	} else {
 		s->r->left_out += count;
 	}
-	bool on_cpu = strcmp(ob->state, "R (running)") == 0;
+	bool on_cpu = !ob->held && strcmp(ob->state, "R (running)") == 0;
 	add_to_time_model(s, p, on_cpu, word_ok, word, count);
 	st->samples += count;
 	if (on_cpu)
@@ -573,9 +574,14 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen, s->tick_ns,
 			  last_ns, "round");
 		if (frozen) {
+			/* a moment we held it: what we saw, not our stop (which
+			 * is the summary's cost), and no time on a CPU - seen
+			 * running, it is R but not on one: runnable, as a thread
+			 * kept off its CPU is */
 			struct observation ob = st->obs;
-			ob.state = STATE_STOPPED_BY_US;
-			ob.n_kernel = 0;
+			ob.held = true;
+			if (strcmp(ob.state, "R (running)") == 0)
+				ob.state = "R (runnable)";
 			count_now(s, p, st, &ob, frames, n_frames, complete, frozen, st->frozen_from_ns,
 				  st->frozen_to_ns, "frozen");
 		}

@@ -491,6 +491,35 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 	assert_int_equal(counted_in_all(w), 1);
 }
 
+/* Ticks that fell while our stop held it: counted as the stop saw it
+ * (R, the stack it copied), never as our stop, and not as time on a CPU,
+ * which its schedstat does not count: R (runnable). */
+static void ticks_held_by_our_stop_are_what_it_saw(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 7;
+	fake.traps_at_once = true;
+	fake.trap_pc = address_of(running_place);
+	round_begin(w);
+	uint64_t before = now_ns();
+	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = true,
+				   .runs_known = true, .sc = { .runs = 7 }, .wait = true };
+	char no_kernel[1] = "";
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+	/* the round stood for 3 ticks; 2 fell due while it was held, one
+	 * after it was let go */
+	struct round_ticks rt = { .stands_for = 3, .n_timed = 2,
+				  .timed_ns = { w->st->frozen_from_ns, now_ns() + 1000000 } };
+	assert_true(w->st->frozen_from_ns >= before);
+	round_end(w->s, &rt, now_ns());
+	assert_int_equal(w->r.samples, 3);
+	assert_int_equal(counted(w, "worker;R (running);running_place"), 2);
+	assert_int_equal(counted(w, "worker;R (runnable);running_place"), 1);
+	assert_int_equal(counted_in_all(w), 3);
+	assert_int_equal(w->st->samples, 3);
+	assert_int_equal(w->st->samples_on_cpu, 2); /* the held one is not */
+}
+
 /* Queued for a CPU: asked, not waited for; its ticks wait in the pending
  * stop - the ticks its round stands for, and a later tick's with the
  * kernel frames read then - and are counted, all of them, with the stack
@@ -735,6 +764,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(peek_of_a_thread_running_now_has_no_user_stack,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(ticks_held_by_our_stop_are_what_it_saw, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),
