@@ -460,11 +460,10 @@ static void peek_of_a_thread_running_now_has_no_user_stack(void **state)
 	round_over(w, 1);
 }
 
-/* On a CPU at the tick, it traps while we spin: copied and resumed
- * before capture_stop returns, counted R (running) with what it ran. */
-static void running_thread_is_copied_and_resumed_at_once(void **state)
+/* A round that finds it on a CPU in running_place and stops it there:
+ * when the stop was asked. */
+static uint64_t stop_it_running(struct world *w)
 {
-	struct world *w = *state;
 	fake.runs = 7;
 	fake.traps_at_once = true;
 	fake.trap_pc = address_of(running_place);
@@ -474,6 +473,15 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 				   .runs_known = true, .sc = { .runs = 7 }, .wait = true };
 	char no_kernel[1] = "";
 	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+	return asked;
+}
+
+/* On a CPU at the tick, it traps while we spin: copied and resumed
+ * before capture_stop returns, counted R (running) with what it ran. */
+static void running_thread_is_copied_and_resumed_at_once(void **state)
+{
+	struct world *w = *state;
+	uint64_t asked = stop_it_running(w);
 	assert_int_equal(fake.interrupts, 1);
 	assert_int_equal(fake.waits, 1);
 	assert_true(fake.spun_until > asked); /* it was waited for */
@@ -497,15 +505,7 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 static void ticks_held_by_our_stop_are_what_it_saw(void **state)
 {
 	struct world *w = *state;
-	fake.runs = 7;
-	fake.traps_at_once = true;
-	fake.trap_pc = address_of(running_place);
-	round_begin(w);
-	uint64_t before = now_ns();
-	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = true,
-				   .runs_known = true, .sc = { .runs = 7 }, .wait = true };
-	char no_kernel[1] = "";
-	capture_stop(w->s, w->p, &w->th, w->st, &rq, no_kernel, 0);
+	uint64_t before = stop_it_running(w);
 	/* the round stood for 3 ticks; 2 fell due while it was held, one
 	 * after it was let go */
 	struct round_ticks rt = { .stands_for = 3, .n_timed = 2,
