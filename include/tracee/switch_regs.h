@@ -55,7 +55,13 @@ void switch_regs_free(struct switch_regs *sr); /* closes every watch */
 struct switch_watch *switch_regs_watch(struct switch_regs *sr, pid_t tid);
 void switch_regs_unwatch(struct switch_regs *sr, struct switch_watch *w); /* NULL is fine */
 
-/* Reads the switches recorded since the last call.  If the last one
+/* Reads the switches recorded since the last read, keeping the newest:
+ * done at every look at the thread, so that the ring (about 180
+ * switches) never fills between two reads and drops the newest.  A look
+ * at an empty ring reads two words of shared memory, no system call. */
+void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w);
+
+/* Reads the switches recorded since the last read.  If the last one
  * left the CPU at sp and ip (the system call the thread sleeps in, as
  * /proc shows it), copies the registers it saved - rbx, rbp, r12-r15 -
  * into regs and returns true.  The caller proves the thread has not run

@@ -222,6 +222,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	if (!st)
 		return;
 	idle_flush(s, st); /* its still ticks, before it is looked at anew */
+	switch_regs_drain(s->switches, st->switched); /* its ring never full */
 	st->last_cpu = ts.processor;
 	if (th->tid == t->pid)
 		t->num_threads = ts.num_threads;

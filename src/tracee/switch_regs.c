@@ -129,12 +129,16 @@ static void ring_copy(const struct switch_watch *w, size_t ring, uint64_t pos, v
 
 /* Every record since the last read: the newest sample is the one that
  * counts, and a loss (the ring was full) makes the one before untrue. */
-static void drain(struct switch_regs *sr, struct switch_watch *w)
+void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 {
+	if (!w)
+		return;
 	struct perf_event_mmap_page *meta = w->meta;
 	size_t ring = (size_t)meta->data_size;
 	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = meta->data_tail;
+	if (tail == head)
+		return; /* no switch since */
 	while (tail < head) {
 		struct switch_sample s;
 		ring_copy(w, ring, tail, &s.h, sizeof(s.h));
@@ -166,7 +170,7 @@ bool switch_regs_last(struct switch_regs *sr, struct switch_watch *w, uint64_t s
 {
 	if (!w)
 		return false;
-	drain(sr, w);
+	switch_regs_drain(sr, w);
 	if (!w->have || w->last[REG_SP] != sp || w->last[REG_IP] != ip)
 		return false; /* not yet asleep since the watch began, or elsewhere */
 	regs->rbx = w->last[REG_BX];
