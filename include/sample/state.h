@@ -91,6 +91,10 @@ struct sampled_thread {
 	bool ended;
 	struct thread_memory *memory;  /* what samples proved (decide.h) */
 	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
+	/* How often it leaves a CPU, by its run count over windows of
+	 * SWITCH_WINDOW_NS: a watch costs it at each switch (capture.h). */
+	uint64_t window_runs, window_ns; /* the window's start */
+	double switches_per_s;           /* in the last whole window; < 0 not yet */
 	struct pending_stop *pending;  /* a stop whose trap has not come */
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */

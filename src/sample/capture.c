@@ -104,6 +104,39 @@ static bool count_moved_on(struct sampler *s, struct process *p, struct sampled_
 	return true;
 }
 
+bool capture_watch_worth(double switches_per_s, double tick_ns, bool watched)
+{
+	if (switches_per_s < 0)
+		return true; /* not known yet: let go once known busy */
+	double per_tick = switches_per_s * tick_ns / 1e9;
+	return per_tick <= (watched ? 2 : 1) * WATCH_SWITCHES_PER_TICK;
+}
+
+static double tick_ns(const struct sampler *s)
+{
+	return (double)s->o->interval_ns * s->tick_scale;
+}
+
+void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_t runs,
+			   uint64_t now)
+{
+	if (!st->window_ns) {
+		st->window_ns = now;
+		st->window_runs = runs;
+		st->switches_per_s = -1;
+		return;
+	}
+	if (now - st->window_ns < SWITCH_WINDOW_NS)
+		return;
+	st->switches_per_s = (double)(runs - st->window_runs) * 1e9 / (double)(now - st->window_ns);
+	st->window_ns = now;
+	st->window_runs = runs;
+	if (st->switched && !capture_watch_worth(st->switches_per_s, tick_ns(s), true)) {
+		switch_regs_unwatch(s->switches, st->switched); /* stops cost it less now */
+		st->switched = NULL;
+	}
+}
+
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, struct deferred_peek *look)
 {
@@ -142,7 +175,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 					&complete);
 		if (complete) /* else it needs a register we do not have */
 			memory_remember(m, &in, frames, n, complete);
-		else if (!st->switched) /* then the next sleep's, without a stop */
+		else if (!st->switched && capture_watch_worth(st->switches_per_s, tick_ns(s), false))
+			/* then the next sleep's, without a stop */
 			st->switched = switch_regs_watch(s->switches, th->tid);
 	}
 	bool counted = same || (consistent && complete);

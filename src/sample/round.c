@@ -232,6 +232,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	bool runs_known = thread_read_sched(t, th, &sc) == 0;
 	if (runs_known) {
 		note_sched(st, &sc, t0);
+		capture_note_switches(s, st, sc.runs, t0);
 		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
 	}
 	if (th->stop_pending && (ts.state == 'Z' || ts.state == 'X')) {

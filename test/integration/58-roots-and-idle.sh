@@ -144,8 +144,10 @@ sleepers_test() {
 	else fail "sleepers at -d $d: not woken" "exit $rc, woken ${eintr:-?} times (<= $most) in ${waits:-?} waits, ${named}% under wait_loop (>= 99), $(grep "sleepers'" "$err")" "$out"; fi
 }
 if [ $CAN_ATTACH = 1 ]; then
-	sleepers_test 1ms 10
-	sleepers_test 100us 60
+	# (the promise, make truth: at most 10 at 1 ms; beside a noisy
+	# neighbour the race above is wider)
+	sleepers_test 1ms "$(pick 30 10)"
+	sleepers_test 100us "$(pick 100 60)"
 else
 	skip "sleepers: not woken" "$WHY_NO_ATTACH"
 fi

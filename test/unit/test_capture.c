@@ -460,6 +460,22 @@ static void peek_of_a_thread_running_now_has_no_user_stack(void **state)
 	round_over(w, 1);
 }
 
+/* A watch (switch_regs.h) while a thread switches at most 4 times a
+ * tick, kept up to 8: pgbench -S's backends (15,000 a second) are
+ * stopped at 10 ms rather than watched, an idle process always watched. */
+static void a_watch_while_it_switches_little(void **state)
+{
+	(void)state;
+	assert_true(capture_watch_worth(-1, 1e6, false));      /* not known yet */
+	assert_true(capture_watch_worth(0.25, 1e6, false));    /* idle */
+	assert_true(capture_watch_worth(4000, 1e6, false));    /* 4 a tick */
+	assert_false(capture_watch_worth(6000, 1e6, false));   /* 6 */
+	assert_true(capture_watch_worth(6000, 1e6, true));     /* kept */
+	assert_false(capture_watch_worth(9000, 1e6, true));    /* let go */
+	assert_false(capture_watch_worth(15000, 1e7, false));  /* 150 a tick */
+	assert_true(capture_watch_worth(15000, 1e5, false));   /* 1.5 at 100 us */
+}
+
 /* A round that finds it on a CPU in running_place and stops it there:
  * when the stop was asked. */
 static uint64_t stop_it_running(struct world *w)
@@ -765,6 +781,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
 						teardown),
+		cmocka_unit_test(a_watch_while_it_switches_little),
 		cmocka_unit_test_setup_teardown(ticks_held_by_our_stop_are_what_it_saw, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
