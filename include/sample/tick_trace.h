@@ -16,6 +16,8 @@
  *   S tid copied parked sp pc start len hash generation complete
  *     runs_known runs group_stop group_stops aborted state_before
  *     asked seen resumed at_once             a stop, once resumed
+ *   O tid runs_at_look runs_now at            a blocked thread that ran
+ *                                             before its peek (at: then)
  *   V tid same runs_before runs_after         a reused thread read again
  *                                             (only when tracing: the
  *                                             proof that reuse is safe)
@@ -52,6 +54,8 @@ void tick_trace_round(struct tick_trace *tt, uint64_t round, uint64_t due_ns, ui
 		      int cpu);
 void tick_trace_look(struct tick_trace *tt, uint64_t round, pid_t tid, const struct tick_view *v,
 		     int cpu, enum thread_action action, uint64_t run_ns, uint64_t at_ns);
+void tick_trace_moved_on(struct tick_trace *tt, pid_t tid, uint64_t runs_at_look,
+			 uint64_t runs_now);
 void tick_trace_peek(struct tick_trace *tt, pid_t tid, const struct unwind_input *in,
 		     bool consistent, bool complete, bool counted, uint64_t runs);
 struct stop_times {

@@ -89,9 +89,12 @@ void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
  * state and kernel frames, as the look read them, no user stack, and its
  * own process's words as the look read them - never the words left in the
  * snapshot by whichever process was captured last. */
-static bool count_moved_on(struct sampler *s, struct process *p, struct sampled_thread *st,
-			   const struct deferred_peek *look)
+static bool count_moved_on(struct sampler *s, struct process *p, struct thread *th,
+			   struct sampled_thread *st, const struct deferred_peek *look)
 {
+	struct sched_counts now;
+	if (tick_trace_on(s->trace) && thread_read_sched(p->t, th, &now) == 0)
+		tick_trace_moved_on(s->trace, th->tid, look->sc.runs, now.runs);
 	const struct look_words *w = &look->words;
 	s->snap->n_words = w->n;
 	s->snap->words_ok = w->ok;
@@ -146,7 +149,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	if (!m)
 		return false;
 	if (thread_read_syscall(th, &w) != 0) /* "running", or gone */
-		return ran_since_the_look(p, th, look) && count_moved_on(s, p, st, look);
+		return ran_since_the_look(p, th, look) && count_moved_on(s, p, th, st, look);
 	stack_bounds(p, st, w.sp, false);
 	count_set_words(s, p);
 	if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0)
@@ -182,7 +185,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	bool counted = same || (consistent && complete);
 	tick_trace_peek(s->trace, th->tid, &in, consistent, complete, counted, sc->runs);
 	if (!counted && after_known && !consistent)
-		return count_moved_on(s, p, st, look); /* it ran: no stop would help */
+		return count_moved_on(s, p, th, st, look); /* it ran: no stop would help */
 	if (!counted)
 		return false;
 	memory_after_peek(m, consistent, sc->runs);

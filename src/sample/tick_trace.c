@@ -1,5 +1,6 @@
 /* tick_trace.c - the per-tick record (tick_trace.h). */
 #include "sample/tick_trace.h"
+#include "base/clock.h"
 #include "output/output_file.h"
 
 #include <errno.h>
@@ -63,6 +64,14 @@ static void unwind_input(FILE *f, const struct unwind_input *in)
 {
 	fprintf(f, " %" PRIx64 " %" PRIx64 " %" PRIx64 " %zu %" PRIx64 " %u", in->sp, in->pc,
 		in->stack_start, in->stack_len, in->stack_hash, in->generation);
+}
+
+void tick_trace_moved_on(struct tick_trace *tt, pid_t tid, uint64_t runs_at_look,
+			 uint64_t runs_now)
+{
+	if (tt)
+		fprintf(tt->f, "O %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)tid, runs_at_look,
+			runs_now, now_ns());
 }
 
 void tick_trace_peek(struct tick_trace *tt, pid_t tid, const struct unwind_input *in,
