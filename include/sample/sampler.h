@@ -22,6 +22,7 @@
 #include "db/pgtime.h"
 #include "base/stats.h"
 #include "sample/selfcheck.h"
+#include "sample/stop_cost.h"
 #include "tracee/switch_regs.h"
 #include "tracee/target.h"
 
@@ -46,6 +47,7 @@ struct sampler_result {
 	uint64_t cpu_ns;           /* our user+system CPU over the same time */
 	uint64_t naming_ns;        /* naming the stacks, after detaching */
 	struct detach_stats detach; /* letting the targets go (the caller's) */
+	struct stop_cost stop_cost; /* a stop's unseen cost, measured after (the caller's) */
 	unsigned images_opened;    /* ELF files read, once for every process */
 	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
@@ -97,6 +99,8 @@ struct thread_figures {
 	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
 	double stopped;           /* percent of its time stopped by us */
 	uint64_t lost_ns;         /* stopped, and queued after: in all */
+	uint64_t running_stops;   /* stops that took it off a CPU */
+	double span_ns;           /* the time its figures are shares of */
 	double waited_after;      /* percent of its time queued for a CPU right
 				     after our resumes (schedstat's wait,
 				     read at its next look) */
@@ -108,6 +112,10 @@ struct thread_figures {
 /* The threads met in the run, in the order they were met (n in *n). */
 size_t sampler_thread_count(const struct sampler *s);
 void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_figures *out);
+
+/* Did any stop take a thread off a CPU?  (Then what that costs beyond
+ * the stop is worth measuring: stop_cost.h.) */
+bool sampler_stopped_running(const struct sampler *s);
 
 /* What the root frames call process pid besides its comm (count.c's
  * root_frame): its backend type ("client backend") or the title it gave

@@ -100,6 +100,7 @@ struct sampled_thread {
 	int last_cpu;           /* stat's processor at its last tick, -1 */
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
+	uint64_t running_stops; /* stops that took it off a CPU (stop_cost.h) */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
 	uint64_t guarded_round; /* a round whose stop the budget refused, */
 	unsigned char guarded_kind; /* what it showed then (owed.h) */

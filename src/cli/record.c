@@ -132,6 +132,8 @@ int mode_record(const struct options *o, const char *command)
 	int rc = rec.sampler ? sampler_run(rec.sampler, s.quit, &rec.r) : -1;
 	session_detach(&s);
 	rec.r.detach = s.detached;
+	if (rec.sampler && sampler_stopped_running(rec.sampler)) /* the targets let go */
+		stop_cost_measure(&rec.r.stop_cost);
 	session_naming(&s, true);
 	if (rc == 0 && sampler_name_stacks(rec.sampler, &rec.r) != 0)
 		rc = -1;

@@ -183,22 +183,42 @@ static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
 	free(pf);
 }
 
-/* The thread that paid most, as a share of its own time. */
-static void print_most_stopped(FILE *f, const struct sampler *s)
+/* What a thread lost to us, as a share of its time: stopped, waiting for
+ * a CPU after, and what each stop that took it off a CPU cost beyond the
+ * stop (stop_cost.h; 0 when not measured). */
+static double lost_share(const struct thread_figures *tf, const struct stop_cost *c)
+{
+	double around = c->known && tf->span_ns > 0 ?
+				100.0 * (double)tf->running_stops * c->extra_us * 1e3 / tf->span_ns : 0;
+	return tf->stopped + tf->waited_after + around;
+}
+
+/* The thread that paid most, as a share of its own time: one figure,
+ * then what it is made of. */
+static void print_most_stopped(FILE *f, const struct sampler *s, const struct stop_cost *c)
 {
 	struct thread_figures most = { 0 };
+	double most_lost = 0;
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		if (tf.sched_known && tf.lost_ns > most.lost_ns) /* a short-lived one's share says little */
-			most = tf;
+		double lost = tf.sched_known ? lost_share(&tf, c) : 0; /* a short-lived one's says little */
+		if (lost > most_lost)
+			most = tf, most_lost = lost;
 	}
+	if (!most.tid)
+		return;
 	/* A stop costs a thread more than the stop: once resumed it waits
-	 * for a CPU (a busy machine's, or the one it lost to us). */
-	if (most.tid)
-		fprintf(f, "  most stopped           thread %d (%s), %.2f%% of its time, and %.2f%% more "
-			"waiting for a CPU after we resumed it\n", (int)most.tid, most.comm, most.stopped,
-			most.waited_after);
+	 * for a CPU (a busy machine's, or the one it lost to us), and one
+	 * that took it off a CPU costs it the way in and out. */
+	fprintf(f, "  target cost            thread %d (%s) lost %.1f%% of its time to us: %.2f%% "
+		"stopped, %.2f%% waiting for a CPU after we resumed it", (int)most.tid, most.comm,
+		most_lost, most.stopped, most.waited_after);
+	if (c->known && most.running_stops)
+		fprintf(f, ", %.2f%% around %" PRIu64 " stops that took it off a CPU (%.1f us each "
+			"beyond the stop, measured after the run on a process of ours)",
+			most_lost - most.stopped - most.waited_after, most.running_stops, c->extra_us);
+	fputc('\n', f);
 }
 
 /* --max-overhead: what the bound held, where it held anything. */
@@ -443,7 +463,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		(double)r->frozen.total_ns / 1e6,
 		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
 	print_hist(f, "stopped per stop", &r->frozen);
-	print_most_stopped(f, s);
+	print_most_stopped(f, s, &r->stop_cost);
 	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
 	print_hist(f, "round", &r->round);

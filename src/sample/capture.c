@@ -368,6 +368,7 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	 * that was not (blocked, or queued for a CPU) from its trap, when it
 	 * would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
+	st->running_stops += was_running;
 	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c->resumed_ns - frozen_from;
 	hist_add(&s->r->frozen, frozen);

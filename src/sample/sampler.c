@@ -421,6 +421,14 @@ const char *sampler_process_words(const struct sampler *s, pid_t pid)
 	return NULL;
 }
 
+bool sampler_stopped_running(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (sampled_at(s, i)->running_stops)
+			return true;
+	return false;
+}
+
 void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_figures *out)
 {
 	const struct sampled_thread *st = sampled_at(s, i);
@@ -437,6 +445,9 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 	}
 	out->lowest_rate = st->cost.lowest_rate;
 	out->lost_ns = st->stopped_ns + st->cost.waited_after_ns;
+	out->running_stops = st->running_stops;
+	if (out->sched_known)
+		out->span_ns = (double)(st->sched_last_ns - st->sched_first_ns);
 	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
 				     out->sched_on_cpu);
 	if (!out->sched_known)
