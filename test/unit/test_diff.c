@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "output/diff.h"
+#include "written.h"
 
 /* --- reading ------------------------------------------------------------ */
 
@@ -122,12 +123,9 @@ static void diff_of(struct stack_diff *d, const char *before, const char *after,
 
 static char *two_counts(const struct stack_diff *d)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_diff_folded(f, d), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_diff_folded(written_open(&w), d), 0);
+	return written_text(&w);
 }
 
 static void merges_grown_shrunk_new_and_gone(void **state)

@@ -14,6 +14,7 @@
 #include "output/output.h"
 #include "output/output_util.h"
 #include "profile_fixture.h"
+#include "written.h"
 
 static const char *const user[] = { "_start", "main", "work" };
 static const uint64_t user_ip[] = { 0x401000, 0x401100, 0x401234 };
@@ -43,12 +44,17 @@ static void frames_root_first(void **state)
 /* t as folded lines (the caller frees them). */
 static char *folded_of(struct stack_table *t)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_folded(f, t), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_folded(written_open(&w), t), 0);
+	return written_text(&w);
+}
+
+/* v as one stap block (the caller frees it). */
+static char *stap_text(const struct sample_view *v)
+{
+	struct written w;
+	assert_int_equal(output_stap_sample(written_open(&w), v), 0);
+	return written_text(&w);
 }
 
 static void folded_text(void **state)
@@ -74,11 +80,7 @@ static void stap_block(void **state)
 {
 	(void)state;
 	struct sample_view v = sleeping();
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_stap_sample(f, &v), 0);
-	fclose(f);
+	char *text = stap_text(&v);
 	assert_string_equal(text,
 		" 0x0000000000000000 : do_nanosleep_[k]+0x0\n"
 		" 0x0000000000000000 : entry_SYSCALL_64_after_hwframe_[k]+0x0\n"
@@ -135,11 +137,7 @@ static void collapse_stap(const char *text, char *out, size_t outsz)
 /* One sample in stap format, as stackcollapse-stap.pl would fold it. */
 static void stap_collapsed(const struct sample_view *v, char *out, size_t outsz)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	output_stap_sample(f, v);
-	fclose(f);
+	char *text = stap_text(v);
 	collapse_stap(text, out, outsz);
 	free(text);
 }
@@ -247,16 +245,6 @@ static void write_errors_are_reported(void **state)
 	assert_int_equal(output_stap_sample(ro, &v), -1);
 	assert_int_equal(errno, EBADF);
 	fclose(ro);
-}
-
-static char *stap_text(const struct sample_view *v)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_stap_sample(f, v), 0);
-	fclose(f);
-	return text;
 }
 
 static void stap_without_ips_or_frames(void **state)

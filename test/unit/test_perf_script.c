@@ -16,15 +16,13 @@
 
 #include "output/output.h"
 #include "profile_fixture.h"
+#include "written.h"
 
 static char *write_as(const struct profile *p, enum output_format fmt)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_write(f, fmt, p), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_write(written_open(&w), fmt, p), 0);
+	return written_text(&w);
 }
 
 static const char *const SLEEP[] = { "db_writer", "event=log file sync (Oracle state)", "S (sleeping)",

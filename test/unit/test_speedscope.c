@@ -17,15 +17,13 @@
 #include "output/output.h"
 #include "json_mini.h"
 #include "profile_fixture.h"
+#include "written.h"
 
 static char *speedscope_of(const struct profile *p, size_t budget)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_speedscope(f, p, budget), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_speedscope(written_open(&w), p, budget), 0);
+	return written_text(&w);
 }
 
 static const char *const A[] = { "db_main", "R (running)", "main", "cpu_work", NULL };

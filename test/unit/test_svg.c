@@ -17,6 +17,7 @@
 #include "output/output.h"
 #include "output/output_util.h"
 #include "profile_fixture.h"
+#include "written.h"
 
 /* --- a small XML well-formedness checker ------------------------------ */
 
@@ -251,22 +252,16 @@ static void checker_catches_what_it_should(void **state)
 
 static char *svg_of(const struct profile *p, const struct svg_options *o)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_svg(f, p, o), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_svg(written_open(&w), p, o), 0);
+	return written_text(&w);
 }
 
 static char *svg_write(const struct profile *p, enum output_format fmt)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(output_write(f, fmt, p), 0);
-	fclose(f);
-	return text;
+	struct written w;
+	assert_int_equal(output_write(written_open(&w), fmt, p), 0);
+	return written_text(&w);
 }
 
 struct box {
