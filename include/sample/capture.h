@@ -27,7 +27,7 @@
  * what the tick is counted with should th run before its peek.  No words
  * (n 0) when none are wanted. */
 void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
-			struct deferred_peek *d);
+			struct blocked_look *d);
 
 /* A blocked thread read without a stop, counted as this round's
  * observation.  One that was put on a CPU since the look at the tick (it
@@ -61,7 +61,7 @@ void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_
 			   uint64_t now);
 
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
-		  struct sampled_thread *st, struct deferred_peek *look);
+		  struct sampled_thread *st, struct blocked_look *look);
 
 /* What the look at the tick read of a thread to stop. */
 struct stop_request {

@@ -2,15 +2,18 @@
  *
  * In this order, each step for every thread before the next:
  *   1. look    state and run count, read without a stop; decide (decide.h).
- *              What needs no copy is observed at once; a thread queued for
- *              a CPU is asked to stop and not waited for.
+ *              What needs no copy is observed at once; a blocked thread
+ *              that ran since its last sample is peeked at at once (its
+ *              stack read without a stop: the sooner, the fewer wake
+ *              first); a thread queued for a CPU is asked to stop and not
+ *              waited for.
  *   2. stop    the threads that were on a CPU at the tick, one by one:
  *              their state changes soonest, and stopping one lets a thread
  *              queued behind it run - a thread looked at after that would
  *              be seen running because of us.
- *   3. peek    the blocked threads that ran since their last sample, read
- *              without a stop where their stack allows; the others are
- *              asked to stop and their traps collected as they come.
+ *   3. stop    the blocked threads whose stack a peek could not unwind:
+ *              asked to stop (which wakes them, so after the looks), their
+ *              traps collected as they come.
  * The round's observations are counted when it ends (count.h), for every
  * tick it stands for (schedule.h); then the sampler leaves the CPUs the
  * target's threads want (placement.h).

@@ -201,8 +201,9 @@ struct look_words {
 	uint32_t word[SNAPSHOT_WORDS];
 };
 
-/* The blocked threads of this round that ran since their last sample. */
-struct deferred_peek {
+/* What the look at a blocked thread (one that ran since its last sample)
+ * read at the tick, for its peek right after. */
+struct blocked_look {
 	struct thread_ref ref;
 	char state;
 	bool runs_known;
@@ -244,8 +245,8 @@ struct sampler {
 				  then are the next round's */
 	struct deferred_stop *running;
 	size_t n_running, cap_running;
-	struct deferred_peek *blocked;
-	size_t n_blocked, cap_blocked;
+	struct blocked_look *to_stop; /* blocked, their stack needing registers */
+	size_t n_to_stop, cap_to_stop;
 	struct thread_ref *resumed;  /* resumed in it: where are they now? */
 	size_t n_resumed, cap_resumed;
 	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */

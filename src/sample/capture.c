@@ -67,7 +67,7 @@ static struct unwind_input snap_input(const struct sampler *s, const struct proc
 /* Put on a CPU since the look at the tick?  Then nothing read now is of
  * the tick, and a stop would catch a later moment too (decide.h,
  * stop_shows_blocked_tick). */
-static bool ran_since_the_look(struct process *p, struct thread *th, const struct deferred_peek *look)
+static bool ran_since_the_look(struct process *p, struct thread *th, const struct blocked_look *look)
 {
 	struct sched_counts now;
 	return look->runs_known && thread_read_sched(p->t, th, &now) == 0 &&
@@ -75,7 +75,7 @@ static bool ran_since_the_look(struct process *p, struct thread *th, const struc
 }
 
 void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
-			struct deferred_peek *d)
+			struct blocked_look *d)
 {
 	count_set_words(s, p);
 	struct look_words *w = &d->words;
@@ -90,7 +90,7 @@ void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
  * own process's words as the look read them - never the words left in the
  * snapshot by whichever process was captured last. */
 static bool count_moved_on(struct sampler *s, struct process *p, struct thread *th,
-			   struct sampled_thread *st, const struct deferred_peek *look)
+			   struct sampled_thread *st, const struct blocked_look *look)
 {
 	struct sched_counts now;
 	if (tick_trace_on(s->trace) && thread_read_sched(p->t, th, &now) == 0)
@@ -141,7 +141,7 @@ void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_
 }
 
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
-		  struct sampled_thread *st, struct deferred_peek *look)
+		  struct sampled_thread *st, struct blocked_look *look)
 {
 	const struct sched_counts *sc = &look->sc;
 	struct thread_memory *m = memory_of(st);

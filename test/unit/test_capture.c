@@ -303,9 +303,9 @@ static struct kernel_stack kernel_stack(const char *inner, const char *outer)
 }
 
 /* The look at a blocked thread, as round.c defers it for a peek. */
-static struct deferred_peek look_at_sleeper(struct world *w, uint64_t runs)
+static struct blocked_look look_at_sleeper(struct world *w, uint64_t runs)
 {
-	struct deferred_peek d = { .ref = thread_ref_of(w->s, w->p, &w->th), .state = 'S',
+	struct blocked_look d = { .ref = thread_ref_of(w->s, w->p, &w->th), .state = 'S',
 				   .runs_known = true, .sc = { .runs = runs } };
 	struct kernel_stack ks = kernel_stack("do_nanosleep", "hrtimer_nanosleep");
 	d.n_kernel = count_kernel_frames(&ks, d.kernel, sizeof(d.kernel));
@@ -314,7 +314,7 @@ static struct deferred_peek look_at_sleeper(struct world *w, uint64_t runs)
 
 /* A round in which the thread is seen asleep in nanosleep at
  * peeked_place, and runs while its peek copies: the look. */
-static struct deferred_peek asleep_then_ran_while_peeked(struct world *w)
+static struct blocked_look asleep_then_ran_while_peeked(struct world *w)
 {
 	fake.runs = 5;
 	fake.runs_while_peeked = 1;
@@ -329,7 +329,7 @@ static void peeked_asleep_at(struct world *w, uint64_t pc)
 {
 	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP, .pc = pc };
 	round_begin(w);
-	struct deferred_peek d = look_at_sleeper(w, fake.runs);
+	struct blocked_look d = look_at_sleeper(w, fake.runs);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	round_over(w, 1);
 }
@@ -394,7 +394,7 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
 					       .pc = address_of(peeked_place) };
 	round_begin(w);
-	struct deferred_peek d = look_at_sleeper(w, 5);
+	struct blocked_look d = look_at_sleeper(w, 5);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 1);
 	assert_int_equal(fake.interrupts, 0);
@@ -419,7 +419,7 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 {
 	struct world *w = *state;
-	struct deferred_peek d = asleep_then_ran_while_peeked(w);
+	struct blocked_look d = asleep_then_ran_while_peeked(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 1);
 	assert_int_equal(fake.interrupts, 0);
@@ -444,7 +444,7 @@ static void peek_of_a_thread_running_now_has_no_user_stack(void **state)
 	fake.runs = 6; /* the look read 5 */
 	fake.running_now = true;
 	round_begin(w);
-	struct deferred_peek d = look_at_sleeper(w, 5);
+	struct blocked_look d = look_at_sleeper(w, 5);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 0);
 	assert_int_equal(fake.interrupts, 0);
@@ -702,7 +702,7 @@ static void asleep_at_the_tick_then_ran(struct world *w, bool stayed)
 	peeked_asleep_at(w, address_of(old_place));
 	fake.runs = 7; /* woke, worked, and slept again before this tick */
 	round_begin(w);
-	struct deferred_peek d = look_at_sleeper(w, fake.runs);
+	struct blocked_look d = look_at_sleeper(w, fake.runs);
 	/* the peek failed (it runs now, or needs registers): asked to stop,
 	 * its trap awaited by nobody, as round.c does */
 	struct stop_request rq = { .state = d.state, .runs_known = true, .sc = d.sc,
@@ -754,7 +754,7 @@ static void moved_on_keeps_the_words_of_its_look(void **state)
 	struct world *w = *state;
 	w->o.ksuseopc_addr = 0x1000; /* Oracle's words: no server to find */
 	w->o.ksusetim_addr = 0x1004;
-	struct deferred_peek d = asleep_then_ran_while_peeked(w);
+	struct blocked_look d = asleep_then_ran_while_peeked(w);
 	fake.has_words = true;
 	fake.word[0] = 7; /* waiting on event 7 at the tick */
 	capture_look_words(w->s, w->p, &w->th, &d);
