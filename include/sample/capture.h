@@ -60,6 +60,11 @@ bool capture_watch_worth(double switches_per_s, double tick_ns, bool watched);
 void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_t runs,
 			   uint64_t now);
 
+/* A thread just turned cold (idle.h): watched, if it switches little
+ * and half the watches are free (the other half kept for threads whose
+ * stack needs their registers), so that its still rounds need no read. */
+void capture_watch_cold(struct sampler *s, struct sampled_thread *st, pid_t tid);
+
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, struct blocked_look *look);
 

@@ -10,7 +10,7 @@
  * alone (0.7 us).  While its run count stands still it has not run: it is
  * asleep in the stack we have, or woken and not yet on a CPU - only stat
  * tells these apart, and stat is read in turn, so that the cold threads'
- * full looks take at most a thirtieth of an interval per round.  A cold
+ * full looks take at most a two-hundredth of an interval per round.  A cold
  * thread whose run count moved, or whose full look finds it otherwise, is
  * hot again: looked at in full at every tick.
  */
@@ -49,7 +49,7 @@ void idle_after_look(struct sampled_thread *st, enum thread_action a, char state
 void idle_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);
 
 /* Pure: every how many rounds each of cold threads gets its full look
- * (look_ns each, 0: not timed yet) so that they take at most a thirtieth
+ * (look_ns each, 0: not timed yet) so that they take at most a two-hundredth
  * of interval_ns per round; at least 1. */
 uint64_t idle_cold_every(size_t cold, uint64_t look_ns, uint64_t interval_ns);
 

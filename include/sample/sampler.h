@@ -35,6 +35,7 @@ struct sampler_result {
 	uint64_t samples;          /* thread samples counted */
 	uint64_t reused;           /* of which known to be unchanged: no reads */
 	uint64_t still;            /* of which by their run count alone (idle.h) */
+	uint64_t still_unmoved;    /* of which by their switches' record: no read */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */

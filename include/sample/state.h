@@ -88,6 +88,7 @@ struct sampled_thread {
 	pid_t pid, tid;
 	size_t proc;            /* its process, in the sampler's list */
 	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
+	char comm_raw[COMM_MAX]; /* as stat gave it: sanitized again only when it changes */
 	bool ended;
 	struct thread_memory *memory;  /* what samples proved (decide.h) */
 	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
@@ -119,6 +120,8 @@ struct sampled_thread {
 	 * first, its state in turn */
 	unsigned quiet_looks;
 	bool cold;
+	bool quiet_marked;       /* quiet_mark taken, its run count proven after */
+	uint64_t quiet_mark;     /* its switches' record then (switch_regs.h) */
 	uint64_t still_round;    /* a round that found it still */
 	uint64_t still_ticks;    /* ticks found still, not counted yet, */
 	uint64_t still_first_ns, still_last_ns; /* from, to */

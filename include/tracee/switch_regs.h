@@ -12,8 +12,11 @@
  *
  * So such a thread is watched: a perf software event on it counts its
  * context switches, one sample of its user registers (the set its system
- * call saved on entry) at each switch off a CPU.  The last sample of a
- * thread that has not run since is the set it sleeps with, exactly.
+ * call saved on entry) at each switch off a CPU, and a record at each
+ * switch onto one.  The last sample of a thread that has not run since is
+ * the set it sleeps with, exactly.  A thread asleep for long (idle.h) is
+ * watched too: while its record stands still it has not run, known by
+ * reading shared memory instead of its schedstat.
  * Watches are made only for threads that need them, since each costs
  * the thread a sample at every switch (about a microsecond) and us a
  * descriptor and 1 + SWITCH_DATA_PAGES pages of locked memory; at most max_watches.
@@ -60,6 +63,19 @@ void switch_regs_unwatch(struct switch_regs *sr, struct switch_watch *w); /* NUL
  * switches) never fills between two reads and drops the newest.  A look
  * at an empty ring reads two words of shared memory, no system call. */
 void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w);
+
+/* Where the thread's record of switches stands, once read to its end:
+ * for switch_regs_unmoved.  Each switch onto a CPU and off it adds a
+ * record, so that a ring that has not moved since a mark taken before
+ * its run count was proven unmoved proves, with no system call, that the
+ * thread has not run since (the ring is read to its end first: a full
+ * ring, which could not record a switch, cannot follow a mark).  0 for
+ * no watch. */
+uint64_t switch_regs_mark(struct switch_regs *sr, struct switch_watch *w);
+bool switch_regs_unmoved(const struct switch_watch *w, uint64_t mark); /* false: no watch */
+
+/* Are fewer than a share-th of the watches allowed open (share 2: half)? */
+bool switch_regs_room(const struct switch_regs *sr, size_t share);
 
 /* Reads the switches recorded since the last read.  If the last one
  * left the CPU at sp and ip (the system call the thread sleeps in, as

@@ -439,8 +439,12 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		r->unwind_failures, r->samples);
 	print_cut(f, r);
 	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
-		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone)\n",
+		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone",
 		r->peeked, r->reused, r->still);
+	if (r->still_unmoved)
+		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
+			r->still_unmoved);
+	fputs(")\n", f);
 	print_switches(f, &r->switches);
 	if (r->words_reused)
 		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "

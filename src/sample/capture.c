@@ -137,7 +137,15 @@ void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_
 	if (st->switched && !capture_watch_worth(st->switches_per_s, tick_ns(s), true)) {
 		switch_regs_unwatch(s->switches, st->switched); /* stops cost it less now */
 		st->switched = NULL;
+		st->quiet_marked = false; /* that ring's mark */
 	}
+}
+
+void capture_watch_cold(struct sampler *s, struct sampled_thread *st, pid_t tid)
+{
+	if (!st->switched && capture_watch_worth(st->switches_per_s, tick_ns(s), false) &&
+	    switch_regs_room(s->switches, 2))
+		st->switched = switch_regs_watch(s->switches, tid);
 }
 
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,

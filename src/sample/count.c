@@ -298,13 +298,14 @@ static void root_frame(const struct sampler *s, struct process *p,
 		       const struct sampled_thread *st, char *out, size_t outsz)
 {
 	const char *words = process_words(p);
-	char proc[COMM_MAX];
-	frame_sanitize(p->t->comm, proc, sizeof(proc));
 	if (s->o->group_by == GROUP_ALL) {
 		snprintf(out, outsz, "all");
 		return;
 	}
+	char proc[COMM_MAX]; /* its comm, as a frame: made only when used */
 	if (s->o->group_by == GROUP_TYPE) {
+		if (!words)
+			frame_sanitize(p->t->comm, proc, sizeof(proc));
 		frame_sanitize(words ? words : proc, out, outsz);
 		return;
 	}
@@ -314,6 +315,7 @@ static void root_frame(const struct sampler *s, struct process *p,
 		if (st->tid != p->t->pid && n < outsz)
 			snprintf(out + n, outsz - n, "/%s", st->comm);
 	} else if (several) {
+		frame_sanitize(p->t->comm, proc, sizeof(proc));
 		snprintf(out, outsz, "%s[%d]/%s", proc, (int)p->t->pid, st->comm);
 	} else {
 		snprintf(out, outsz, "%s", st->comm);

@@ -83,6 +83,8 @@ struct switch_watch *switch_regs_watch(struct switch_regs *sr, pid_t tid)
 		.exclude_hv = 1,
 		/* not exclude_kernel: a switch is the kernel's, and its
 		 * sample would be dropped */
+		.context_switch = 1, /* a record at each switch onto a CPU too:
+					an unmoved ring proves it has not run */
 	};
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -163,6 +165,22 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 		sr->st.lost++;
 	}
 	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+}
+
+uint64_t switch_regs_mark(struct switch_regs *sr, struct switch_watch *w)
+{
+	switch_regs_drain(sr, w);
+	return w ? __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE) : 0;
+}
+
+bool switch_regs_unmoved(const struct switch_watch *w, uint64_t mark)
+{
+	return w && __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE) == mark;
+}
+
+bool switch_regs_room(const struct switch_regs *sr, size_t share)
+{
+	return sr && share && !sr->st.refused_errno && sr->st.watching < sr->max_watches / share;
 }
 
 bool switch_regs_last(struct switch_regs *sr, struct switch_watch *w, uint64_t sp, uint64_t ip,

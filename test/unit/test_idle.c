@@ -9,17 +9,18 @@
 
 #include "sample/idle.h"
 
-/* A thousand cold threads at 3.3 us a full look: at 10 ms a thirtieth of
- * the interval holds 101 of them (every 10th round), at 1 ms 10 (every
- * 100th). */
+/* A thousand cold threads at 3.3 us a full look: at 10 ms a two-hundredth
+ * of the interval holds 15 of them (every 66th round), at 1 ms 1 or 2
+ * (every 660th); an idle server's 7 at 1 ms every 5th round. */
 static void full_looks_in_turn(void **state)
 {
 	(void)state;
-	assert_int_equal(idle_cold_every(1000, 3300, 10000000), 10);
-	assert_int_equal(idle_cold_every(1000, 3300, 1000000), 100);
+	assert_int_equal(idle_cold_every(1000, 3300, 10000000), 66);
+	assert_int_equal(idle_cold_every(1000, 3300, 1000000), 660);
+	assert_int_equal(idle_cold_every(7, 3300, 1000000), 5);
 	assert_int_equal(idle_cold_every(10, 3300, 10000000), 1); /* all at every tick */
 	assert_int_equal(idle_cold_every(0, 3300, 1000000), 1);
-	assert_int_equal(idle_cold_every(1000, 0, 1000000), 100); /* untimed: the guess */
+	assert_int_equal(idle_cold_every(1000, 0, 1000000), 660); /* untimed: the guess */
 	assert_int_equal(idle_cold_every(5, 3300, 5), 5); /* no budget: one a round */
 }
 

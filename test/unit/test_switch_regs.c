@@ -204,6 +204,41 @@ static void a_full_ring_is_not_trusted(void **state)
 	end_child(&c);
 }
 
+/* Its record moves at each switch onto a CPU and off it, and stands
+ * still while it sleeps: a mark proves it has not run. */
+static void its_record_stands_still_while_it_sleeps(void **state)
+{
+	(void)state;
+	struct child c = start_sleeper();
+	asleep(c.pid);
+	struct switch_regs *sr = watches();
+	assert_true(switch_regs_room(sr, 2)); /* 0 of 4 open: under half */
+	struct switch_watch *w = watch_or_skip(sr, &c);
+	uint64_t mark = switch_regs_mark(sr, w);
+	usleep(20000);
+	assert_true(switch_regs_unmoved(w, mark));
+	wake(&c);
+	assert_false(switch_regs_unmoved(w, mark));
+	mark = switch_regs_mark(sr, w);
+	assert_true(switch_regs_unmoved(w, mark));
+	/* a signal runs it (to stop): its record moves */
+	assert_int_equal(kill(c.pid, SIGSTOP), 0);
+	assert_int_equal(kill(c.pid, SIGCONT), 0);
+	usleep(20000);
+	assert_false(switch_regs_unmoved(w, mark));
+	/* no watch: nothing is proven */
+	assert_int_equal(switch_regs_mark(sr, NULL), 0);
+	assert_false(switch_regs_unmoved(NULL, 0));
+	struct switch_watch *w2 = switch_regs_watch(sr, c.pid);
+	assert_non_null(w2);
+	assert_false(switch_regs_room(sr, 2)); /* 2 of 4: half taken */
+	assert_true(switch_regs_room(sr, 1));
+	switch_regs_unwatch(sr, w2);
+	switch_regs_unwatch(sr, w);
+	switch_regs_free(sr);
+	end_child(&c);
+}
+
 static void no_room_no_watch(void **state)
 {
 	(void)state;
@@ -230,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_registers_it_slept_with_are_a_stops),
 		cmocka_unit_test(a_full_ring_is_not_trusted),
+		cmocka_unit_test(its_record_stands_still_while_it_sleeps),
 		cmocka_unit_test(no_room_no_watch),
 	};
 	return cmocka_run_group_tests_name("switch_regs", tests, NULL, NULL);
