@@ -761,6 +761,67 @@ pg_time_model_check() {
 	else fail "--pg-queries' time model" "${bad:- no lines or no Timeout:PgSleep wait}" "$err"; fi
 }
 
+# --- an idle instance: what our looks cost it (issue 40) -------------------
+# The postmaster, its background processes and a session asleep in
+# pg_sleep, profiled whole at -d 1ms for 4 s: each thread's run count
+# (schedstat) over those 4 s against the 4 s just before, unprofiled (a
+# stop ends epoll_wait: a thread we stop wakes); the profiler's CPU as its
+# summary gives it; the share of R samples.
+pg_idle_runs() {
+	local p t
+	for p in "$PG_PM" $(pgrep -P "$PG_PM"); do
+		for t in /proc/"$p"/task/*; do
+			echo "${t##*/} $(awk '{ print $3 }' "$t/schedstat")"
+		done
+	done 2>/dev/null | awk 'NF == 2' | sort
+}
+pg_idle_test() {
+	if timing_only "an idle PostgreSQL instance at -d 1ms"; then return; fi
+	local port=$((54980 + RANDOM % 20)) sl pp rc
+	PG_CONF="shared_buffers = 16MB
+max_connections = 20"
+	if ! pg_start pp_pgi "$port" 2>"$TMP/pgi-start.log"; then
+		fail "PostgreSQL cluster, idle" "$(tail -n 1 "$TMP/pgi-start.log")"
+		pg_test_stop
+		return
+	fi
+	local PG_PM=$PG_POSTMASTER
+	"$PSQL" "${PG_CONN[@]}" -X -q -c "select pg_sleep(30)" postgres >/dev/null 2>&1 &
+	sl=$!
+	sleep 2 # the session asleep, the launchers past their start
+	pg_idle_runs >"$TMP/pgi.r0"
+	sleep 4
+	pg_idle_runs >"$TMP/pgi.r1"
+	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 1ms -t 6s -o "$TMP/pgi.folded" 2>"$TMP/pgi.err" &
+	pp=$!
+	sleep 1 # past the attach and the first looks
+	pg_idle_runs >"$TMP/pgi.r2"
+	sleep 4
+	pg_idle_runs >"$TMP/pgi.r3"
+	wait $pp
+	rc=$?
+	kill $sl 2>/dev/null
+	wait $sl 2>/dev/null
+	pg_test_stop
+	# per thread, its runs profiled less its runs unprofiled; the most
+	local extra cpu r n threads most_woken most_cpu most_r
+	join "$TMP/pgi.r0" "$TMP/pgi.r1" >"$TMP/pgi.u"
+	join "$TMP/pgi.r2" "$TMP/pgi.r3" >"$TMP/pgi.p"
+	threads=$(join "$TMP/pgi.u" "$TMP/pgi.p" | wc -l)
+	extra=$(join "$TMP/pgi.u" "$TMP/pgi.p" | awk '{ d = ($5 - $4) - ($3 - $2); if (NR == 1 || d > m) m = d } END { print m + 0 }')
+	cpu=$(sed -n 's/^  profiler CPU .* \([0-9.]*\)% of the machine.s [0-9]* CPUs$/\1/p' "$TMP/pgi.err")
+	n=$(total "$TMP/pgi.folded")
+	r=$(awk '/;R \(/ { r += $NF } { t += $NF } END { printf "%.2f", t ? 100 * r / t : 0 }' "$TMP/pgi.folded")
+	most_woken=$(pick 40 10)
+	most_cpu=$(pick 6 3)
+	most_r=$(pick 2 1)
+	local line="$threads threads, the most woken $extra times beyond its unprofiled count (<= $most_woken); the profiler ${cpu:-?}% of the machine (< $most_cpu); R ${r}% of $n samples (< $most_r)"
+	if [ $rc = 0 ] && [ "$threads" -ge 6 ] && [ "$n" -ge 20000 ] && [ -n "$cpu" ] &&
+		[ "$extra" -le "$most_woken" ] && ! atleast "$cpu" "$most_cpu" && ! atleast "$r" "$most_r"; then
+		pass "an idle PostgreSQL $PGMAJOR instance and a pg_sleep session at -d 1ms, 4 s: $line"
+	else tfail "an idle PostgreSQL $PGMAJOR instance at -d 1ms" "exit $rc; $line" "$TMP/pgi.err"; fi
+}
+
 # The same pgbench test on every other major the tool supports
 # (scripts/pg_servers.sh: npm's servers, cached by make check's set-up),
 # with Debian's clients; a major with no server here is a skip naming it.
@@ -801,6 +862,7 @@ else
 		pg_test_stop
 		pg_status_test
 		pg_queries_test
+		pg_idle_test
 		pg_other_majors
 		trap cleanup EXIT
 		trap - INT TERM
