@@ -35,7 +35,7 @@ FT=build/test/targets/freeze_target
 PP=$(realpath "${PP:-./ptrace_profiler}")
 OUT=$(mktemp -d)
 TM=(tmux -L "top_cost.$$" -f /dev/null)
-trap '"${TM[@]}" kill-server 2>/dev/null; rm -rf "$OUT"' EXIT
+trap '"${TM[@]}" kill-server 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "top_cost: needs root (ptrace of a non-child)"; exit 1; }
 command -v tmux >/dev/null || { echo "top_cost: needs tmux"; exit 1; }
