@@ -50,7 +50,33 @@ struct overhead_thread {
 	bool resumed;       /* its wait for a CPU after our last resume: */
 	uint64_t wait_at_resume_ns, runs_at_resume, resumed_ns; /* its schedstat then */
 	uint64_t waited_after_ns; /* in all (not decayed): for the summary */
+	bool resumed_running;     /* the last resume ended a stop that took
+				     it off a CPU: its wait is also */
+	uint64_t waited_after_running_ns; /* in here (the summary) */
 };
+
+/* What the stops that took a thread off a CPU cost it, measured on the
+ * thread itself.  Its schedstat (time on a CPU, run count) is read in
+ * every stop, while it is stopped, when neither moves.  Between two such
+ * stops whose run count grew by one - only our resume put it back on a
+ * CPU, nothing took it off but the second stop - the wall time it was
+ * not on a CPU belongs to the stops: the end of the first (its wake-up,
+ * its wait for a CPU) and the start of the second (from its way off the
+ * CPU to our resume).  Over many such pairs the mean is a stop's whole
+ * time off its CPU, the wake-up of an idle CPU included, which neither
+ * our clock nor its wait for a CPU shows (stop_cost.h). */
+struct overhead_offcpu {
+	bool known;              /* the last stop's counters, of one that
+				    took it off a CPU */
+	uint64_t at_ns;          /* when they were read (it was stopped) */
+	uint64_t run_ns, runs;   /* its time on a CPU, its run count */
+	uint64_t sum_ns, pairs;  /* off a CPU between pairs, and how many */
+};
+
+/* A stop of the thread, running when taken (was_running) or not; its
+ * schedstat read while it was stopped, at at_ns. */
+void overhead_offcpu_stop(struct overhead_offcpu *o, bool was_running, uint64_t run_ns,
+			  uint64_t runs, uint64_t at_ns);
 
 /* Starts a thread's budget at now_ns: its first tick stopped, the rate
  * low (OVERHEAD_START_RATE) until its costs are measured. */
@@ -71,9 +97,10 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns);
  * has run since: as far as its queued time grew, at most the time since
  * the resume, against the budget; in waited_after_ns, divided by the
  * times it was put on a CPU since (a thread that competes for a CPU
- * queues anyway). */
+ * queues anyway), and in waited_after_running_ns too when the stop took
+ * it off a CPU (was_running). */
 void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
-			  uint64_t resumed_ns);
+			  uint64_t resumed_ns, bool was_running);
 void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs, uint64_t now_ns);
 
 /* Its stopped share over the window, now. */

@@ -101,6 +101,13 @@ struct thread_figures {
 	double stopped;           /* percent of its time stopped by us */
 	uint64_t lost_ns;         /* stopped, and queued after: in all */
 	uint64_t running_stops;   /* stops that took it off a CPU */
+	double running_stopped;   /* of stopped, percent in those */
+	double running_waited;    /* of waited_after, percent after those */
+	uint64_t offcpu_pairs;    /* pairs of those that measured one's time
+				     off a CPU (overhead.h), */
+	double offcpu_ns;         /* their mean */
+	double kernel_ns;         /* its time in the kernel over span_ns (stat's
+				     stime), < 0 unknown */
 	double span_ns;           /* the time its figures are shares of */
 	double waited_after;      /* percent of its time queued for a CPU right
 				     after our resumes (schedstat's wait,

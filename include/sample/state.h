@@ -102,6 +102,8 @@ struct sampled_thread {
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
 	uint64_t running_stops; /* stops that took it off a CPU (stop_cost.h) */
+	uint64_t running_stopped_ns; /* of stopped_ns, theirs */
+	struct overhead_offcpu offcpu; /* their time off a CPU, by its schedstat */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
 	uint64_t guarded_round; /* a round whose stop the budget refused, */
 	unsigned char guarded_kind; /* what it showed then (owed.h) */
@@ -114,6 +116,9 @@ struct sampled_thread {
 	 * the kernel says it spent on a CPU, beside what the samples say. */
 	bool sched_seen;
 	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
+	/* its time in the kernel (stat's stime, clock ticks) then, -1 unknown:
+	 * what our stops cost it on its CPU (the summary) */
+	long long stime_first, stime_last;
 	struct selfcheck_thread check;
 	char last_state;        /* stat's state at its last look */
 	/* idle.h: asleep and not run for several looks: its run count

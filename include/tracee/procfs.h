@@ -22,6 +22,8 @@ struct task_stat {
 	int processor;       /* CPU it last ran on, -1 if absent */
 	int num_threads;     /* threads in its process, -1 if absent */
 	bool kernel_thread;  /* PF_KTHREAD in its flags: no user stack */
+	long long stime;     /* its time in the kernel, clock ticks
+				(sysconf(_SC_CLK_TCK)); -1 if absent */
 };
 
 /* Returns 0, or -1 if the text is not a stat line.  comm may contain

@@ -183,16 +183,6 @@ static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
 	free(pf);
 }
 
-/* What a thread lost to us, as a share of its time: stopped, waiting for
- * a CPU after, and what each stop that took it off a CPU cost beyond the
- * stop (stop_cost.h; 0 when not measured). */
-static double lost_share(const struct thread_figures *tf, const struct stop_cost *c)
-{
-	double around = c->known && tf->span_ns > 0 ?
-				100.0 * (double)tf->running_stops * c->extra_us * 1e3 / tf->span_ns : 0;
-	return tf->stopped + tf->waited_after + around;
-}
-
 /* The thread that paid most, as a share of its own time: one figure,
  * then what it is made of. */
 static void print_most_stopped(FILE *f, const struct sampler *s, const struct stop_cost *c)
@@ -202,18 +192,28 @@ static void print_most_stopped(FILE *f, const struct sampler *s, const struct st
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		double lost = tf.sched_known ? lost_share(&tf, c) : 0; /* a short-lived one's says little */
+		double lost = tf.sched_known ? stop_cost_lost(&tf, c) : 0; /* a short-lived one's says little */
 		if (lost > most_lost)
 			most = tf, most_lost = lost;
 	}
 	if (!most.tid)
 		return;
+	fprintf(f, "  target cost            thread %d (%s) lost %.1f%% of its time to us: ",
+		(int)most.tid, most.comm, most_lost);
+	if (stop_cost_on_thread(&most)) {
+		double other = most.stopped - most.running_stopped + most.waited_after -
+			       most.running_waited;
+		fprintf(f, "%.2f%% around %" PRIu64 " stops that took it off a CPU (each %.1f us "
+			"off it by its schedstat, %.1f us in the kernel on the way), %.2f%% in "
+			"other stops and the waits after them\n", most_lost - other, most.running_stops,
+			most.offcpu_ns / 1e3, stop_cost_on_cpu_ns(&most, c) / 1e3, other);
+		return;
+	}
 	/* A stop costs a thread more than the stop: once resumed it waits
 	 * for a CPU (a busy machine's, or the one it lost to us), and one
 	 * that took it off a CPU costs it the way in and out. */
-	fprintf(f, "  target cost            thread %d (%s) lost %.1f%% of its time to us: %.2f%% "
-		"stopped, %.2f%% waiting for a CPU after we resumed it", (int)most.tid, most.comm,
-		most_lost, most.stopped, most.waited_after);
+	fprintf(f, "%.2f%% stopped, %.2f%% waiting for a CPU after we resumed it", most.stopped,
+		most.waited_after);
 	if (c->known && most.running_stops)
 		fprintf(f, ", %.2f%% around %" PRIu64 " stops that took it off a CPU (%.1f us each "
 			"beyond the stop, measured after the run on a process of ours)",

@@ -386,14 +386,22 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 		st->frozen_to_ns = c->resumed_ns;
 	}
 	st->stopped_ns += frozen;
+	if (was_running)
+		st->running_stopped_ns += frozen;
 	/* What the budget counts is what the thread lost: from when it stopped
 	 * running (our round's start, when the round held its CPU) to
 	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
 	 * (overhead_looked). */
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
-	if (c->runs_known)
-		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns);
+	if (c->runs_known) {
+		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
+				     was_running);
+		/* (read while stopped: the same at the resume) */
+		overhead_offcpu_stop(&st->offcpu, was_running, c->stopped.run_ns, c->stopped.runs,
+				     c->resumed_ns);
+	} else
+		st->offcpu.known = false;
 }
 
 /* The copy unwound, remembered, and counted for every tick the stop

@@ -106,9 +106,10 @@ void overhead_stopped(struct overhead_thread *t, uint64_t frozen_ns)
 }
 
 void overhead_note_resume(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
-			  uint64_t resumed_ns)
+			  uint64_t resumed_ns, bool was_running)
 {
 	t->resumed = true;
+	t->resumed_running = was_running;
 	t->wait_at_resume_ns = wait_ns;
 	t->runs_at_resume = runs;
 	t->resumed_ns = resumed_ns;
@@ -131,4 +132,20 @@ void overhead_looked(struct overhead_thread *t, uint64_t wait_ns, uint64_t runs,
 	uint64_t first = waited / (runs - t->runs_at_resume);
 	t->stopped_ns += (double)(waited < since ? waited : since);
 	t->waited_after_ns += first < since ? first : since;
+	if (t->resumed_running)
+		t->waited_after_running_ns += first < since ? first : since;
+}
+
+void overhead_offcpu_stop(struct overhead_offcpu *o, bool was_running, uint64_t run_ns,
+			  uint64_t runs, uint64_t at_ns)
+{
+	if (was_running && o->known && runs == o->runs + 1 && at_ns > o->at_ns &&
+	    run_ns >= o->run_ns && run_ns - o->run_ns <= at_ns - o->at_ns) {
+		o->sum_ns += (at_ns - o->at_ns) - (run_ns - o->run_ns);
+		o->pairs++;
+	}
+	o->known = was_running;
+	o->at_ns = at_ns;
+	o->run_ns = run_ns;
+	o->runs = runs;
 }

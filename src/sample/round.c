@@ -79,15 +79,18 @@ static void note_my_cpu(struct sampler *s)
 /* --- 1. look ---------------------------------------------------------- */
 
 /* The schedstat figures for the summary's check of the samples. */
-static void note_sched(struct sampled_thread *st, const struct sched_counts *sc, uint64_t now)
+static void note_sched(struct sampled_thread *st, const struct sched_counts *sc,
+		       long long stime, uint64_t now)
 {
 	if (!st->sched_seen) {
 		st->sched_seen = true;
 		st->sched_first_ns = now;
 		st->sched_first_run_ns = sc->run_ns;
+		st->stime_first = stime;
 	}
 	st->sched_last_ns = now;
 	st->sched_last_run_ns = sc->run_ns;
+	st->stime_last = stime;
 	selfcheck_sched(&st->check, now, sc->run_ns);
 }
 
@@ -269,7 +272,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	struct sched_counts sc = { 0, 0, 0 };
 	bool runs_known = thread_read_sched(t, th, &sc) == 0;
 	if (runs_known) {
-		note_sched(st, &sc, t0);
+		note_sched(st, &sc, ts.stime, t0);
 		capture_note_switches(s, st, sc.runs, t0);
 		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
 	}

@@ -442,12 +442,22 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped_ns / span;
 		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
+		out->running_stopped = 100.0 * (double)st->running_stopped_ns / span;
+		out->running_waited = 100.0 * (double)st->cost.waited_after_running_ns / span;
 	}
 	out->lowest_rate = st->cost.lowest_rate;
 	out->lost_ns = st->stopped_ns + st->cost.waited_after_ns;
 	out->running_stops = st->running_stops;
-	if (out->sched_known)
+	out->offcpu_pairs = st->offcpu.pairs;
+	if (st->offcpu.pairs)
+		out->offcpu_ns = (double)st->offcpu.sum_ns / (double)st->offcpu.pairs;
+	out->kernel_ns = -1;
+	if (out->sched_known) {
 		out->span_ns = (double)(st->sched_last_ns - st->sched_first_ns);
+		if (st->stime_first >= 0 && st->stime_last >= st->stime_first)
+			out->kernel_ns = (double)(st->stime_last - st->stime_first) * 1e9 /
+					 (double)sysconf(_SC_CLK_TCK);
+	}
 	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
 				     out->sched_on_cpu);
 	if (!out->sched_known)

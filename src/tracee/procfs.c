@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "tracee/procfs.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +55,9 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 	out->processor = -1;
 	out->num_threads = -1;
 	out->kernel_thread = false;
-	/* Fields after comm: state is field 3, flags 9, num_threads 20,
-	 * processor 39. */
+	out->stime = -1;
+	/* Fields after comm: state is field 3, flags 9, stime 15,
+	 * num_threads 20, processor 39. */
 	int field = 3;
 	for (p += 2; p < end && *p != '\n'; p++) {
 		if (*p != ' ')
@@ -67,6 +69,13 @@ int parse_task_stat(const char *buf, size_t len, struct task_stat *out)
 						    flags < UINT64_MAX / 10; q++)
 				flags = flags * 10 + (uint64_t)(*q - '0');
 			out->kernel_thread = (flags & 0x00200000) != 0; /* PF_KTHREAD */
+		}
+		if (field == 15) {
+			long long v = 0;
+			const char *q = p + 1;
+			for (; q < end && *q >= '0' && *q <= '9' && v < LLONG_MAX / 10; q++)
+				v = v * 10 + (*q - '0');
+			out->stime = q > p + 1 ? v : -1;
 		}
 		if (field == 20)
 			out->num_threads = small_number(p + 1, end);

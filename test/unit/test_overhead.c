@@ -89,7 +89,7 @@ static void wait_after_resume_counted_once_run(void **state)
 	struct overhead_thread t;
 	overhead_thread_start(&t, 0);
 	overhead_stopped(&t, 20000);
-	overhead_note_resume(&t, 1000000, 50, 100000);
+	overhead_note_resume(&t, 1000000, 50, 100000, false);
 	overhead_looked(&t, 1000000, 50, 150000); /* still queued: nothing yet */
 	assert_true(t.waited_after_ns == 0);
 	overhead_looked(&t, 1060000, 51, 250000); /* ran after 60 us queued */
@@ -98,16 +98,56 @@ static void wait_after_resume_counted_once_run(void **state)
 	overhead_looked(&t, 2000000, 60, 400000); /* later waits are not ours */
 	assert_true(t.waited_after_ns == 60000);
 	/* a wait longer than the time since the resume: what we can owe */
-	overhead_note_resume(&t, 2000000, 60, 1000000);
+	overhead_note_resume(&t, 2000000, 60, 1000000, false);
 	overhead_looked(&t, 9000000, 61, 1100000);
 	assert_true(t.waited_after_ns == 160000);
 	/* put on a CPU 4 times since: the budget counts the whole wait, the
 	 * summary's estimate a quarter of it */
 	double before = t.stopped_ns;
-	overhead_note_resume(&t, 9000000, 61, 2000000);
+	overhead_note_resume(&t, 9000000, 61, 2000000, false);
 	overhead_looked(&t, 9400000, 65, 3000000);
 	assert_true(t.waited_after_ns == 260000);
 	assert_true(fabs(t.stopped_ns - before - 400000.0) < 1);
+}
+
+/* Off a CPU between two stops that found it running, with one run
+ * between (our resume's): the wall time less its time on a CPU.  A pair
+ * with another run between (it slept, or was preempted), or a stop of a
+ * thread not running, tells nothing. */
+static void offcpu_between_running_stops(void **state)
+{
+	(void)state;
+	struct overhead_offcpu o = { 0 };
+	overhead_offcpu_stop(&o, true, 1000000, 10, 5000000);
+	assert_true(o.pairs == 0); /* one stop: no pair yet */
+	overhead_offcpu_stop(&o, true, 1070000, 11, 5100000); /* 70 us on, 30 off */
+	assert_true(o.pairs == 1 && o.sum_ns == 30000);
+	overhead_offcpu_stop(&o, true, 1100000, 13, 5200000); /* ran twice */
+	assert_true(o.pairs == 1 && o.sum_ns == 30000);
+	overhead_offcpu_stop(&o, false, 1150000, 14, 5300000); /* was not running */
+	assert_true(o.pairs == 1);
+	overhead_offcpu_stop(&o, true, 1200000, 15, 5400000); /* after one not running */
+	assert_true(o.pairs == 1);
+	overhead_offcpu_stop(&o, true, 1280000, 16, 5500000); /* 80 on, 20 off */
+	assert_true(o.pairs == 2 && o.sum_ns == 50000);
+	/* counters that cannot be (more on a CPU than the wall time) */
+	overhead_offcpu_stop(&o, true, 1480000, 17, 5600000);
+	assert_true(o.pairs == 2 && o.sum_ns == 50000);
+}
+
+/* The wait after a resume that ended a stop of a running thread is
+ * counted apart too. */
+static void wait_after_running_stop_apart(void **state)
+{
+	(void)state;
+	struct overhead_thread t;
+	overhead_thread_start(&t, 0);
+	overhead_note_resume(&t, 1000000, 50, 100000, true);
+	overhead_looked(&t, 1010000, 51, 200000);
+	overhead_note_resume(&t, 1010000, 51, 300000, false);
+	overhead_looked(&t, 1030000, 52, 400000);
+	assert_true(t.waited_after_ns == 30000);
+	assert_true(t.waited_after_running_ns == 10000);
 }
 
 int main(void)
@@ -115,6 +155,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_from_costs),
 		cmocka_unit_test(wait_after_resume_counted_once_run),
+		cmocka_unit_test(offcpu_between_running_stops),
+		cmocka_unit_test(wait_after_running_stop_apart),
 		cmocka_unit_test(scale_from_costs),
 		cmocka_unit_test(a_thread_kept_within_budget),
 	};

@@ -47,6 +47,7 @@ static void stat_plain(void **state)
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.processor, 1);
 	assert_int_equal(st.num_threads, 7);
+	assert_int_equal(st.stime, 5);
 	assert_false(st.kernel_thread);
 	free(b);
 }
@@ -79,6 +80,7 @@ static void stat_hostile_comm(void **state)
 	assert_int_equal(st.state, 'R');
 	assert_int_equal(st.processor, -1); /* line too short */
 	assert_int_equal(st.num_threads, -1);
+	assert_int_equal(st.stime, -1);
 	free(b);
 }
 
