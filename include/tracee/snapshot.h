@@ -62,6 +62,18 @@ int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s);
 int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
 		  struct snapshot *s);
 
+/* A blocked thread's stack copied before its sp is known: from `from`
+ * (where it slept last, less some slack) up to stack_top, with the extra
+ * words, in one process_vm_readv - so that the words are read first and
+ * the read that then proves the copy comes sooner.  0 when all of it was
+ * read, else -1 (nothing kept). */
+int snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct snapshot *s);
+
+/* Then its sp and pc (where): the copy ahead cut to start at sp less the
+ * red zone, as snapshot_peek would have copied it.  0, or -1 when sp is
+ * not inside it (then snapshot_peek copies again). */
+int snapshot_peek_ahead(const struct blocked_syscall *where, struct snapshot *s);
+
 /* Reads only the extra words (no stop needed).  0, or -1. */
 int snapshot_read_words(pid_t tid, struct snapshot *s);
 

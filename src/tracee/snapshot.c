@@ -115,6 +115,49 @@ int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
 	return 0;
 }
 
+int snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct snapshot *s)
+{
+	s->tid = tid;
+	s->stack_len = 0;
+	s->words_ok = 0;
+	if (from >= stack_top || stack_top - from > SNAPSHOT_STACK_MAX)
+		return -1;
+	size_t len = stack_top - from;
+	struct iovec local[1 + SNAPSHOT_WORDS] = { { s->stack, len } };
+	struct iovec remote[1 + SNAPSHOT_WORDS] = { { (void *)(uintptr_t)from, len } };
+	for (int i = 0; i < s->n_words; i++) {
+		local[1 + i] = (struct iovec){ &s->word[i], 4 };
+		remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
+	}
+	unsigned long n = 1 + (unsigned long)s->n_words;
+	ssize_t got = process_vm_readv(tid, local, n, remote, n, 0);
+	if (got < (ssize_t)len)
+		return -1;
+	s->stack_start = from;
+	s->stack_len = len;
+	s->words_ok = s->n_words > 0 && (size_t)got == len + 4 * (size_t)s->n_words;
+	return 0;
+}
+
+int snapshot_peek_ahead(const struct blocked_syscall *where, struct snapshot *s)
+{
+	uint64_t sp = where->sp;
+	uint64_t start = sp > SNAPSHOT_RED_ZONE ? sp - SNAPSHOT_RED_ZONE : 0;
+	if (!s->stack_len || start < s->stack_start || start - s->stack_start >= s->stack_len)
+		return -1;
+	size_t cut = (size_t)(start - s->stack_start);
+	memmove(s->stack, s->stack + cut, s->stack_len - cut);
+	s->stack_len -= cut;
+	s->stack_start = start;
+	s->partial_regs = true;
+	s->callee_saved = false;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.rsp = where->sp;
+	s->regs.rip = where->pc;
+	s->regs.orig_rax = (uint64_t)where->nr;
+	return 0;
+}
+
 int snapshot_read(const struct snapshot *s, uint64_t addr, void *out,
 		  size_t len)
 {

@@ -1,10 +1,13 @@
-/* Unit tests: what a stop's registers say about a system call. */
+/* Unit tests: what a stop's registers say about a system call; a
+ * blocked thread's stack copied ahead of knowing its sp. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "tracee/snapshot.h"
@@ -115,12 +118,52 @@ static void restart_pending_only_before_the_instruction(void **state)
 	assert_false(snapshot_restart_pending(&other, &w));
 }
 
+/* A "stack" of ours, copied ahead from below where it slept (with a
+ * word, in the same read), then cut at the sp it sleeps at: what
+ * snapshot_peek would have copied.  An sp below the copy is refused. */
+static void copy_ahead_then_cut(void **state)
+{
+	(void)state;
+	enum { LEN = 8192 };
+	uint8_t *stack = malloc(LEN);
+	assert_non_null(stack);
+	for (int i = 0; i < LEN; i++)
+		stack[i] = (uint8_t)(i * 7);
+	static uint32_t word = 0x0a000001;
+	struct snapshot *sn = calloc(1, sizeof(*sn));
+	assert_non_null(sn);
+	uint64_t base = (uint64_t)(uintptr_t)stack, top = base + LEN;
+	sn->n_words = 1;
+	sn->word_addr[0] = (uint64_t)(uintptr_t)&word;
+	assert_int_equal(snapshot_copy_ahead(getpid(), base + 1024, top, sn), 0);
+	assert_true(sn->words_ok);
+	assert_int_equal(sn->word[0], 0x0a000001);
+	struct blocked_syscall w = { .nr = SYS_read, .sp = base + 4096, .pc = 0x401002 };
+	assert_int_equal(snapshot_peek_ahead(&w, sn), 0);
+	assert_int_equal(sn->stack_start, base + 4096 - SNAPSHOT_RED_ZONE);
+	assert_int_equal(sn->stack_len, LEN - 4096 + SNAPSHOT_RED_ZONE);
+	assert_memory_equal(sn->stack, stack + 4096 - SNAPSHOT_RED_ZONE, sn->stack_len);
+	assert_true(sn->partial_regs);
+	assert_int_equal(sn->regs.rsp, w.sp);
+	assert_int_equal(sn->regs.rip, w.pc);
+	/* deeper than the copy: copied again by the caller */
+	assert_int_equal(snapshot_copy_ahead(getpid(), base + 4096, top, sn), 0);
+	w.sp = base + 2048;
+	assert_int_equal(snapshot_peek_ahead(&w, sn), -1);
+	/* above the top, or a region too big: nothing copied */
+	assert_int_equal(snapshot_copy_ahead(getpid(), top, top, sn), -1);
+	assert_int_equal(snapshot_copy_ahead(getpid(), 0, SNAPSHOT_STACK_MAX + 1, sn), -1);
+	free(sn);
+	free(stack);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(syscall_from_regs),
 		cmocka_unit_test(restarting_codes),
 		cmocka_unit_test(restart_pending_only_before_the_instruction),
+		cmocka_unit_test(copy_ahead_then_cut),
 	};
 	return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }
