@@ -24,21 +24,24 @@
 #include "sample/state.h"
 
 /* Reads p's application words (count.h) at the look at th, into d->words:
- * what the tick is counted with should th run before its peek.  No words
- * (n 0) when none are wanted. */
+ * what the tick is counted with should th run before its peek is proven.
+ * No words (n 0) when none are wanted. */
 void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
 			struct blocked_look *d);
 
 /* A blocked thread read without a stop, counted as this round's
- * observation.  One that was put on a CPU since the look at the tick (it
- * runs now, or ran while we read) is counted too, with the state and
- * kernel frames the look read and no user stack: nothing read now, by a
- * peek or a stop, is of the tick.  A look that found no kernel frames
- * caught the thread on a CPU on its way to sleep (its state already S):
- * they are read again, and kept if it has not run since.  false when it
- * must be stopped instead: still blocked, its stack cannot be unwound
- * from sp and pc alone (nor with the registers it went to sleep with,
- * switch_regs.h) and is not the one we know. */
+ * observation.  The reads its run count proves come soonest after the
+ * look: its process's words and its stack (copied ahead of knowing sp,
+ * from where it last slept, in one read), where it sleeps
+ * (/proc/.../syscall), the run count; then its kernel frames, proven by
+ * the run count again, else counted without them (r->kernel_late).  One
+ * put on a CPU since the look (it runs now, or ran while we read) is
+ * counted with the state the look read, the words read first and no
+ * user stack nor kernel frames: nothing read after it ran is of the
+ * tick.  false when it must be stopped instead (look->kernel then read):
+ * still blocked, its stack cannot be unwound from sp and pc alone (nor
+ * with the registers it went to sleep with, switch_regs.h) and is not the
+ * one we know. */
 /* A watch of a thread's switches (switch_regs.h) costs it about 2.2 us
  * at each switch off a CPU, whatever the interval (here: 1.4 us for a
  * per-task perf event at all, 0.8 more to sample); a stop about 15 us
@@ -78,6 +81,8 @@ struct stop_request {
 	struct sched_counts sc;
 	bool wait;            /* spin for the trap even if not running (a
 				 blocked thread our interrupt wakes) */
+	const struct look_words *words; /* a blocked look's, read first (for
+				 its tick, should the stop not show it); NULL */
 };
 
 /* Stops a thread: copies and resumes it at once if it traps while we

@@ -41,6 +41,8 @@ struct sampler_result {
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */
 	uint64_t queued;           /* stops of threads queued for a CPU */
 	uint64_t no_user_stack;    /* samples of threads that never stopped */
+	uint64_t kernel_late;      /* peeks whose thread woke while its kernel
+				      frames were read: counted without them */
 	uint64_t skipped_ticks;    /* ticks missed: due before a late round began */
 	uint64_t unwind_failures;  /* unwinds that stopped on an error */
 	uint64_t stop_timeouts;    /* stops still pending 200 ms after the ask */

@@ -51,6 +51,15 @@ struct observation {
  * stack then is the one it had at each of them.  Ticks alike (state,
  * kernel frames) are kept together. */
 #define PENDING_TICKS 4
+/* The application's words (count_set_words: Oracle's session state, a
+ * PostgreSQL process's wait event) as a look read them. */
+struct look_words {
+	int n;                          /* 0: none wanted */
+	int ok;                         /* read */
+	uint64_t addr[SNAPSHOT_WORDS];
+	uint32_t word[SNAPSHOT_WORDS];
+};
+
 struct pending_tick {
 	uint64_t count;
 	uint64_t first_ns, last_ns; /* the ticks it stands for */
@@ -75,6 +84,9 @@ struct pending_stop {
 	uint64_t waited_ticks; /* ticks due meanwhile: R (runnable), as its
 				  schedstat counts that time */
 	uint64_t last_round; /* the round that added its last tick */
+	bool look_words_known; /* its first tick a blocked look's, whose */
+	struct look_words look_words; /* words were read first: for that
+				   tick if the stop does not show it */
 	int n_ticks;
 	struct pending_tick ticks[PENDING_TICKS];
 };
@@ -98,6 +110,13 @@ struct sampled_thread {
 	double switches_per_s;           /* in the last whole window; < 0 not yet */
 	struct pending_stop *pending;  /* a stop whose trap has not come */
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
+	uint64_t regs_pc;       /* pc of a sleep whose stack needed registers
+				   a peek does not have (unwound through a
+				   frame found through rbp): a sleep there
+				   is stopped at once, not copied first */
+	uint64_t slept_sp;      /* sp of its last peek: the next one copies
+				   from there, less PEEK_AHEAD_SLACK, before
+				   reading where it sleeps; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
@@ -200,25 +219,17 @@ struct deferred_stop {
 	struct sched_counts sc;
 };
 
-/* The application's words (count_set_words: Oracle's session state, a
- * PostgreSQL process's wait event) as a look read them. */
-struct look_words {
-	int n;                          /* 0: none wanted */
-	int ok;                         /* read */
-	uint64_t addr[SNAPSHOT_WORDS];
-	uint32_t word[SNAPSHOT_WORDS];
-};
-
 /* What the look at a blocked thread (one that ran since its last sample)
- * read at the tick, for its peek right after. */
+ * read at the tick, and its peek right after (capture_peek). */
 struct blocked_look {
 	struct thread_ref ref;
 	char state;
 	bool runs_known;
 	struct sched_counts sc;
-	int n_kernel;                     /* its kernel frames at the tick, */
+	int n_kernel;                     /* its kernel frames then (0: not
+					     read, or not of then), */
 	char kernel[MEMORY_KERNEL_BYTES]; /* packed (frame.h) */
-	struct look_words words;          /* and its process's words then */
+	struct look_words words;          /* and its process's words */
 };
 
 struct sampler {
@@ -253,8 +264,6 @@ struct sampler {
 				  then are the next round's */
 	struct deferred_stop *running;
 	size_t n_running, cap_running;
-	struct blocked_look *to_stop; /* blocked, their stack needing registers */
-	size_t n_to_stop, cap_to_stop;
 	struct thread_ref *resumed;  /* resumed in it: where are they now? */
 	size_t n_resumed, cap_resumed;
 	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */

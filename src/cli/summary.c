@@ -458,6 +458,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->no_user_stack)
 		fprintf(f, "  no user stack          %" PRIu64 " samples of threads that never stopped, "
 			"or that ran before their stop came\n", r->no_user_stack);
+	if (r->kernel_late)
+		fprintf(f, "  no kernel stack        %" PRIu64 " samples of blocked threads that woke "
+			"while their kernel frames were read, counted without them\n", r->kernel_late);
 	/* Per thread: stops of different threads add up to more than the
 	 * wall time while each thread lost only its own share. */
 	/* (--no-idle's samples left out were taken all the same) */

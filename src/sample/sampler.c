@@ -124,7 +124,6 @@ void sampler_free(struct sampler *s)
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	free(s->running);
-	free(s->to_stop);
 	free(s->resumed);
 	free(s->pending);
 	for (size_t i = 0; i < s->n_threads; i++) {

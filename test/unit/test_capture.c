@@ -71,6 +71,8 @@ static struct {
 	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
 	bool has_words;             /* its application words, when read: */
 	uint32_t word[SNAPSHOT_WORDS]; /* word[0] Oracle's event number */
+	uint32_t word_at_peek;      /* word[0] once a peek's copy begins (0: the same) */
+	uint64_t runs_while_kernel_read; /* added while its kernel stack is read */
 	/* what capture asked of it */
 	int interrupts, waits, resumes, polls, nudges, peeks, copies;
 	uint64_t spun_until;        /* thread_wait_stop's spin_until */
@@ -127,6 +129,7 @@ void __wrap_thread_read_kernel_stack(const struct target *t, struct thread *th,
 	(void)t;
 	(void)th;
 	*ks = fake.kernel;
+	fake.runs += fake.runs_while_kernel_read;
 }
 
 /* Only where the threads resumed are now (placement is off here). */
@@ -174,6 +177,8 @@ int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_
 	s->regs.rip = where->pc;
 	s->partial_regs = true;
 	fill_stack(s);
+	if (fake.word_at_peek)
+		fake.word[0] = fake.word_at_peek;
 	if (fake.has_words) { /* read with the stack, as the real peek does */
 		memcpy(s->word, fake.word, sizeof(s->word));
 		s->words_ok = 1;
@@ -203,6 +208,10 @@ int __wrap_snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
 	(void)stack_top;
 	fake.copies++;
 	fill_stack(s);
+	if (fake.has_words) { /* read with the stack, as the real copy does */
+		memcpy(s->word, fake.word, sizeof(s->word));
+		s->words_ok = 1;
+	}
 	return 0;
 }
 
@@ -305,10 +314,11 @@ static struct kernel_stack kernel_stack(const char *inner, const char *outer)
 /* The look at a blocked thread, as round.c defers it for a peek. */
 static struct blocked_look look_at_sleeper(struct world *w, uint64_t runs)
 {
+	/* as round.c's look: its state and run count; the peek reads the
+	 * rest, its kernel frames those of nanosleep */
 	struct blocked_look d = { .ref = thread_ref_of(w->s, w->p, &w->th), .state = 'S',
 				   .runs_known = true, .sc = { .runs = runs } };
-	struct kernel_stack ks = kernel_stack("do_nanosleep", "hrtimer_nanosleep");
-	d.n_kernel = count_kernel_frames(&ks, d.kernel, sizeof(d.kernel));
+	fake.kernel = kernel_stack("do_nanosleep", "hrtimer_nanosleep");
 	return d;
 }
 
@@ -414,8 +424,8 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 
 /* It ran while the stack was copied: the copy may mix two moments, and
  * no later read, by a peek or a stop, is of the tick.  Counted with the
- * state and kernel frames the look read, no user stack, no stop; nothing
- * remembered. */
+ * state the look read, no user stack nor kernel frames (read after the
+ * proof, they would be of its work), no stop; nothing remembered. */
 static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 {
 	struct world *w = *state;
@@ -428,8 +438,7 @@ static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 	assert_int_equal(w->r.no_user_stack, 1);
 	assert_int_equal(w->r.samples, 1);
 	assert_int_equal(w->st->samples, 1);
-	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
-			 1);
+	assert_int_equal(counted(w, "worker;S (sleeping)"), 1);
 	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
 				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
 	assert_int_equal(counted_in_all(w), 1);
@@ -450,14 +459,35 @@ static void peek_of_a_thread_running_now_has_no_user_stack(void **state)
 	assert_int_equal(fake.interrupts, 0);
 	round_over(w, 1);
 	assert_int_equal(w->r.no_user_stack, 1);
-	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
-			 1);
-	/* its run count unmoved, a failed read is no proof: stopped instead */
+	assert_int_equal(counted(w, "worker;S (sleeping)"), 1);
+	/* its run count unmoved, a failed read is no proof: stopped instead,
+	 * with the kernel frames of its wait */
 	fake.runs = 5;
 	round_begin(w);
 	d = look_at_sleeper(w, 5);
 	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	assert_int_equal(d.n_kernel, 2);
 	round_over(w, 1);
+}
+
+/* It ran while its kernel frames were read, after its stack was proven:
+ * counted with its stack and without them (never with another moment's
+ * kernel frames), and said in the summary's count. */
+static void kernel_frames_read_after_it_woke_are_left_out(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	fake.runs_while_kernel_read = 1;
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(peeked_place) };
+	round_begin(w);
+	struct blocked_look d = look_at_sleeper(w, 5);
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
+	assert_int_equal(w->r.kernel_late, 1);
+	assert_int_equal(w->r.peeked, 1);
+	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place"), 1);
+	assert_int_equal(counted_in_all(w), 1);
 }
 
 /* A watch (switch_regs.h) while a thread switches at most 4 times a
@@ -703,10 +733,17 @@ static void asleep_at_the_tick_then_ran(struct world *w, bool stayed)
 	fake.runs = 7; /* woke, worked, and slept again before this tick */
 	round_begin(w);
 	struct blocked_look d = look_at_sleeper(w, fake.runs);
-	/* the peek failed (it runs now, or needs registers): asked to stop,
-	 * its trap awaited by nobody, as round.c does */
+	/* the peek failed (on a CPU when its system call was read, its run
+	 * count not moved yet: no proof): asked to stop, its trap awaited by
+	 * nobody, as round.c does, with the kernel frames and the words the
+	 * failed peek read */
+	fake.running_now = true;
+	fake.word[0] = 7;
+	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	fake.running_now = false;
+	fake.word[0] = 99; /* another event by the time of its trap */
 	struct stop_request rq = { .state = d.state, .runs_known = true, .sc = d.sc,
-				   .wait = false };
+				   .wait = false, .words = &d.words };
 	capture_stop(w->s, w->p, &w->th, w->st, &rq, d.kernel, d.n_kernel);
 	round_over(w, 1);
 	fake.runs = 8; /* one wake-up: by itself (and it ran), or by us */
@@ -724,8 +761,9 @@ static void asleep_at_the_tick_then_ran_has_no_user_stack(void **state)
 {
 	struct world *w = *state;
 	asleep_at_the_tick_then_ran(w, false);
-	assert_int_equal(counted(w, "worker;S (sleeping);hrtimer_nanosleep_[k];do_nanosleep_[k]"),
-			 1);
+	/* the state and the words its look read first; its kernel frames,
+	 * read after, unproven: not counted */
+	assert_int_equal(counted(w, "worker;S (sleeping)"), 1);
 	assert_int_equal(counted(w, "worker;S (sleeping);running_place;"
 				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
 	assert_int_equal(w->r.no_user_stack, 1);
@@ -744,6 +782,20 @@ static void asleep_at_the_tick_and_still_gets_its_stack(void **state)
 	assert_int_equal(counted_in_all(w), 2);
 }
 
+/* The same, with Oracle's words: its tick has the event its look read
+ * first, not the one its trap brought (another moment's). */
+static void stopped_after_it_ran_keeps_the_words_of_its_look(void **state)
+{
+	struct world *w = *state;
+	w->o.ksuseopc_addr = 0x1000;
+	w->o.ksusetim_addr = 0x1004;
+	fake.has_words = true;
+	asleep_at_the_tick_then_ran(w, false);
+	assert_int_equal(counted(w, "worker;event#=7 (Oracle state);S (sleeping)"), 1);
+	assert_int_equal(counted(w, "worker;event#=99 (Oracle state);S (sleeping)"), 0);
+	assert_int_equal(w->r.no_user_stack, 1);
+}
+
 /* Seen asleep, then ran before its peek: its tick is counted with its own
  * process's words as the look read them - not with what the peek read
  * later (it had moved on), nor with what another process's capture left
@@ -756,17 +808,15 @@ static void moved_on_keeps_the_words_of_its_look(void **state)
 	w->o.ksusetim_addr = 0x1004;
 	struct blocked_look d = asleep_then_ran_while_peeked(w);
 	fake.has_words = true;
-	fake.word[0] = 7; /* waiting on event 7 at the tick */
-	capture_look_words(w->s, w->p, &w->th, &d);
+	fake.word[0] = 7; /* waiting on event 7 at the tick, read first */
+	fake.word_at_peek = 99; /* another event by the time of the copy */
+	w->s->snap->word[0] = 42; /* and another process's, captured before */
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(d.words.n, 2);
 	assert_true(d.words.ok);
-	fake.word[0] = 99; /* another event by the time of the peek */
-	w->s->snap->word[0] = 42; /* and another process's, captured meanwhile */
-	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	round_over(w, 1);
 	assert_int_equal(w->r.no_user_stack, 1);
-	assert_int_equal(counted(w, "worker;event#=7 (Oracle state);S (sleeping);"
-				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 1);
+	assert_int_equal(counted(w, "worker;event#=7 (Oracle state);S (sleeping)"), 1);
 	assert_int_equal(counted_in_all(w), 1);
 }
 
@@ -779,6 +829,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(peek_of_a_thread_running_now_has_no_user_stack,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(kernel_frames_read_after_it_woke_are_left_out,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
 						teardown),
 		cmocka_unit_test(a_watch_while_it_switches_little),
@@ -788,6 +840,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(moved_on_keeps_the_words_of_its_look, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(stopped_after_it_ran_keeps_the_words_of_its_look,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(ticks_waited_for_our_cpu_have_its_state, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(thread_ended_with_a_stop_pending_has_no_user_stack,
