@@ -60,19 +60,40 @@ int snapshot_regs(pid_t tid, struct snapshot *s)
 	return ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) == 0 ? 0 : -1;
 }
 
-int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
-		  struct snapshot *s)
+/* A blocked thread's registers as /proc/.../syscall tells them: sp, pc
+ * and the call, nothing else known. */
+static void set_peek_regs(const struct blocked_syscall *where, struct snapshot *s)
 {
-	s->tid = tid;
-	s->stack_len = 0;
-	s->words_ok = 0;
 	s->partial_regs = true;
 	s->callee_saved = false;
 	memset(&s->regs, 0, sizeof(s->regs));
 	s->regs.rsp = where->sp;
 	s->regs.rip = where->pc;
 	s->regs.orig_rax = (uint64_t)where->nr;
+}
+
+int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
+		  struct snapshot *s)
+{
+	s->tid = tid;
+	s->stack_len = 0;
+	s->words_ok = 0;
+	set_peek_regs(where, s);
 	return snapshot_stack(tid, stack_top, s);
+}
+
+/* len bytes from start into s->stack, and the extra words after them,
+ * in one process_vm_readv: its result (bytes read, or -1). */
+static ssize_t read_stack_and_words(pid_t tid, uint64_t start, size_t len, struct snapshot *s)
+{
+	struct iovec local[1 + SNAPSHOT_WORDS] = { { s->stack, len } };
+	struct iovec remote[1 + SNAPSHOT_WORDS] = { { (void *)(uintptr_t)start, len } };
+	for (int i = 0; i < s->n_words; i++) {
+		local[1 + i] = (struct iovec){ &s->word[i], 4 };
+		remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
+	}
+	unsigned long n = 1 + (unsigned long)s->n_words;
+	return process_vm_readv(tid, local, n, remote, n, 0);
 }
 
 int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
@@ -85,14 +106,7 @@ int snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
 		/* The usual case: one copy of exactly the live part, and the
 		 * extra words in the same system call. */
 		size_t len = stack_top - start;
-		struct iovec local[1 + SNAPSHOT_WORDS] = { { s->stack, len } };
-		struct iovec remote[1 + SNAPSHOT_WORDS] = { { (void *)(uintptr_t)start, len } };
-		for (int i = 0; i < s->n_words; i++) {
-			local[1 + i] = (struct iovec){ &s->word[i], 4 };
-			remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
-		}
-		unsigned long n = 1 + (unsigned long)s->n_words;
-		ssize_t got = process_vm_readv(tid, local, n, remote, n, 0);
+		ssize_t got = read_stack_and_words(tid, start, len, s);
 		if (got > 0) {
 			s->stack_len = (size_t)got < len ? (size_t)got : len;
 			s->words_ok = s->n_words > 0 && (size_t)got == len + 4 * (size_t)s->n_words;
@@ -123,14 +137,7 @@ int snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct sna
 	if (from >= stack_top || stack_top - from > SNAPSHOT_STACK_MAX)
 		return -1;
 	size_t len = stack_top - from;
-	struct iovec local[1 + SNAPSHOT_WORDS] = { { s->stack, len } };
-	struct iovec remote[1 + SNAPSHOT_WORDS] = { { (void *)(uintptr_t)from, len } };
-	for (int i = 0; i < s->n_words; i++) {
-		local[1 + i] = (struct iovec){ &s->word[i], 4 };
-		remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
-	}
-	unsigned long n = 1 + (unsigned long)s->n_words;
-	ssize_t got = process_vm_readv(tid, local, n, remote, n, 0);
+	ssize_t got = read_stack_and_words(tid, from, len, s);
 	if (got < (ssize_t)len)
 		return -1;
 	s->stack_start = from;
@@ -149,12 +156,7 @@ int snapshot_peek_ahead(const struct blocked_syscall *where, struct snapshot *s)
 	memmove(s->stack, s->stack + cut, s->stack_len - cut);
 	s->stack_len -= cut;
 	s->stack_start = start;
-	s->partial_regs = true;
-	s->callee_saved = false;
-	memset(&s->regs, 0, sizeof(s->regs));
-	s->regs.rsp = where->sp;
-	s->regs.rip = where->pc;
-	s->regs.orig_rax = (uint64_t)where->nr;
+	set_peek_regs(where, s);
 	return 0;
 }
 
