@@ -323,15 +323,21 @@ static struct blocked_look look_at_sleeper(struct world *w, uint64_t runs)
 }
 
 /* A round in which the thread is seen asleep in nanosleep at
- * peeked_place, and runs while its peek copies: the look. */
+ * peeked_place, at its run count now: the look. */
+static struct blocked_look asleep_at_peeked_place(struct world *w)
+{
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(peeked_place) };
+	round_begin(w);
+	return look_at_sleeper(w, fake.runs);
+}
+
+/* The same, and it runs while its peek copies. */
 static struct blocked_look asleep_then_ran_while_peeked(struct world *w)
 {
 	fake.runs = 5;
 	fake.runs_while_peeked = 1;
-	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
-					       .pc = address_of(peeked_place) };
-	round_begin(w);
-	return look_at_sleeper(w, 5);
+	return asleep_at_peeked_place(w);
 }
 
 /* A thread asleep at pc, peeked at and counted (a round of its own). */
@@ -401,10 +407,7 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 {
 	struct world *w = *state;
 	fake.runs = 5;
-	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
-					       .pc = address_of(peeked_place) };
-	round_begin(w);
-	struct blocked_look d = look_at_sleeper(w, 5);
+	struct blocked_look d = asleep_at_peeked_place(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	assert_int_equal(fake.peeks, 1);
 	assert_int_equal(fake.interrupts, 0);
@@ -478,10 +481,7 @@ static void kernel_frames_read_after_it_woke_are_left_out(void **state)
 	struct world *w = *state;
 	fake.runs = 5;
 	fake.runs_while_kernel_read = 1;
-	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
-					       .pc = address_of(peeked_place) };
-	round_begin(w);
-	struct blocked_look d = look_at_sleeper(w, 5);
+	struct blocked_look d = asleep_at_peeked_place(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	round_over(w, 1);
 	assert_int_equal(w->r.kernel_late, 1);
