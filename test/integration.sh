@@ -21,18 +21,23 @@ cd "$(dirname "$0")/.."
 
 # run_try FILE TRY: one try of FILE in a subshell; its counts in
 # $TMP/counts, the names of its timing checks that missed in $TMP/misses.
+# Each try has a temporary folder of its own: what an earlier try left
+# (window files, reports) is not counted as this one's - a second try of
+# 27-overhead counted the first one's 3 window files with its own 3.
 run_try() {
 	: >"$TMP/misses"
 	echo "0 0 0" >"$TMP/counts"
+	local counts=$TMP/counts
 	(
 		TRY=$2 MISSES=$TMP/misses passed=0 failed=0 skipped=0 PIDS=() CGROUP=
+		TMP=$(mktemp -d "$TMP/try.XXXXXX")
 		# what the file started is ended with it: lib.sh's cleanup, less
 		# the temporary folder, which is the run's (a file that sets its
 		# own EXIT trap calls cleanup from it)
 		cleanup() {
 			for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 			[ -z "$CGROUP" ] || { sleep 0.1; rmdir "$CGROUP" 2>/dev/null; }
-			echo "$passed $failed $skipped" >"$TMP/counts"
+			echo "$passed $failed $skipped" >"$counts"
 		}
 		trap cleanup EXIT
 		. "$1"

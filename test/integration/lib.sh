@@ -80,6 +80,20 @@ start() {
 	sleep 0.2
 }
 stop_target() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# until COND SECONDS: polls the shell condition COND every 0.1 s until it
+# holds (status 0) or SECONDS have passed (status 1): for what a target
+# or the profiler does after it starts, never a fixed sleep that a busy
+# host outlasts.
+until_true() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	eval "$1"
+}
+# traced_by_now PID TRACER: PID is traced by TRACER.
+traced_by_now() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null)" = "$2" ]; }
 # quota_cgroup: makes a cpu cgroup whose tasks get 1 ms of CPU per 10 ms
 # (cgroup v1 cpu controller, or v2 where cpu is already enabled), in
 # $CGROUP.  Fails where we may not (not root, no cpu controller).
