@@ -1,6 +1,7 @@
 # --- Oracle wait events from a stand-in SGA (SysV shm) --------------------
 oracle_tests() {
 	start "$T/fake_oracle" "$TMP/addr"
+	until_true "[ -s $TMP/addr ]" 10
 	local opc tim
 	read -r opc tim <"$TMP/addr"
 	printf 's/\\<event#=146\\>/event=db file sequential read/g\n' >"$TMP/ev.sed"

@@ -6,8 +6,11 @@ lifecycle_tests() {
 	start "$T/sigcount" "$TMP/sigcount"
 	"$PP" -p "$TPID" -d 1ms -t 20s >"$TMP/sig.folded" 2>"$TMP/sig.err" &
 	local prof=$! i sent=500 got fwd rc
-	sleep 0.3
+	# forwarded by it only once it traces the target, and only those it
+	# saw before it let go: it is sent SIGINT once none is pending
+	until_true "traced_by_now $TPID $prof" 10
 	for i in $(seq $sent); do kill -s RTMIN+6 "$TPID"; sleep 0.002; done
+	until_true "! grep -Eq '^(SigPnd|ShdPnd):.*[1-9a-f]' /proc/$TPID/status" 5
 	kill -INT $prof
 	wait $prof
 	kill -TERM "$TPID"
@@ -33,6 +36,9 @@ lifecycle_tests() {
 	prof=$!
 	sleep 0.8
 	kill -STOP "$TPID"
+	# stopped once it has taken the signal (it must run to): T, or t
+	# while we hold it in the group stop
+	until_true "grep -q '^State:[[:space:]]*[Tt]' /proc/$TPID/status" 5
 	sleep 0.1
 	local cpu0 cpu1 stopped
 	# run time in ns: a stopped target does not run, not even in the kernel
@@ -94,6 +100,7 @@ lifecycle_tests() {
 	if command -v strace >/dev/null 2>&1; then
 		start strace -f -o /dev/null "$T/split"
 		local traced
+		until_true "pgrep -P $TPID split >/dev/null" 5
 		traced=$(pgrep -P "$TPID" split | head -n 1)
 		PIDS+=("$traced") # strace's death does not end its tracee
 		"$PP" -p "$traced" -n 10 >"$TMP/st.out" 2>"$TMP/st.err"

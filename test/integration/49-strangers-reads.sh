@@ -51,6 +51,7 @@ strangers_reads_tests() {
 	cp "$T/jit" "$d/jit" && chmod 755 "$d/jit"
 	start "${as_nobody[@]}" "$d/jit" perfmap
 	local map=/tmp/perf-$TPID.map peak base jits=() p text
+	until_true "grep -q jit_spin $map 2>/dev/null" 10
 	# the JIT's own line (jit_spin's address), made root's and private
 	text=$(sed 's/jit_spin$/leaked_secret/' "$map") && rm -f "$map"
 	echo "$text" >"$map" && chmod 600 "$map"

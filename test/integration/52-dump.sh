@@ -96,7 +96,9 @@ dump_tests() {
 	"$PP" --dump --pg-wait-events -p "$TPID" >"$TMP/pgdump.txt" 2>/dev/null
 	rc=$?
 	stop_target "$TPID"
-	if [ $rc = 0 ] && grep -Eq "^TID $TPID \(fake_pg\) [A-Z] \([a-z ]*\), (On CPU|event=IO:WALSync) \(PostgreSQL state\), " "$TMP/pgdump.txt"; then
+	# (its first 400 ms in Activity:CheckpointerMain: a start that a busy
+	# host delays is still read right)
+	if [ $rc = 0 ] && grep -Eq "^TID $TPID \(fake_pg\) [A-Z] \([a-z ]*\), (On CPU|event=IO:WALSync|event=Activity:CheckpointerMain) \(PostgreSQL state\), " "$TMP/pgdump.txt"; then
 		pass "--dump --pg-wait-events: $(head -2 "$TMP/pgdump.txt" | tail -1 | cut -d, -f2)"
 	else fail "--dump --pg-wait-events" "exit $rc" "$TMP/pgdump.txt"; fi
 }
