@@ -16,7 +16,8 @@
  * /proc/.../syscall gives its sp and pc, the stack is copied, and the copy
  * is consistent when its run count is the same before and after.  It is
  * stopped only if the unwind needs a register that sp and pc do not give
- * (a frame-pointer chain needs rbp).  A thread that runs is stopped: at
+ * (a frame-pointer chain needs rbp) and no stop found it asleep at the
+ * same sp and pc before (struct sleep_regs).  A thread that runs is stopped: at
  * once if it is on a CPU, and without waiting for it if it is queued for
  * one - its trap comes when it gets the CPU, and until then it has not
  * run, so the stack it traps with is the one it had at the tick.
@@ -29,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/user.h>
 
 #include "tracee/procfs.h"
 #include "unwind/unwind.h"
@@ -113,6 +115,42 @@ struct unwind_input {
 	uint64_t stack_hash;
 	unsigned generation; /* modules_generation at the unwind */
 };
+
+/* The registers a stop found a thread asleep with, where a peek's sp and
+ * pc alone could not unwind its stack (a frame found through rbp, in a
+ * build that keeps a frame pointer).  A later sleep at the same sp and pc
+ * is unwound with them, without a stop, and the unwind is kept only if it
+ * finds the stop's frames again:
+ *   - a register the unwind reads from the registers, not from a slot a
+ *     frame saved it in, holds what an outer frame put there (a call keeps
+ *     it); with the same sp, pc and frames, return address by return
+ *     address to the outermost, that frame is the same call of the same
+ *     function, its frame pointer where it was;
+ *   - a wrong rbp reads return addresses from other slots of the copy
+ *     (every byte of it a live frame's): the chain found then is not the
+ *     stop's, and the thread is stopped as it would have been.
+ * A PostgreSQL 15 of Debian's keeps rbp in WaitEventSetWait: every
+ * ClientRead of its backends was a stop, asked after the peek failed. */
+struct sleep_regs {
+	uint64_t pc, sp;        /* where it slept: /proc's pc and sp; pc 0 none */
+	uint64_t rbx, rbp, r12, r13, r14, r15; /* as the stop copied them */
+	int n_frames;           /* the stop's unwind, complete: its frames */
+	uint64_t frames_hash;   /* their addresses and kinds, hashed */
+};
+
+/* Keeps the registers of a stop that found the thread asleep at `at`,
+ * with its unwind (complete, n frames). */
+void sleep_regs_keep(struct sleep_regs *g, const struct blocked_syscall *at,
+		     const struct user_regs_struct *r, const struct unwound_frame *frames, int n);
+
+/* Asleep where g's stop found it: the same pc and sp? */
+bool sleep_regs_fit(const struct sleep_regs *g, const struct blocked_syscall *w);
+
+/* g's callee-saved registers into r (its sp and pc left as they are). */
+void sleep_regs_lend(const struct sleep_regs *g, struct user_regs_struct *r);
+
+/* An unwind with g's registers: the frames of g's stop? */
+bool sleep_regs_same_frames(const struct sleep_regs *g, const struct unwound_frame *frames, int n);
 
 /* The same sp, pc and stack bytes as the memory's unwind (and the same
  * modules)? */

@@ -37,6 +37,10 @@ struct sampler_result {
 	uint64_t still;            /* of which by their run count alone (idle.h) */
 	uint64_t still_unmoved;    /* of which by their switches' record: no read */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
+	uint64_t peeked_lent;      /* of which unwound with an earlier stop's
+				      registers (decide.h, sleep_regs) */
+	uint64_t lent_refused;     /* peeks whose unwind with them found other
+				      frames: stopped instead */
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */
 	uint64_t queued;           /* stops of threads queued for a CPU */

@@ -113,7 +113,10 @@ struct sampled_thread {
 	uint64_t regs_pc;       /* pc of a sleep whose stack needed registers
 				   a peek does not have (unwound through a
 				   frame found through rbp): a sleep there
-				   is stopped at once, not copied first */
+				   is stopped at once, not copied first,
+				   unless at slept_regs's sp */
+	struct sleep_regs slept_regs; /* a stop's registers asleep at regs_pc:
+				   lent to a peek at its pc and sp (decide.h) */
 	uint64_t slept_sp;      /* sp of its last peek: the next one copies
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */

@@ -445,6 +445,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
 			r->still_unmoved);
 	fputs(")\n", f);
+	if (r->peeked_lent || r->lent_refused)
+		fprintf(f, "  frame pointers         %" PRIu64 " of those read unwound with rbp from an "
+			"earlier stop at the same sp; %" PRIu64 " times it found other frames, and the "
+			"thread was stopped\n", r->peeked_lent, r->lent_refused);
 	print_switches(f, &r->switches);
 	if (r->words_reused)
 		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "

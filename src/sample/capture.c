@@ -168,7 +168,7 @@ static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
 {
 	bool ahead = false;
 	/* (not for one likely to be stopped: its words alone, sooner) */
-	bool stopped_last = !st->switched && st->regs_pc;
+	bool stopped_last = !st->switched && st->regs_pc && st->slept_regs.pc != st->regs_pc;
 	if (!stopped_last && st->slept_sp && st->slept_sp >= st->stack_low &&
 	    st->slept_sp < st->stack_top) {
 		uint64_t from = st->slept_sp - SNAPSHOT_RED_ZONE;
@@ -212,13 +212,18 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		return false;
 	}
 	/* Where its stack needed registers the last time, and still no
-	 * watch to give them: stopped at once, not copied and unwound
-	 * first - the sooner, the likelier in the same sleep (PostgreSQL
-	 * 15's ClientRead under pgbench kept their stack in 96.7 % copied
-	 * first, 97.6-97.9 % so). */
+	 * watch to give them: unwound with those of a stop that found it
+	 * asleep at the same sp (decide.h, sleep_regs); else stopped at once,
+	 * not copied and unwound first - the sooner, the likelier in the
+	 * same sleep (PostgreSQL 15's ClientRead under pgbench kept their
+	 * stack in 96.7 % copied first, 97.6-97.9 % so). */
+	bool lent = false;
 	if (!st->switched && st->regs_pc && w.pc == st->regs_pc) {
-		look_kernel(p, th, look);
-		return false;
+		if (!sleep_regs_fit(&st->slept_regs, &w)) {
+			look_kernel(p, th, look);
+			return false;
+		}
+		lent = true;
 	}
 	stack_bounds(p, st, w.sp, false);
 	if (!ahead || snapshot_peek_ahead(&w, s->snap) != 0) {
@@ -233,6 +238,10 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	 * before its run count is, which proves it */
 	s->snap->callee_saved =
 		switch_regs_last(s->switches, st->switched, w.sp, w.pc, &s->snap->regs);
+	if (lent) {
+		sleep_regs_lend(&st->slept_regs, &s->snap->regs);
+		s->snap->callee_saved = true;
+	}
 	/* Consistent if the thread was not put on a CPU while we read. */
 	struct sched_counts after;
 	bool after_known = look->runs_known && thread_read_sched(p->t, th, &after) == 0;
@@ -252,6 +261,10 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		struct unwound_frame frames[UNWIND_MAX_FRAMES];
 		int n = unwind_snapshot(p->program->unwinder, s->snap, frames, UNWIND_MAX_FRAMES,
 					&complete);
+		if (lent && complete && !sleep_regs_same_frames(&st->slept_regs, frames, n)) {
+			complete = 0; /* not the stop's frames: no proof of rbp */
+			s->r->lent_refused++;
+		}
 		if (complete) /* else it needs a register we do not have */
 			memory_remember(m, &in, frames, n, complete);
 		else if (!st->switched && capture_watch_worth(st->switches_per_s, tick_ns(s), false))
@@ -275,6 +288,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		m->n_kernel = look->n_kernel;
 	}
 	s->r->peeked++;
+	s->r->peeked_lent += lent && !same;
 	count_observe_memory(s, p, st, reported_state(look->state, false, false));
 	s->released_ns = now_ns();
 	return true;
@@ -523,8 +537,14 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	 * traps where it is, one queued for a CPU must be put on it first. */
 	bool on_cpu_by_runs = c->runs_known && ps->runs_known && c->stopped.runs == ps->runs;
 	struct blocked_syscall at;
-	bool blocked_ok = stop_shows_blocked_tick(f, snapshot_syscall(&s->snap->regs, &at) == 0,
-						  ps->runs_known, ps->runs);
+	bool in_call = snapshot_syscall(&s->snap->regs, &at) == 0;
+	bool blocked_ok = stop_shows_blocked_tick(f, in_call, ps->runs_known, ps->runs);
+	/* asleep where a peek could not unwind it: its registers, for the
+	 * next peek there */
+	if (c->copied && complete && n > 0 && in_call && at.pc && at.pc == st->regs_pc) {
+		sleep_regs_keep(&st->slept_regs, &at, &s->snap->regs, frames, n);
+		st->slept_sp = at.sp;
+	}
 	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, blocked_ok,
 			    th->group_stop, on_cpu_by_runs, ps->at_once ? "stop" : "late");

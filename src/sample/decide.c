@@ -1,6 +1,7 @@
 /* decide.c - reuse, peek or stop: see decide.h for the rule. */
 #include "sample/decide.h"
 
+#include <assert.h>
 #include <string.h>
 
 enum thread_action decide(const struct tick_view *v, const struct thread_memory *m)
@@ -57,6 +58,43 @@ void memory_remember(struct thread_memory *m, const struct unwind_input *in,
 	m->stack_start = in->stack_start;
 	m->stack_len = in->stack_len;
 	m->stack_hash = in->stack_hash;
+}
+
+static uint64_t frames_hash(const struct unwound_frame *frames, int n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (int i = 0; i < n; i++)
+		h = (h ^ frames[i].ip ^ ((uint64_t)frames[i].kind << 56)) * 1099511628211ULL;
+	return h;
+}
+
+void sleep_regs_keep(struct sleep_regs *g, const struct blocked_syscall *at,
+		     const struct user_regs_struct *r, const struct unwound_frame *frames, int n)
+{
+	assert(at->pc && n > 0);
+	*g = (struct sleep_regs){ at->pc, at->sp, r->rbx, r->rbp, r->r12, r->r13, r->r14, r->r15,
+				  n, frames_hash(frames, n) };
+}
+
+bool sleep_regs_fit(const struct sleep_regs *g, const struct blocked_syscall *w)
+{
+	return g->pc && g->pc == w->pc && g->sp == w->sp;
+}
+
+void sleep_regs_lend(const struct sleep_regs *g, struct user_regs_struct *r)
+{
+	assert(g->pc);
+	r->rbx = g->rbx;
+	r->rbp = g->rbp;
+	r->r12 = g->r12;
+	r->r13 = g->r13;
+	r->r14 = g->r14;
+	r->r15 = g->r15;
+}
+
+bool sleep_regs_same_frames(const struct sleep_regs *g, const struct unwound_frame *frames, int n)
+{
+	return g->pc && n == g->n_frames && frames_hash(frames, n) == g->frames_hash;
 }
 
 void memory_after_peek(struct thread_memory *m, bool consistent, uint64_t runs)

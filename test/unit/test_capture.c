@@ -49,6 +49,9 @@ __attribute__((noinline)) void peeked_place(void) { sink = 1; }
 __attribute__((noinline)) void old_place(void) { sink = 2; }
 __attribute__((noinline)) void trap_place(void) { sink = 3; }
 __attribute__((noinline)) void running_place(void) { sink = 4; }
+__attribute__((noinline)) void fp_place(void) { sink = 5; }     /* its caller found by rbp */
+__attribute__((noinline)) void fp_caller(void) { sink = 6; }    /* that caller */
+__attribute__((noinline)) void other_caller(void) { sink = 7; } /* read through a wrong rbp */
 
 static uint64_t address_of(void (*fn)(void))
 {
@@ -63,6 +66,11 @@ static struct {
 	uint64_t runs_while_peeked; /* added while a peek copies: it ran */
 	struct blocked_syscall where; /* where it waits, for a peek */
 	uint64_t trap_pc;           /* where it is when it traps */
+	uint64_t trap_sp;           /* and its sp there (0: TRAP_SP) */
+	uint8_t stack_salt;         /* its locals: other bytes, same frames */
+	uint64_t rbp;               /* its rbp now: at fp_place, the unwind
+				       finds fp_caller with it, other_caller
+				       with any other */
 	bool traps_at_once;         /* within thread_wait_stop's spin */
 	bool trap_due;              /* thread_poll finds its trap */
 	bool running_now;           /* on a CPU when its syscall is read */
@@ -163,7 +171,8 @@ static void fill_stack(struct snapshot *s)
 	s->stack_start = s->regs.rsp - SNAPSHOT_RED_ZONE;
 	s->stack_len = 512;
 	for (size_t i = 0; i < s->stack_len; i++)
-		s->stack[i] = (uint8_t)(s->regs.rip >> (i % 8) ^ s->regs.rsp >> 12 ^ i);
+		s->stack[i] = (uint8_t)(s->regs.rip >> (i % 8) ^ s->regs.rsp >> 12 ^ i ^
+					fake.stack_salt);
 }
 
 int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack_top,
@@ -191,8 +200,9 @@ int __wrap_snapshot_regs(pid_t tid, struct snapshot *s)
 {
 	(void)tid;
 	memset(&s->regs, 0, sizeof(s->regs));
-	s->regs.rsp = TRAP_SP;
+	s->regs.rsp = fake.trap_sp ? fake.trap_sp : TRAP_SP;
 	s->regs.rip = fake.trap_pc;
+	s->regs.rbp = fake.rbp;
 	s->regs.orig_rax = (unsigned long long)-1; /* in no system call */
 	if (fake.trap_in_wait) { /* nanosleep, aborted: the kernel will restart it */
 		s->regs.orig_rax = 35;
@@ -226,7 +236,9 @@ int __wrap_snapshot_read_words(pid_t tid, struct snapshot *s)
 }
 
 /* One frame, the copy's pc: the stack a sample is counted with names
- * where the copy was taken. */
+ * where the copy was taken.  At fp_place, a frame-pointer frame: without
+ * rbp incomplete, with the thread's rbp its caller fp_caller, with
+ * another other_caller (return addresses read from other slots). */
 int __wrap_unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 			   struct unwound_frame *frames, int max, int *complete)
 {
@@ -234,7 +246,15 @@ int __wrap_unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	(void)max;
 	frames[0] = (struct unwound_frame){ s->regs.rip, FRAME_EXACT };
 	*complete = 1;
-	return 1;
+	if (s->regs.rip != address_of(fp_place))
+		return 1;
+	if (s->partial_regs && !s->callee_saved) {
+		*complete = 0;
+		return 1;
+	}
+	void (*caller)(void) = s->regs.rbp == fake.rbp ? fp_caller : other_caller;
+	frames[1] = (struct unwound_frame){ address_of(caller) + 1, FRAME_CALL };
+	return 2;
 }
 
 /* --- the sampler over it --------------------------------------------- */
@@ -820,6 +840,91 @@ static void moved_on_keeps_the_words_of_its_look(void **state)
 	assert_int_equal(counted_in_all(w), 1);
 }
 
+/* A sleep whose stack needs rbp, at fp_place: the first peek cannot
+ * unwind it, so it is stopped; the stop's registers are kept, and the
+ * next sleep at the same sp and pc is unwound with them, without a stop,
+ * while they find the stop's frames (decide.h, sleep_regs). */
+static void stop_found_asleep_at_fp_place(struct world *w, uint64_t rbp)
+{
+	fake.rbp = rbp;
+	fake.where = (struct blocked_syscall){ .nr = 35, .sp = SLEEP_SP,
+					       .pc = address_of(fp_place) };
+	round_begin(w);
+	struct blocked_look d = look_at_sleeper(w, fake.runs);
+	assert_false(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	struct stop_request rq = { .state = d.state, .runs_known = true, .sc = d.sc,
+				   .wait = false, .words = &d.words };
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, d.kernel, d.n_kernel);
+	round_over(w, 1);
+	fake.runs++; /* our stop took it out of its wait */
+	fake.trap_in_wait = true;
+	fake.trap_pc = address_of(fp_place);
+	fake.trap_sp = SLEEP_SP;
+	fake.trap_due = true;
+	capture_poll_pending(w->s);
+	assert_null(w->st->pending);
+}
+
+static bool peek_asleep_at_fp_place(struct world *w, uint64_t sp)
+{
+	fake.runs += 2; /* it woke, worked and slept again: its locals changed */
+	fake.stack_salt++;
+	fake.where.sp = sp;
+	round_begin(w);
+	struct blocked_look d = look_at_sleeper(w, fake.runs);
+	bool peeked = capture_peek(w->s, w->p, &w->th, w->st, &d);
+	if (!peeked) { /* stopped instead, as round.c does */
+		struct stop_request rq = { .state = d.state, .runs_known = true, .sc = d.sc,
+					   .wait = false, .words = &d.words };
+		capture_stop(w->s, w->p, &w->th, w->st, &rq, d.kernel, d.n_kernel);
+	}
+	round_over(w, 1);
+	return peeked;
+}
+
+static void a_sleep_needing_rbp_is_read_with_a_stops_registers(void **state)
+{
+	struct world *w = *state;
+	const char *fp_stack = "worker;S (sleeping);fp_caller;fp_place;"
+			       "hrtimer_nanosleep_[k];do_nanosleep_[k]";
+	fake.runs = 5;
+	stop_found_asleep_at_fp_place(w, 0x7ffd10000200ULL);
+	assert_int_equal(fake.interrupts, 1);
+	assert_int_equal(w->st->regs_pc, address_of(fp_place));
+	assert_int_equal(w->st->slept_regs.pc, address_of(fp_place));
+	assert_int_equal(w->st->slept_regs.sp, SLEEP_SP);
+	assert_int_equal(counted(w, fp_stack), 1);
+	/* the same sleep place and rbp: read without a stop, its frames */
+	assert_true(peek_asleep_at_fp_place(w, SLEEP_SP));
+	assert_int_equal(fake.interrupts, 1);
+	assert_int_equal(w->r.peeked_lent, 1);
+	assert_int_equal(counted(w, fp_stack), 2);
+	/* elsewhere on the stack: stopped at once, nothing copied first */
+	int peeks = fake.peeks;
+	fake.trap_due = false;
+	assert_false(peek_asleep_at_fp_place(w, SLEEP_SP - 64));
+	assert_int_equal(fake.peeks, peeks);
+	assert_int_equal(fake.interrupts, 2);
+	assert_int_equal(w->r.lent_refused, 0);
+}
+
+/* Asleep at the same sp and pc, but its frame pointer is elsewhere now:
+ * the stop's rbp finds other frames, which are not counted - the thread
+ * is stopped, and its stack is what the stop copies. */
+static void a_stops_registers_that_find_other_frames_are_refused(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	stop_found_asleep_at_fp_place(w, 0x7ffd10000200ULL);
+	fake.rbp = 0x7ffd10000300ULL;
+	assert_false(peek_asleep_at_fp_place(w, SLEEP_SP));
+	assert_int_equal(w->r.lent_refused, 1);
+	assert_int_equal(w->r.peeked_lent, 0);
+	assert_int_equal(fake.interrupts, 2);
+	assert_int_equal(counted(w, "worker;S (sleeping);other_caller;fp_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +957,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(asleep_at_the_tick_and_still_gets_its_stack, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_sleep_needing_rbp_is_read_with_a_stops_registers,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(a_stops_registers_that_find_other_frames_are_refused,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
 }

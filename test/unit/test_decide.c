@@ -311,6 +311,38 @@ static void blocked_tick_and_its_stop(void **state)
 	assert_true(stop_shows_blocked_tick(&f, true, false, 0));
 }
 
+/* A stop's registers: lent only at its pc and sp, its callee-saved ones
+ * alone, and its frames known again only if every address is the same. */
+static void sleep_regs_lent_where_they_were_found(void **state)
+{
+	(void)state;
+	struct sleep_regs g = { 0 };
+	struct blocked_syscall at = { .nr = 232, .sp = 0x7ffd1000, .pc = 0x401000 };
+	assert_false(sleep_regs_fit(&g, &at)); /* none kept */
+	struct user_regs_struct r = { .rbx = 1, .rbp = 0x7ffd1100, .r12 = 3, .r13 = 4, .r14 = 5,
+				      .r15 = 6, .rax = 7, .rsp = 0x7ffd1000, .rip = 0x401000 };
+	struct unwound_frame f[3] = { { 0x401000, FRAME_EXACT }, { 0x402010, FRAME_CALL },
+				      { 0x403020, FRAME_CALL } };
+	sleep_regs_keep(&g, &at, &r, f, 3);
+	assert_true(sleep_regs_fit(&g, &at));
+	struct blocked_syscall deeper = at, elsewhere = at;
+	deeper.sp -= 16;
+	elsewhere.pc += 2;
+	assert_false(sleep_regs_fit(&g, &deeper));
+	assert_false(sleep_regs_fit(&g, &elsewhere));
+	struct user_regs_struct peek = { .rsp = 0x7ffd1000, .rip = 0x401000, .rax = 99 };
+	sleep_regs_lend(&g, &peek);
+	assert_int_equal(peek.rbp, 0x7ffd1100);
+	assert_int_equal(peek.rbx + peek.r12 + peek.r13 + peek.r14 + peek.r15, 1 + 3 + 4 + 5 + 6);
+	assert_int_equal(peek.rax, 99); /* not a register a call keeps */
+	assert_true(sleep_regs_same_frames(&g, f, 3));
+	assert_false(sleep_regs_same_frames(&g, f, 2));
+	struct unwound_frame other[3] = { f[0], f[1], { 0x403028, FRAME_CALL } };
+	assert_false(sleep_regs_same_frames(&g, other, 3));
+	other[2] = (struct unwound_frame){ 0x403020, FRAME_EXACT };
+	assert_false(sleep_regs_same_frames(&g, other, 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +363,7 @@ int main(void)
 		cmocka_unit_test(matches_only_the_same_inputs),
 		cmocka_unit_test(stack_hash_sees_every_byte),
 		cmocka_unit_test(blocked_tick_and_its_stop),
+		cmocka_unit_test(sleep_regs_lent_where_they_were_found),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }
