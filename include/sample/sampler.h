@@ -41,6 +41,8 @@ struct sampler_result {
 				      registers (decide.h, sleep_regs) */
 	uint64_t lent_refused;     /* peeks whose unwind with them found other
 				      frames: stopped instead */
+	uint64_t copies_extended;  /* peeks whose copy, cut above the frames the
+				      last unwind read, was too short */
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */
 	uint64_t queued;           /* stops of threads queued for a CPU */

@@ -117,6 +117,9 @@ struct sampled_thread {
 				   unless at slept_regs's sp */
 	struct sleep_regs slept_regs; /* a stop's registers asleep at regs_pc:
 				   lent to a peek at its pc and sp (decide.h) */
+	uint64_t unwind_top;    /* how far up its stack its last whole unwind
+				   read: a peek's copy ahead ends
+				   COPY_TOP_SLACK above it; 0 unknown */
 	uint64_t slept_sp;      /* sp of its last peek: the next one copies
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */

@@ -69,6 +69,10 @@ int snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_t stack
  * read, else -1 (nothing kept). */
 int snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct snapshot *s);
 
+/* A copy ahead that ended short of the stack's top (stack_top), the rest
+ * appended: 0, or -1 (the copy as it was). */
+int snapshot_extend(pid_t tid, uint64_t stack_top, struct snapshot *s);
+
 /* Then its sp and pc (where): the copy ahead cut to start at sp less the
  * red zone, as snapshot_peek would have copied it.  0, or -1 when sp is
  * not inside it (then snapshot_peek copies again). */

@@ -9,6 +9,7 @@
 #define PTRACE_PROFILER_UNWIND_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "unwind/modules.h"
@@ -54,5 +55,13 @@ void unwinder_free(struct unwinder *u);
  * the last one, which takes one of the max slots. */
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete);
+
+/* Of u's last unwind_snapshot: how far up its stack copy it read (the
+ * address after the highest word; 0 none), and whether it asked for a
+ * word just past the copy's end - a copy cut short of the stack's top
+ * (snapshot_copy_ahead's) was too short for it, and its frames are not
+ * the stack's. */
+uint64_t unwind_read_top(const struct unwinder *u);
+bool unwind_read_past_copy(const struct unwinder *u);
 
 #endif

@@ -445,6 +445,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
 			r->still_unmoved);
 	fputs(")\n", f);
+	if (r->copies_extended)
+		fprintf(f, "  short copies           %" PRIu64 " reads without a stop copied the stack "
+			"up to where the last unwind ended, found it too short, and read the rest\n",
+			r->copies_extended);
 	if (r->peeked_lent || r->lent_refused)
 		fprintf(f, "  frame pointers         %" PRIu64 " of those read unwound with rbp from an "
 			"earlier stop at the same sp; %" PRIu64 " times it found other frames, and the "

@@ -146,6 +146,20 @@ int snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct sna
 	return 0;
 }
 
+int snapshot_extend(pid_t tid, uint64_t stack_top, struct snapshot *s)
+{
+	uint64_t end = s->stack_start + s->stack_len;
+	if (!s->stack_len || stack_top <= end || stack_top - s->stack_start > SNAPSHOT_STACK_MAX)
+		return -1;
+	size_t len = stack_top - end;
+	struct iovec local = { s->stack + s->stack_len, len };
+	struct iovec remote = { (void *)(uintptr_t)end, len };
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return -1;
+	s->stack_len += len;
+	return 0;
+}
+
 int snapshot_peek_ahead(const struct blocked_syscall *where, struct snapshot *s)
 {
 	uint64_t sp = where->sp;

@@ -41,6 +41,8 @@ struct unwinder {
 	struct modules *modules;
 	unw_addr_space_t as;
 	unsigned generation; /* module list changes flush libunwind's cache */
+	uint64_t read_top;   /* the last unwind: how far up the copy it read */
+	bool read_past;      /* and whether it asked for a word past its end */
 	struct {
 		uint64_t addr; /* 0: none */
 		bool has_info;
@@ -66,8 +68,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	struct unwind_ctx *c = arg;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (snapshot_read(c->snap, addr, val, sizeof(*val)) == 0)
+	const struct snapshot *s = c->snap;
+	if (snapshot_read(s, addr, val, sizeof(*val)) == 0) {
+		if (addr + sizeof(*val) > c->u->read_top)
+			c->u->read_top = addr + sizeof(*val);
 		return 0;
+	}
+
 	if (c->index && addr >= INDEX_WINDOW && addr - INDEX_WINDOW <= c->index_bytes - sizeof(*val)) {
 		memcpy(val, (const uint8_t *)c->index + (addr - INDEX_WINDOW), sizeof(*val));
 		return 0;
@@ -84,6 +91,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		*val = 0;
 		return 0;
 	}
+	/* just above the copy: where a stack copied short of its top goes on */
+	uint64_t end = s->stack_start + s->stack_len;
+	if (s->stack_len && addr + sizeof(*val) > end && addr < end + SNAPSHOT_STACK_MAX)
+		c->u->read_past = true;
 	return -UNW_EINVAL;
 }
 
@@ -368,6 +379,8 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	int n = 0;
 
 	*complete = 0;
+	u->read_top = 0;
+	u->read_past = false;
 	/* Looked up first: an unknown address re-reads the module list
 	 * before libunwind caches anything about it. */
 	bool leaf_known = modules_find(u->modules, s->regs.rip) != NULL;
@@ -394,4 +407,14 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	if (!whole && n < max)
 		frames[n++] = (struct unwound_frame){ 0, FRAME_TRUNCATED };
 	return n;
+}
+
+uint64_t unwind_read_top(const struct unwinder *u)
+{
+	return u->read_top;
+}
+
+bool unwind_read_past_copy(const struct unwinder *u)
+{
+	return u->read_past;
 }

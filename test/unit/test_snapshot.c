@@ -150,6 +150,14 @@ static void copy_ahead_then_cut(void **state)
 	assert_int_equal(snapshot_copy_ahead(getpid(), base + 4096, top, sn), 0);
 	w.sp = base + 2048;
 	assert_int_equal(snapshot_peek_ahead(&w, sn), -1);
+	/* ended short of the top, then the rest appended */
+	assert_int_equal(snapshot_copy_ahead(getpid(), base + 1024, base + 4096, sn), 0);
+	assert_int_equal(sn->stack_len, 3072);
+	assert_int_equal(snapshot_extend(getpid(), top, sn), 0);
+	assert_int_equal(sn->stack_start, base + 1024);
+	assert_int_equal(sn->stack_len, LEN - 1024);
+	assert_memory_equal(sn->stack, stack + 1024, sn->stack_len);
+	assert_int_equal(snapshot_extend(getpid(), top, sn), -1); /* nothing left */
 	/* above the top, or a region too big: nothing copied */
 	assert_int_equal(snapshot_copy_ahead(getpid(), top, top, sn), -1);
 	assert_int_equal(snapshot_copy_ahead(getpid(), 0, SNAPSHOT_STACK_MAX + 1, sn), -1);

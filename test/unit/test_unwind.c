@@ -169,6 +169,40 @@ static void own_stack_reaches_main(void **state)
 	assert_true(complete);
 }
 
+/* How far up its copy an unwind read, and a copy cut below that: the
+ * unwind says it asked past the copy's end (a peek then reads the rest),
+ * and one cut just above it reads the same frames and nothing past. */
+static void a_copy_cut_short_says_so(void **state)
+{
+	(void)state;
+	level_one();
+	struct modules *m = modules_open(files, getpid());
+	struct unwinder *u = unwinder_new(m);
+	struct unwound_frame whole[UNWIND_MAX_FRAMES], frames[UNWIND_MAX_FRAMES];
+	int complete;
+	int n = unwind_snapshot(u, &snap, whole, UNWIND_MAX_FRAMES, &complete);
+	assert_true(complete);
+	assert_int_not_equal(whole[n - 1].kind, FRAME_TRUNCATED);
+	assert_false(unwind_read_past_copy(u));
+	uint64_t top = unwind_read_top(u), end = snap.stack_start + snap.stack_len;
+	assert_true(top > snap.regs.rsp && top <= end);
+	size_t len = snap.stack_len;
+	snap.stack_len = (size_t)(top - snap.stack_start); /* just what it read */
+	assert_int_equal(unwind_snapshot(u, &snap, frames, UNWIND_MAX_FRAMES, &complete), n);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(frames[i].ip, whole[i].ip);
+		assert_int_equal(frames[i].kind, whole[i].kind);
+	}
+	assert_false(unwind_read_past_copy(u));
+	snap.stack_len -= 64; /* the outermost frames' words left out */
+	n = unwind_snapshot(u, &snap, frames, UNWIND_MAX_FRAMES, &complete);
+	assert_true(unwind_read_past_copy(u));
+	assert_true(!complete || frames[n - 1].kind == FRAME_TRUNCATED);
+	snap.stack_len = len;
+	unwinder_free(u);
+	modules_close(m);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -433,6 +467,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(garbage_stacks_end_quickly, new_run, end_run),
 		cmocka_unit_test_setup_teardown(own_stack_reaches_main, new_run, end_run),
+		cmocka_unit_test_setup_teardown(a_copy_cut_short_says_so, new_run, end_run),
 		cmocka_unit_test_setup_teardown(through_a_signal_handler, new_run, end_run),
 		cmocka_unit_test_setup_teardown(partial_registers_never_mislead, new_run, end_run),
 		cmocka_unit_test_setup_teardown(frame_pointer_chain_needs_rbp, new_run, end_run),
