@@ -71,6 +71,19 @@ void capture_watch_cold(struct sampler *s, struct sampled_thread *st, pid_t tid)
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, struct blocked_look *look);
 
+/* Before the look at a thread whose last look peeked (it slept, and had
+ * run since the one before): its run count, where it sleeps, its words
+ * and its stack, into e (the copy in the sampler's snapshot) - what its
+ * peek would read after the look.  The look's own run count proves them
+ * (the same: nothing ran from before them to the look), and only that
+ * read is left between the look and its proof: a wait that ends a few
+ * microseconds after the look keeps its stack (PostgreSQL's ClientRead
+ * under pgbench: 95.8-98.2 % with the reads after the look, 15 us of
+ * them).  e->done false when it had not run (its look reuses what it
+ * knew), runs now, or a peek would stop it. */
+void capture_read_early(struct sampler *s, struct process *p, struct thread *th,
+			struct sampled_thread *st, struct early_read *e);
+
 /* What the look at the tick read of a thread to stop. */
 struct stop_request {
 	char state;           /* stat's, at the tick */

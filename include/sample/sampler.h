@@ -37,6 +37,7 @@ struct sampler_result {
 	uint64_t still;            /* of which by their run count alone (idle.h) */
 	uint64_t still_unmoved;    /* of which by their switches' record: no read */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
+	uint64_t peeked_early;     /* peeks read before their look (capture.h) */
 	uint64_t peeked_lent;      /* of which unwound with an earlier stop's
 				      registers (decide.h, sleep_regs) */
 	uint64_t lent_refused;     /* peeks whose unwind with them found other

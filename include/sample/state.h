@@ -120,6 +120,8 @@ struct sampled_thread {
 	uint64_t unwind_top;    /* how far up its stack its last whole unwind
 				   read: a peek's copy ahead ends
 				   COPY_TOP_SLACK above it; 0 unknown */
+	bool read_early;        /* its last look peeked: the next one's reads
+				   come before it (capture_read_early) */
 	uint64_t slept_sp;      /* sp of its last peek: the next one copies
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */
@@ -227,11 +229,21 @@ struct deferred_stop {
 
 /* What the look at a blocked thread (one that ran since its last sample)
  * read at the tick, and its peek right after (capture_peek). */
+/* A peek's reads made before the look (capture_read_early): the copy is
+ * in the sampler's snapshot, cut at where's sp. */
+struct early_read {
+	bool done;
+	uint64_t runs;                /* its run count before them */
+	struct blocked_syscall where; /* where it slept */
+	struct look_words words;      /* its process's words, with the stack */
+};
+
 struct blocked_look {
 	struct thread_ref ref;
 	char state;
 	bool runs_known;
 	struct sched_counts sc;
+	struct early_read early;          /* read before it, if any */
 	int n_kernel;                     /* its kernel frames then (0: not
 					     read, or not of then), */
 	char kernel[MEMORY_KERNEL_BYTES]; /* packed (frame.h) */

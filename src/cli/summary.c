@@ -445,6 +445,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
 			r->still_unmoved);
 	fputs(")\n", f);
+	if (r->peeked_early)
+		fprintf(f, "  read before the look   %" PRIu64 " of those read without a stop: where it "
+			"slept and its stack, read just before the look that proved them\n",
+			r->peeked_early);
 	if (r->copies_extended)
 		fprintf(f, "  short copies           %" PRIu64 " reads without a stop copied the stack "
 			"up to where the last unwind ended, found it too short, and read the rest\n",

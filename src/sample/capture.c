@@ -187,6 +187,25 @@ static void note_unwind_top(struct sampled_thread *st, const struct unwinder *u,
 	st->unwind_top = whole ? unwind_read_top(u) : 0;
 }
 
+/* The snapshot's words, as read with its stack. */
+static void words_of_snapshot(const struct snapshot *sn, struct look_words *w)
+{
+	w->n = sn->n_words;
+	w->ok = w->n && sn->words_ok;
+	memcpy(w->addr, sn->word_addr, sizeof(w->addr));
+	memcpy(w->word, sn->word, sizeof(w->word));
+}
+
+/* Back into the snapshot, for the counting (what the look read since may
+ * have replaced them). */
+static void words_into_snapshot(const struct look_words *w, struct snapshot *sn)
+{
+	sn->n_words = w->n;
+	sn->words_ok = w->ok;
+	memcpy(sn->word_addr, w->addr, sizeof(w->addr));
+	memcpy(sn->word, w->word, sizeof(w->word));
+}
+
 /* The look's first read: its stack from where it last slept, and its
  * process's words in the same read; else the words alone. */
 static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
@@ -206,12 +225,34 @@ static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
 		capture_look_words(s, p, th, look);
 		return false;
 	}
-	struct look_words *w = &look->words;
-	w->n = s->snap->n_words;
-	w->ok = w->n && s->snap->words_ok;
-	memcpy(w->addr, s->snap->word_addr, sizeof(w->addr));
-	memcpy(w->word, s->snap->word, sizeof(w->word));
+	words_of_snapshot(s->snap, &look->words);
 	return true;
+}
+
+void capture_read_early(struct sampler *s, struct process *p, struct thread *th,
+			struct sampled_thread *st, struct early_read *e)
+{
+	e->done = false;
+	struct thread_memory *m = st->memory;
+	struct sched_counts sc;
+	if (!st->read_early || !m || st->pending || !st->stack_top ||
+	    thread_read_sched(p->t, th, &sc) != 0 || (m->verified && sc.runs == m->runs_verified) ||
+	    thread_read_syscall(th, &e->where) != 0)
+		return;
+	const struct blocked_syscall *w = &e->where;
+	if (!st->switched && st->regs_pc && w->pc == st->regs_pc &&
+	    !sleep_regs_fit(&st->slept_regs, w))
+		return; /* to be stopped: its words alone, at the look */
+	if (w->sp < st->stack_low || w->sp >= st->stack_top || w->sp < SNAPSHOT_RED_ZONE)
+		return; /* on another stack: the peek finds which */
+	count_set_words(s, p);
+	uint64_t top = copy_top(st);
+	if (w->sp >= top || snapshot_copy_ahead(th->tid, w->sp - SNAPSHOT_RED_ZONE, top, s->snap) ||
+	    snapshot_peek_ahead(w, s->snap))
+		return;
+	words_of_snapshot(s->snap, &e->words);
+	e->runs = sc.runs;
+	e->done = true;
 }
 
 bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
@@ -226,12 +267,21 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	 * ClientRead of PostgreSQL's lasts ~100 us under pgbench: the shorter
 	 * the reads, the fewer wake before they are proven (the kernel stack
 	 * read first, 14 us of a 28 us window, lost 10-12 % of their stacks). */
-	bool ahead = look_ahead(s, p, th, st, look);
+	/* read before the look, and proven by its run count */
+	bool early = m && look->early.done && look->runs_known && look->sc.runs == look->early.runs;
+	bool ahead = early || look_ahead(s, p, th, st, look);
+	if (early) {
+		s->r->peeked_early++;
+		look->words = look->early.words;
+		words_into_snapshot(&look->words, s->snap);
+	}
 	if (!m) {
 		look_kernel(p, th, look);
 		return false;
 	}
-	if (thread_read_syscall(th, &w) != 0) { /* "running", or gone */
+	if (early)
+		w = look->early.where;
+	else if (thread_read_syscall(th, &w) != 0) { /* "running", or gone */
 		if (ran_since_the_look(p, th, look))
 			return count_moved_on(s, p, th, st, look);
 		look_kernel(p, th, look); /* no proof: stopped instead */
@@ -252,7 +302,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		lent = true;
 	}
 	stack_bounds(p, st, w.sp, false);
-	if (!ahead || snapshot_peek_ahead(&w, s->snap) != 0) {
+	if (!early && (!ahead || snapshot_peek_ahead(&w, s->snap) != 0)) {
 		count_set_words(s, p);
 		if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0) {
 			look_kernel(p, th, look);
@@ -269,8 +319,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		s->snap->callee_saved = true;
 	}
 	/* Consistent if the thread was not put on a CPU while we read. */
-	struct sched_counts after;
-	bool after_known = look->runs_known && thread_read_sched(p->t, th, &after) == 0;
+	struct sched_counts after = *sc;
+	bool after_known = early || (look->runs_known && thread_read_sched(p->t, th, &after) == 0);
 	bool consistent = after_known && after.runs == sc->runs;
 	if (consistent || !after_known)
 		look_kernel(p, th, look);

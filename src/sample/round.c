@@ -108,10 +108,11 @@ static bool defer_stop(struct sampler *s, struct process *p, struct thread *th, 
 /* What the look at a blocked thread read at the tick: its stat and run
  * count (the peek reads the rest, capture_peek). */
 static void look_blocked(struct sampler *s, struct process *p, struct thread *th, char state,
-			 const struct sched_counts *sc, bool runs_known, struct blocked_look *d)
+			 const struct sched_counts *sc, bool runs_known,
+			 const struct early_read *early, struct blocked_look *d)
 {
-	*d = (struct blocked_look){ thread_ref_of(s, p, th), state, runs_known, *sc,
-				    0, { 0 }, { 0 } };
+	*d = (struct blocked_look){ .ref = thread_ref_of(s, p, th), .state = state,
+				    .runs_known = runs_known, .sc = *sc, .early = *early };
 }
 
 /* A blocked thread whose stack needs registers: asked to stop at once,
@@ -194,7 +195,7 @@ static void verify_reuse(struct sampler *s, struct process *p, struct thread *th
  * to stop from what the look read. */
 static void act(struct sampler *s, struct process *p, struct thread *th, struct sampled_thread *st,
 		enum thread_action a, const struct task_stat *ts, const struct sched_counts *sc,
-		bool runs_known)
+		bool runs_known, const struct early_read *early)
 {
 	struct thread_memory *m = st->memory;
 	if (ts->state == 'R')
@@ -216,7 +217,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 		return;
 	case ACT_PEEK: {
 		struct blocked_look d;
-		look_blocked(s, p, th, ts->state, sc, runs_known, &d);
+		look_blocked(s, p, th, ts->state, sc, runs_known, early, &d);
 		peek_blocked(s, p, th, st, &d);
 		return;
 	}
@@ -245,6 +246,11 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 {
 	struct target *t = p->t;
 	struct task_stat ts;
+	/* a thread that slept and woke since its last look: what a peek
+	 * reads, read first (capture.h) */
+	struct early_read early = { .done = false };
+	if (th->slot && !th->stop_pending)
+		capture_read_early(s, p, th, sampled_at(s, th->slot - 1), &early);
 	if (thread_read_stat(th, &ts) != 0)
 		return;
 	struct sampled_thread *st = sampled_of(s, p, th);
@@ -289,7 +295,8 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a, sc.run_ns, t0);
 	bool was_cold = st->cold;
-	act(s, p, th, st, a, &ts, &sc, runs_known);
+	act(s, p, th, st, a, &ts, &sc, runs_known, &early);
+	st->read_early = a == ACT_PEEK || a == ACT_STOP;
 	idle_after_look(st, a, ts.state);
 	if (st->cold)
 		capture_watch_cold(s, st, th->tid);

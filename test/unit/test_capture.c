@@ -68,6 +68,9 @@ static struct {
 	uint64_t trap_pc;           /* where it is when it traps */
 	uint64_t trap_sp;           /* and its sp there (0: TRAP_SP) */
 	uint8_t stack_salt;         /* its locals: other bytes, same frames */
+	bool copies_ahead;          /* snapshot_copy_ahead reads it (else fails,
+				       as for a thread of no process) */
+	int copied_ahead;           /* how many times it did */
 	uint64_t rbp;               /* its rbp now: at fp_place, the unwind
 				       finds fp_caller with it, other_caller
 				       with any other */
@@ -193,6 +196,23 @@ int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_
 		s->words_ok = 1;
 	}
 	fake.runs += fake.runs_while_peeked;
+	return 0;
+}
+
+int __wrap_snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, struct snapshot *s)
+{
+	(void)tid;
+	if (!fake.copies_ahead)
+		return -1;
+	fake.copied_ahead++;
+	s->regs.rsp = from + SNAPSHOT_RED_ZONE;
+	s->regs.rip = fake.where.pc;
+	fill_stack(s);
+	s->stack_len = stack_top - from < 512 ? stack_top - from : 512;
+	if (fake.has_words) {
+		memcpy(s->word, fake.word, sizeof(s->word));
+		s->words_ok = 1;
+	}
 	return 0;
 }
 
@@ -925,6 +945,57 @@ static void a_stops_registers_that_find_other_frames_are_refused(void **state)
 				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
 }
 
+/* A thread whose last look peeked, asleep again at the next: its reads
+ * made before the look, and counted without reading again when the
+ * look's run count is theirs; read again after the look when it ran in
+ * between; not made at all when it has not run since (reused). */
+static void reads_before_the_look_proven_by_it(void **state)
+{
+	struct world *w = *state;
+	const char *stack = "worker;S (sleeping);peeked_place;"
+			    "hrtimer_nanosleep_[k];do_nanosleep_[k]";
+	fake.runs = 5;
+	peeked_asleep_at(w, address_of(peeked_place));
+	w->st->read_early = true; /* as round.c says after a peek */
+	w->st->stack_low = SLEEP_SP - 65536;
+	w->st->stack_top = SLEEP_SP + 4096;
+	struct early_read e;
+	capture_read_early(w->s, w->p, &w->th, w->st, &e);
+	assert_false(e.done); /* not run since: its look reuses its stack */
+	fake.copies_ahead = true;
+	fake.runs = 7; /* woke, worked, slept again at the same place */
+	fake.stack_salt++;
+	capture_read_early(w->s, w->p, &w->th, w->st, &e);
+	assert_true(e.done);
+	assert_int_equal(e.runs, 7);
+	assert_int_equal(e.where.sp, SLEEP_SP);
+	int peeks = fake.peeks, copied = fake.copied_ahead;
+	round_begin(w);
+	struct blocked_look d = look_at_sleeper(w, 7);
+	d.early = e;
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
+	assert_int_equal(fake.peeks, peeks); /* nothing read after the look */
+	assert_int_equal(fake.copied_ahead, copied);
+	assert_int_equal(w->r.peeked_early, 1);
+	assert_int_equal(counted(w, stack), 2);
+	/* read before the look, but it ran between them: read again */
+	fake.runs = 9;
+	fake.stack_salt++;
+	capture_read_early(w->s, w->p, &w->th, w->st, &e);
+	assert_true(e.done);
+	fake.runs = 10;
+	round_begin(w);
+	d = look_at_sleeper(w, 10);
+	d.early = e;
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	round_over(w, 1);
+	assert_int_equal(w->r.peeked_early, 1);
+	assert_int_equal(fake.copied_ahead, copied + 2); /* the early one, then the peek's */
+	assert_int_equal(counted(w, stack), 3);
+	assert_int_equal(fake.interrupts, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +1032,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(a_stops_registers_that_find_other_frames_are_refused,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(reads_before_the_look_proven_by_it, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
 }
