@@ -130,7 +130,10 @@ struct unwind_input {
  *     (every byte of it a live frame's): the chain found then is not the
  *     stop's, and the thread is stopped as it would have been.
  * A PostgreSQL 15 of Debian's keeps rbp in WaitEventSetWait: every
- * ClientRead of its backends was a stop, asked after the peek failed. */
+ * ClientRead of its backends was a stop, asked after the peek failed.
+ * Its backends sleep in epoll_wait at one pc and several sp's (a
+ * ClientRead, a wait deeper in the executor): the registers of the last
+ * SLEEP_PLACES places are kept. */
 struct sleep_regs {
 	uint64_t pc, sp;        /* where it slept: /proc's pc and sp; pc 0 none */
 	uint64_t rbx, rbp, r12, r13, r14, r15; /* as the stop copied them */
@@ -138,13 +141,26 @@ struct sleep_regs {
 	uint64_t frames_hash;   /* their addresses and kinds, hashed */
 };
 
+#define SLEEP_PLACES 4
+
+struct sleep_places {
+	struct sleep_regs at[SLEEP_PLACES];
+	unsigned next;          /* the one a new place replaces */
+};
+
 /* Keeps the registers of a stop that found the thread asleep at `at`,
- * with its unwind (complete, n frames). */
-void sleep_regs_keep(struct sleep_regs *g, const struct blocked_syscall *at,
+ * with its unwind (complete, n frames): in place of those of the same
+ * place, else of the place kept longest. */
+void sleep_regs_keep(struct sleep_places *g, const struct blocked_syscall *at,
 		     const struct user_regs_struct *r, const struct unwound_frame *frames, int n);
 
-/* Asleep where g's stop found it: the same pc and sp? */
-bool sleep_regs_fit(const struct sleep_regs *g, const struct blocked_syscall *w);
+/* Those of a stop that found it asleep where w says (the same pc and
+ * sp), or NULL. */
+const struct sleep_regs *sleep_regs_find(const struct sleep_places *g,
+					 const struct blocked_syscall *w);
+
+/* Any kept at pc? */
+bool sleep_regs_at_pc(const struct sleep_places *g, uint64_t pc);
 
 /* g's callee-saved registers into r (its sp and pc left as they are). */
 void sleep_regs_lend(const struct sleep_regs *g, struct user_regs_struct *r);

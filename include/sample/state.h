@@ -114,9 +114,9 @@ struct sampled_thread {
 				   a peek does not have (unwound through a
 				   frame found through rbp): a sleep there
 				   is stopped at once, not copied first,
-				   unless at slept_regs's sp */
-	struct sleep_regs slept_regs; /* a stop's registers asleep at regs_pc:
-				   lent to a peek at its pc and sp (decide.h) */
+				   unless at one of slept_regs's */
+	struct sleep_places slept_regs; /* stops' registers asleep at regs_pc:
+				   lent to a peek at their pc and sp (decide.h) */
 	uint64_t unwind_top;    /* how far up its stack its last whole unwind
 				   read: a peek's copy ahead ends
 				   COPY_TOP_SLACK above it; 0 unknown */

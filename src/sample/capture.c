@@ -213,7 +213,8 @@ static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
 {
 	bool ahead = false;
 	/* (not for one likely to be stopped: its words alone, sooner) */
-	bool stopped_last = !st->switched && st->regs_pc && st->slept_regs.pc != st->regs_pc;
+	bool stopped_last =
+		!st->switched && st->regs_pc && !sleep_regs_at_pc(&st->slept_regs, st->regs_pc);
 	if (!stopped_last && st->slept_sp && st->slept_sp >= st->stack_low &&
 	    st->slept_sp < st->stack_top) {
 		uint64_t from = st->slept_sp - SNAPSHOT_RED_ZONE;
@@ -241,7 +242,7 @@ void capture_read_early(struct sampler *s, struct process *p, struct thread *th,
 		return;
 	const struct blocked_syscall *w = &e->where;
 	if (!st->switched && st->regs_pc && w->pc == st->regs_pc &&
-	    !sleep_regs_fit(&st->slept_regs, w))
+	    !sleep_regs_find(&st->slept_regs, w))
 		return; /* to be stopped: its words alone, at the look */
 	if (w->sp < st->stack_low || w->sp >= st->stack_top || w->sp < SNAPSHOT_RED_ZONE)
 		return; /* on another stack: the peek finds which */
@@ -293,13 +294,13 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	 * not copied and unwound first - the sooner, the likelier in the
 	 * same sleep (PostgreSQL 15's ClientRead under pgbench kept their
 	 * stack in 96.7 % copied first, 97.6-97.9 % so). */
-	bool lent = false;
+	const struct sleep_regs *lent = NULL;
 	if (!st->switched && st->regs_pc && w.pc == st->regs_pc) {
-		if (!sleep_regs_fit(&st->slept_regs, &w)) {
+		lent = sleep_regs_find(&st->slept_regs, &w);
+		if (!lent) {
 			look_kernel(p, th, look);
 			return false;
 		}
-		lent = true;
 	}
 	stack_bounds(p, st, w.sp, false);
 	if (!early && (!ahead || snapshot_peek_ahead(&w, s->snap) != 0)) {
@@ -315,7 +316,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	s->snap->callee_saved =
 		switch_regs_last(s->switches, st->switched, w.sp, w.pc, &s->snap->regs);
 	if (lent) {
-		sleep_regs_lend(&st->slept_regs, &s->snap->regs);
+		sleep_regs_lend(lent, &s->snap->regs);
 		s->snap->callee_saved = true;
 	}
 	/* Consistent if the thread was not put on a CPU while we read. */
@@ -350,7 +351,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		}
 		if (consistent) {
 			note_unwind_top(st, u, frames, n, complete);
-			if (lent && complete && !sleep_regs_same_frames(&st->slept_regs, frames, n)) {
+			if (lent && complete && !sleep_regs_same_frames(lent, frames, n)) {
 				complete = 0; /* not the stop's frames: no proof of rbp */
 				s->r->lent_refused++;
 			}

@@ -68,17 +68,32 @@ static uint64_t frames_hash(const struct unwound_frame *frames, int n)
 	return h;
 }
 
-void sleep_regs_keep(struct sleep_regs *g, const struct blocked_syscall *at,
+const struct sleep_regs *sleep_regs_find(const struct sleep_places *g,
+					 const struct blocked_syscall *w)
+{
+	for (int i = 0; i < SLEEP_PLACES; i++)
+		if (g->at[i].pc && g->at[i].pc == w->pc && g->at[i].sp == w->sp)
+			return &g->at[i];
+	return NULL;
+}
+
+bool sleep_regs_at_pc(const struct sleep_places *g, uint64_t pc)
+{
+	for (int i = 0; i < SLEEP_PLACES; i++)
+		if (pc && g->at[i].pc == pc)
+			return true;
+	return false;
+}
+
+void sleep_regs_keep(struct sleep_places *g, const struct blocked_syscall *at,
 		     const struct user_regs_struct *r, const struct unwound_frame *frames, int n)
 {
 	assert(at->pc && n > 0);
-	*g = (struct sleep_regs){ at->pc, at->sp, r->rbx, r->rbp, r->r12, r->r13, r->r14, r->r15,
+	struct sleep_regs *e = (struct sleep_regs *)sleep_regs_find(g, at);
+	if (!e)
+		e = &g->at[g->next++ % SLEEP_PLACES];
+	*e = (struct sleep_regs){ at->pc, at->sp, r->rbx, r->rbp, r->r12, r->r13, r->r14, r->r15,
 				  n, frames_hash(frames, n) };
-}
-
-bool sleep_regs_fit(const struct sleep_regs *g, const struct blocked_syscall *w)
-{
-	return g->pc && g->pc == w->pc && g->sp == w->sp;
 }
 
 void sleep_regs_lend(const struct sleep_regs *g, struct user_regs_struct *r)

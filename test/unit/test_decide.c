@@ -312,35 +312,53 @@ static void blocked_tick_and_its_stop(void **state)
 }
 
 /* A stop's registers: lent only at its pc and sp, its callee-saved ones
- * alone, and its frames known again only if every address is the same. */
+ * alone, and its frames known again only if every address is the same;
+ * SLEEP_PLACES places kept, the oldest replaced. */
 static void sleep_regs_lent_where_they_were_found(void **state)
 {
 	(void)state;
-	struct sleep_regs g = { 0 };
+	struct sleep_places places = { 0 };
 	struct blocked_syscall at = { .nr = 232, .sp = 0x7ffd1000, .pc = 0x401000 };
-	assert_false(sleep_regs_fit(&g, &at)); /* none kept */
+	assert_null(sleep_regs_find(&places, &at)); /* none kept */
+	assert_false(sleep_regs_at_pc(&places, at.pc));
 	struct user_regs_struct r = { .rbx = 1, .rbp = 0x7ffd1100, .r12 = 3, .r13 = 4, .r14 = 5,
 				      .r15 = 6, .rax = 7, .rsp = 0x7ffd1000, .rip = 0x401000 };
 	struct unwound_frame f[3] = { { 0x401000, FRAME_EXACT }, { 0x402010, FRAME_CALL },
 				      { 0x403020, FRAME_CALL } };
-	sleep_regs_keep(&g, &at, &r, f, 3);
-	assert_true(sleep_regs_fit(&g, &at));
+	sleep_regs_keep(&places, &at, &r, f, 3);
+	const struct sleep_regs *g = sleep_regs_find(&places, &at);
+	assert_non_null(g);
+	assert_true(sleep_regs_at_pc(&places, at.pc));
 	struct blocked_syscall deeper = at, elsewhere = at;
 	deeper.sp -= 16;
 	elsewhere.pc += 2;
-	assert_false(sleep_regs_fit(&g, &deeper));
-	assert_false(sleep_regs_fit(&g, &elsewhere));
+	assert_null(sleep_regs_find(&places, &deeper));
+	assert_null(sleep_regs_find(&places, &elsewhere));
 	struct user_regs_struct peek = { .rsp = 0x7ffd1000, .rip = 0x401000, .rax = 99 };
-	sleep_regs_lend(&g, &peek);
+	sleep_regs_lend(g, &peek);
 	assert_int_equal(peek.rbp, 0x7ffd1100);
 	assert_int_equal(peek.rbx + peek.r12 + peek.r13 + peek.r14 + peek.r15, 1 + 3 + 4 + 5 + 6);
 	assert_int_equal(peek.rax, 99); /* not a register a call keeps */
-	assert_true(sleep_regs_same_frames(&g, f, 3));
-	assert_false(sleep_regs_same_frames(&g, f, 2));
+	assert_true(sleep_regs_same_frames(g, f, 3));
+	assert_false(sleep_regs_same_frames(g, f, 2));
 	struct unwound_frame other[3] = { f[0], f[1], { 0x403028, FRAME_CALL } };
-	assert_false(sleep_regs_same_frames(&g, other, 3));
+	assert_false(sleep_regs_same_frames(g, other, 3));
 	other[2] = (struct unwound_frame){ 0x403020, FRAME_EXACT };
-	assert_false(sleep_regs_same_frames(&g, other, 3));
+	assert_false(sleep_regs_same_frames(g, other, 3));
+	/* the same place again: replaced in place */
+	sleep_regs_keep(&places, &at, &r, other, 3);
+	assert_true(sleep_regs_same_frames(sleep_regs_find(&places, &at), other, 3));
+	/* SLEEP_PLACES other places: the first kept is the one let go */
+	for (int i = 1; i <= SLEEP_PLACES; i++) {
+		struct blocked_syscall there = at;
+		there.sp -= (uint64_t)(64 * i);
+		assert_null(sleep_regs_find(&places, &there));
+		sleep_regs_keep(&places, &there, &r, f, 3);
+		assert_non_null(sleep_regs_find(&places, &there));
+		if (i < SLEEP_PLACES)
+			assert_non_null(sleep_regs_find(&places, &at));
+	}
+	assert_null(sleep_regs_find(&places, &at));
 }
 
 int main(void)
