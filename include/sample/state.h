@@ -109,6 +109,9 @@ struct sampled_thread {
 	uint64_t window_runs, window_ns; /* the window's start */
 	double switches_per_s;           /* in the last whole window; < 0 not yet */
 	struct pending_stop *pending;  /* a stop whose trap has not come */
+	bool pending_listed;    /* in the sampler's list of stops to poll (once,
+				   however many stops it is asked for before
+				   a poll prunes the list) */
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
 	uint64_t regs_pc;       /* pc of a sleep whose stack needed registers
 				   a peek does not have (unwound through a

@@ -665,6 +665,41 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 	assert_int_equal(w->st->memory->pc, address_of(trap_place));
 }
 
+/* A thread stopped every round whose trap comes while we sleep (a
+ * dispatch, not a poll, completes the stop) is listed once for polling,
+ * not once per round: the list grew by one entry a round, each polled
+ * with a system call, without bound. */
+static void a_thread_stopped_every_round_is_listed_once(void **state)
+{
+	struct world *w = *state;
+	for (int round = 0; round < 50; round++) {
+		fake.runs = 6 + (uint64_t)round;
+		round_begin(w);
+		stop_queued(w);
+		assert_non_null(w->st->pending);
+		round_over(w, 1);
+		/* the trap, as targets_wait_until's dispatch hands it over */
+		w->th.stop_pending = false;
+		fake.trap_pc = address_of(trap_place);
+		capture_on_trap(w->s, w->p->t, &w->th, now_ns());
+		assert_null(w->st->pending);
+		assert_int_equal(w->s->n_pending, 1);
+	}
+	assert_int_equal(w->r.samples, 50);
+	fake.polls = 0;
+	capture_poll_pending(w->s); /* prunes it: no stop is pending */
+	assert_int_equal(fake.polls, 0);
+	assert_int_equal(w->s->n_pending, 0);
+	round_begin(w);
+	stop_queued(w);
+	assert_int_equal(w->s->n_pending, 1); /* listed again */
+	fake.trap_due = true;
+	capture_poll_pending(w->s);
+	assert_int_equal(fake.polls, 1);
+	assert_null(w->st->pending);
+	assert_int_equal(w->s->n_pending, 0);
+}
+
 /* Asked to stop on our CPU, which our tick took from it (R, not running):
  * the ticks due while it waited for that CPU are counted R (runnable)
  * with the stack its trap brings, and with the same application state as
@@ -1011,6 +1046,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test(a_watch_while_it_switches_little),
 		cmocka_unit_test_setup_teardown(ticks_held_by_our_stop_are_what_it_saw, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(a_thread_stopped_every_round_is_listed_once, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),
