@@ -2,11 +2,15 @@
  * it once complete, in a directory other users may share.
  *
  * A run that fails to start, fails or is killed before the end leaves the
- * file it was asked to write as it was: the profile goes to
- * "NAME.tmp.RANDOM" in the same directory (made when the run starts, with
- * O_EXCL and a name nobody can guess, so a directory we may not write in
- * is known before the target is touched), and rename(2) puts it in NAME's
- * place whole, so a reader sees the old profile or the new one.
+ * file it was asked to write as it was, and nothing beside it: the profile
+ * goes to a file without a name in NAME's directory (O_TMPFILE, made when
+ * the run starts, so a directory we may not write in is known before the
+ * target is touched; a process killed with SIGKILL leaves nothing, where a
+ * named file stayed behind, empty), given a name nobody can guess,
+ * "NAME.tmp.RANDOM", only once it is complete, and rename(2) puts it in
+ * NAME's place whole, so a reader sees the old profile or the new one.
+ * Where the file system has no O_TMPFILE, the named file is made at the
+ * start instead (with O_EXCL), as before.
  *
  * The profiler runs as root in directories other users write to (/tmp,
  * a database's home).  Whatever they plant at or beside the name must not
@@ -39,7 +43,9 @@ struct output_file {
 	FILE *f;                          /* write here */
 	int dir;                          /* the directory NAME is in; -1 when written directly */
 	char name[OUTPUT_NAME_MAX];       /* the name it replaces, in dir */
-	char tmp[OUTPUT_NAME_MAX];        /* the file written, in dir; "" when NAME itself */
+	char tmp[OUTPUT_NAME_MAX];        /* the file written, in dir; "" when NAME itself
+					     or while it has no name */
+	int unnamed;                      /* 1: f is an O_TMPFILE file, named at the commit */
 	char why[OUTPUT_PATH_MAX + 128];  /* after a failure: what went wrong, one line */
 };
 

@@ -182,11 +182,43 @@ static void tmp_name(char *out, size_t outsz, const char *name)
 	(void)w;
 }
 
+/* A file without a name in of->dir, or -1 (a file system without
+ * O_TMPFILE, or any other refusal: the named way says why). */
+static int open_unnamed(struct output_file *of)
+{
+	/* 0666 less the umask, as the shell's > gives a new file */
+	int fd = openat(of->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	of->unnamed = fd >= 0;
+	return fd;
+}
+
+/* Gives the unnamed file its name beside NAME, ready to be renamed over
+ * it: linkat(2) never replaces a name, so a planted one is passed by. */
+static int name_unnamed(struct output_file *of)
+{
+	int fd = fileno(of->f);
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < TMP_TRIES; i++) {
+		tmp_name(of->tmp, sizeof(of->tmp), of->name);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc's link does not */
+		if (linkat(fd, "", of->dir, of->tmp, AT_EMPTY_PATH) == 0 ||
+		    linkat(AT_FDCWD, self, of->dir, of->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	int e = errno;
+	of->tmp[0] = '\0';
+	errno = e;
+	return -1;
+}
+
 static int open_beside(struct output_file *of, const char *path, const struct stat *st)
 {
 	if (strlen(of->name) + 22 >= sizeof(of->tmp))
 		return failed(of, ENAMETOOLONG, path, NULL);
-	int fd = -1;
+	int fd = open_unnamed(of);
 	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
 		tmp_name(of->tmp, sizeof(of->tmp), of->name);
 		/* 0666 less the umask, as the shell's > gives a new file */
@@ -205,8 +237,10 @@ static int open_beside(struct output_file *of, const char *path, const struct st
 	if (!(of->f = fdopen(fd, "w"))) {
 		int e = errno;
 		close(fd);
-		unlinkat(of->dir, of->tmp, 0);
+		if (of->tmp[0])
+			unlinkat(of->dir, of->tmp, 0);
 		of->tmp[0] = '\0';
+		of->unnamed = 0;
 		return failed(of, e, path, NULL);
 	}
 	return 0;
@@ -241,6 +275,7 @@ int output_file_open(struct output_file *of, const char *path)
 {
 	of->f = NULL;
 	of->dir = -1;
+	of->unnamed = 0;
 	of->name[0] = of->tmp[0] = of->why[0] = '\0';
 	struct stat st;
 	enum how how;
@@ -261,9 +296,20 @@ int output_file_commit(struct output_file *of)
 {
 	if (!of->f)
 		return 0;
-	int rc = fclose(of->f);
+	int rc = 0, e = 0;
+	if (of->unnamed) { /* written whole, then named: flushed first */
+		of->unnamed = 0;
+		errno = 0;
+		if (fflush(of->f) != 0 || ferror(of->f) || name_unnamed(of) != 0) {
+			rc = -1;
+			e = errno ? errno : EIO;
+		}
+	}
+	if (fclose(of->f) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
 	of->f = NULL;
-	int e = errno;
 	if (rc == 0 && of->tmp[0] && renameat(of->dir, of->tmp, of->dir, of->name) != 0) {
 		rc = -1;
 		e = errno;
@@ -284,8 +330,9 @@ int output_file_commit(struct output_file *of)
 void output_file_discard(struct output_file *of)
 {
 	if (of->f)
-		fclose(of->f);
+		fclose(of->f); /* an unnamed file goes with its last descriptor */
 	of->f = NULL;
+	of->unnamed = 0;
 	if (of->tmp[0])
 		unlinkat(of->dir, of->tmp, 0);
 	of->tmp[0] = '\0';

@@ -113,7 +113,8 @@ file_tests() {
 		skip "-o FILE with a process we may not trace" "needs root and setpriv to run the profiler as another user"
 	fi
 
-	# killed mid-run: FILE as it was (the file written beside it, FILE.tmp.RANDOM, stays)
+	# killed mid-run: FILE as it was, and nothing beside it (the profile is
+	# written to a file without a name until the end: O_TMPFILE)
 	start "$T/split"
 	echo previous >"$TMP/kill9.folded"
 	"$PP" -p "$TPID" -d 1ms -o "$TMP/kill9.folded" 2>/dev/null &
@@ -124,6 +125,10 @@ file_tests() {
 	stop_target "$TPID"
 	if [ "$(cat "$TMP/kill9.folded")" = previous ]; then pass "-o FILE, the profiler killed by SIGKILL mid-run: FILE as it was"
 	else fail "-o FILE, the profiler killed mid-run" "FILE now '$(head -c 80 "$TMP/kill9.folded")'"; fi
+	local left
+	left=$(cd "$TMP" && ls -d kill9.folded.* 2>/dev/null | tr '\n' ' ')
+	if [ -z "$left" ]; then pass "-o FILE, the profiler killed by SIGKILL mid-run: nothing left beside FILE"
+	else fail "-o FILE, the profiler killed mid-run: nothing left beside FILE" "left: $left"; fi
 	rm -f "$TMP"/kill9.folded.tmp.*
 
 	# and a run that ends well replaces it; a symbolic link stays one
