@@ -12,7 +12,7 @@ PKGS    := $(shell sh scripts/install-deps.sh --pkgs build)
 TEST_PKGS := $(shell sh scripts/install-deps.sh --pkgs test)
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2
-ALL_CFLAGS = -std=gnu11 -pthread $(WARN) -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 -pthread $(WARN) -Iinclude -I$(B)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CMOCKA_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
@@ -55,6 +55,16 @@ ptrace_profiler: $(LIB_OBJS) $(B)/cli/main.o
 $(B)/%.o: src/%.c $(HDRS) | build-deps $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# x86-64's system calls by number, from the build's own kernel headers
+# (name/syscall.h): a generated table, never edited by hand.
+$(B)/gen/syscall_names.h: | build-deps $(B)
+	@mkdir -p $(dir $@)
+	printf '#include <asm/unistd_64.h>\n' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p' >$@.tmp
+	@test -s $@.tmp || { echo "no system call numbers in <asm/unistd_64.h>" >&2; exit 1; }
+	mv $@.tmp $@
+$(B)/name/syscall.o $(B)/san/name/syscall.o: $(B)/gen/syscall_names.h
 
 $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 	@mkdir -p $@
@@ -174,8 +184,8 @@ FUZZ_SRCS := $(filter-out src/cli/main.c,$(SRCS))
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz
-$(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) | $(F)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+$(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) $(B)/gen/syscall_names.h | $(F)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude -I$(B)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS) $(LDLIBS)
 $(F):
 	mkdir -p $@

@@ -94,6 +94,8 @@ struct stop_request {
 	struct sched_counts sc;
 	bool wait;            /* spin for the trap even if not running (a
 				 blocked thread our interrupt wakes) */
+	bool yield;           /* sleep until its trap: it waits for the CPU
+				 we hold (our tick preempted it there) */
 	const struct look_words *words; /* a blocked look's, read first (for
 				 its tick, should the stop not show it); NULL */
 };

@@ -71,7 +71,10 @@ struct sampler_result {
 	int nice;                  /* the sampler's nice value */
 	bool realtime;             /* it ran under SCHED_FIFO */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
-	unsigned cpu_moves;        /* times the sampler left a CPU its targets wanted */
+	unsigned cpu_moves;        /* times the sampler moved (placement.h) */
+	unsigned cpu_follows;      /* of them, to a followed thread's CPU */
+	unsigned follow_moves;     /* moves again after one, the thread pulled over */
+	unsigned followed_threads; /* threads followed to their CPU */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
 	int cpus;                  /* the machine's CPUs, online */
 	double steal_share;        /* of the CPUs' time over the run, what the

@@ -129,6 +129,12 @@ struct sampled_thread {
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
+	/* Its stops on another CPU than ours, and those of them that caught
+	 * it leaving a system call (halved now and then: the recent ones
+	 * count); past half, the sampler follows it to its CPU from then on
+	 * (placement.h). */
+	uint16_t far_stops, far_at_call;
+	bool followed;
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
 	uint64_t running_stops; /* stops that took it off a CPU (stop_cost.h) */
@@ -288,6 +294,7 @@ struct sampler {
 	struct thread_ref *resumed;  /* resumed in it: where are they now? */
 	size_t n_resumed, cap_resumed;
 	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */
+	cpu_set_t followed;    /* CPUs its followed threads are on */
 	/* stops whose trap has not come: polled one by one */
 	unsigned stops_pending;
 	struct thread_ref *pending;

@@ -134,6 +134,12 @@ void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg);
 void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns,
 			volatile int *quit, trap_fn on_trap, void *arg);
 
+/* The same until th's stop is no longer pending (its trap handed to
+ * on_trap), or the deadline: the caller sleeps meanwhile, and a thread
+ * that waits for the CPU we hold gets it and traps. */
+void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint64_t deadline_ns,
+		      trap_fn on_trap, void *arg);
+
 /* Detaches every thread; the target runs on as if we never came. */
 void target_detach(struct target *t);
 

@@ -214,10 +214,11 @@ static void print_most_stopped(FILE *f, const struct sampler *s, const struct st
 	 * that took it off a CPU costs it the way in and out. */
 	fprintf(f, "%.2f%% stopped, %.2f%% waiting for a CPU after we resumed it", most.stopped,
 		most.waited_after);
+	double around = most_lost - most.stopped - most.waited_after;
 	if (c->known && most.running_stops)
 		fprintf(f, ", %.2f%% around %" PRIu64 " stops that took it off a CPU (%.1f us each "
 			"beyond the stop, measured after the run on a process of ours)",
-			most_lost - most.stopped - most.waited_after, most.running_stops, c->extra_us);
+			around > 0 ? around : 0.0, most.running_stops, c->extra_us); /* no -0.00 */
 	fputc('\n', f);
 }
 
@@ -501,8 +502,12 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	else
 		fprintf(f, "  sampler priority       nice %d%s", r->nice,
 			r->short_slice ? ", 0.1 ms slice" : "");
-	if (r->cpu_moves)
-		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves);
+	if (r->cpu_moves > r->cpu_follows)
+		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves - r->cpu_follows);
+	if (r->followed_threads)
+		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
+			"(%u again, the thread moved)", r->followed_threads,
+			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves);
 	fputc('\n', f);
 	if (r->detach.threads)
 		fprintf(f, "  detaching              %.1f ms, %" PRIu64 " thread%s%s\n",

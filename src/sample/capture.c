@@ -8,6 +8,7 @@
 
 #include "base/frame.h"
 #include "base/array.h"
+#include "name/syscall.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 #include "sample/owed.h"
@@ -17,6 +18,8 @@
  * our interrupt wakes: longer than either takes when a CPU is free. */
 #define STOP_SPIN_NS 50000ULL
 #define STOP_LATE_NS 200000000ULL /* a stop still pending: counted late */
+#define STOP_YIELD_NS 1000000ULL  /* how long to sleep for the trap of a
+				     thread waiting for our CPU */
 
 static struct thread_memory *memory_of(struct sampled_thread *st)
 {
@@ -590,19 +593,20 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c->resumed_ns - frozen_from;
 	hist_add(&s->r->frozen, frozen);
-	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h) */
-		st->frozen_round = s->round;
-		st->frozen_from_ns = frozen_from;
-		st->frozen_to_ns = c->resumed_ns;
-	}
-	st->stopped_ns += frozen;
-	if (was_running)
-		st->running_stopped_ns += frozen;
 	/* What the budget counts is what the thread lost: from when it stopped
 	 * running (our round's start, when the round held its CPU) to
 	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
 	 * (overhead_looked). */
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
+	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h),
+				or waiting for the CPU our round held */
+		st->frozen_round = s->round;
+		st->frozen_from_ns = lost_from;
+		st->frozen_to_ns = c->resumed_ns;
+	}
+	st->stopped_ns += frozen;
+	if (was_running)
+		st->running_stopped_ns += frozen;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
 	if (c->runs_known) {
 		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
@@ -612,6 +616,44 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 				     c->resumed_ns);
 	} else
 		st->offcpu.known = false;
+}
+
+/* A stop of st running on another CPU: did it land where a system call
+ * ends?  The interrupt that carries it comes late, so a thread that
+ * enters the kernel every few microseconds is caught leaving a call
+ * whatever it was doing at the tick; past half of its last stops, the
+ * sampler follows it to its CPU (placement.h).  Once followed, its stops
+ * are made on its CPU and no longer tell. */
+#define FAR_STOPS_MIN 8
+#define FAR_STOPS_WINDOW 64
+
+static void note_far_stop(struct sampler *s, struct sampled_thread *st, bool at_call)
+{
+	st->far_stops++;
+	st->far_at_call += at_call;
+	if (st->far_stops >= FAR_STOPS_WINDOW) {
+		st->far_stops /= 2;
+		st->far_at_call /= 2;
+	}
+	if (!st->followed && s->placement.can_follow && s->placement.on &&
+	    st->far_stops >= FAR_STOPS_MIN && 2 * st->far_at_call > st->far_stops) {
+		st->followed = true;
+		s->r->followed_threads++;
+	}
+}
+
+/* Our tick preempted it on our CPU, inside system call nr: the tick's
+ * kernel frames say so (name/syscall.h). */
+static void name_the_call(struct pending_tick *pt, long nr)
+{
+	char out[MEMORY_KERNEL_BYTES];
+	if (!pt->on_cpu || pt->n_kernel <= 0)
+		return;
+	int n = syscall_frames_at_call(pt->kernel, pt->n_kernel, nr, out, sizeof(out));
+	if (n <= 0)
+		return;
+	memcpy(pt->kernel, out, sizeof(out));
+	pt->n_kernel = n;
 }
 
 /* The copy unwound, remembered, and counted for every tick the stop
@@ -642,6 +684,10 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	struct blocked_syscall at;
 	bool in_call = snapshot_syscall(&s->snap->regs, &at) == 0;
 	bool blocked_ok = stop_shows_blocked_tick(f, in_call, ps->runs_known, ps->runs);
+	if (c->copied && in_call && ps->took_its_cpu)
+		name_the_call(&ps->ticks[0], at.nr);
+	if (c->copied && ps->running && ps->at_once)
+		note_far_stop(s, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
 	 * next peek there */
 	if (c->copied && complete && n > 0 && in_call && at.pc && at.pc == st->regs_pc) {
@@ -758,7 +804,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	s->stops_pending++;
 	note_pending(s, p, th, st);
 	bool queued = rq->state == 'R' && !rq->running && !rq->classify_by_runs;
-	if (queued)
+	if (queued && !rq->on_cpu)
 		s->r->queued++;
 	uint64_t seen;
 	uint64_t spin_until = queued || !rq->wait ? 0 : now_ns() + STOP_SPIN_NS;
@@ -768,7 +814,12 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		complete_stop(s, p, th, seen);
 		break;
 	case STOP_PENDING:
-		break; /* collected by capture_on_trap when it comes */
+		/* collected by capture_on_trap when it comes: at once when it
+		 * waits only for our CPU */
+		if (rq->yield)
+			targets_wait_for(s->ts, s->n_targets, th, now_ns() + STOP_YIELD_NS,
+					 capture_on_trap, s);
+		break;
 	case STOP_GONE:
 		free(st->pending);
 		st->pending = NULL;
@@ -797,17 +848,29 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 }
 
 /* Where the threads resumed since the last placement are now: the
- * kernel may have put them on our CPU, their waker's. */
+ * kernel may have put them on our CPU, their waker's, or, while we hold
+ * theirs, on another.  A followed one's is its last CPU from now: the
+ * round after we follow it there reads when we got it first thing
+ * (round.c), to tell that our tick preempted it. */
 static void note_resumed(struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_resumed; i++) {
 		struct thread *th = thread_of(s, &s->resumed[i]);
 		struct task_stat ts;
-		if (th && !th->gone && thread_read_stat(th, &ts) == 0 && ts.state == 'R')
-			sampler_want_cpu(s, ts.processor);
+		if (!th || th->gone || thread_read_stat(th, &ts) != 0 || ts.state != 'R')
+			continue;
+		sampler_want_cpu(s, ts.processor);
+		struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
+		if (!st || !st->followed || ts.processor < 0 || ts.processor >= CPU_SETSIZE)
+			continue;
+		st->last_cpu = ts.processor;
+		CPU_SET(ts.processor, &s->followed);
 	}
-	s->n_resumed = 0;
 }
+
+/* FOLLOW looks again after a move this many times: the CPU it left, idle
+ * now, may pull the thread over while our arrival holds it. */
+#define FOLLOW_TRIES 3
 
 void capture_keep_off(struct sampler *s)
 {
@@ -815,12 +878,20 @@ void capture_keep_off(struct sampler *s)
 		s->n_resumed = 0;
 		return;
 	}
-	note_resumed(s);
-	int from = sched_getcpu();
-	int to = placement_apply(&s->placement, &s->wanted, from);
-	if (to >= 0)
+	for (int i = 0; i < FOLLOW_TRIES; i++) {
+		note_resumed(s);
+		int from = sched_getcpu();
+		int to = placement_apply(&s->placement, &s->wanted, &s->followed, from);
+		CPU_ZERO(&s->wanted);
+		CPU_ZERO(&s->followed);
+		if (to < 0)
+			break;
 		tick_trace_move(s->trace, from, to);
-	CPU_ZERO(&s->wanted);
+		if (s->placement.way != PLACE_FOLLOW)
+			break;
+		s->r->follow_moves += i > 0;
+	}
+	s->n_resumed = 0;
 }
 
 /* target.h's on_drop: a thread ended.  Its ticks still waiting for a trap

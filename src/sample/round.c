@@ -127,8 +127,8 @@ static void stop_blocked(struct sampler *s, struct process *p, struct thread *th
 		owed_refused(s, st, d->state, false, d->kernel, d->n_kernel);
 		return;
 	}
-	struct stop_request rq = { d->state, false, false, false, d->runs_known, d->sc, false,
-				   &d->words };
+	struct stop_request rq = { .state = d->state, .runs_known = d->runs_known, .sc = d->sc,
+				   .words = &d->words };
 	capture_stop(s, p, th, st, &rq, d->kernel, d->n_kernel);
 }
 
@@ -237,8 +237,12 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 		return; /* step 2: where it runs after that, capture_keep_off reads */
 	/* not queued for a CPU (R): it traps at once when asked */
 	bool wait = running || ts->state != 'R';
-	struct stop_request rq = { ts->state, on_cpu, running, by_runs, runs_known, *sc, wait,
-				   NULL };
+	/* following it, our tick preempted it here: it traps the moment we
+	 * sleep, and until then it waits for us */
+	bool yield = on_cpu && !running && st->followed;
+	struct stop_request rq = { .state = ts->state, .on_cpu = on_cpu, .running = running,
+				   .classify_by_runs = by_runs, .runs_known = runs_known, .sc = *sc,
+				   .wait = wait, .yield = yield };
 	stop_now(s, p, th, st, &rq, &ks);
 }
 
@@ -349,8 +353,9 @@ static void stop_running_threads(struct sampler *s, volatile int *quit)
 		if (!th || th->gone || th->stop_pending)
 			continue;
 		struct sampled_thread *st = sampled_of(s, p, th);
-		struct stop_request rq = { d->state, true, true, d->by_runs, d->runs_known, d->sc, true,
-					   NULL };
+		struct stop_request rq = { .state = d->state, .on_cpu = true, .running = true,
+					   .classify_by_runs = d->by_runs,
+					   .runs_known = d->runs_known, .sc = d->sc, .wait = true };
 		if (st)
 			stop_now(s, p, th, st, &rq, &none);
 		if (p->t->execs != p->execs_seen)
@@ -367,6 +372,7 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	s->committed = false;
 	s->tick_ns = s->released_ns = now_ns();
 	CPU_ZERO(&s->wanted);
+	CPU_ZERO(&s->followed);
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
 	else

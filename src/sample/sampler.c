@@ -262,6 +262,19 @@ static void count_owed(struct sampler *s)
 	}
 }
 
+/* FOLLOW's arrival on a CPU preempts the thread there, at its next return
+ * to user mode, often a system call's (the move's interrupt is slow to
+ * come): a round begun at once, for a tick due meanwhile, would find it
+ * where we stopped it.  The next round waits until it has run again, a
+ * random while (half an interval on average) after the arrival. */
+static uint64_t settled(struct schedule *sc, uint64_t next, uint64_t end)
+{
+	uint64_t at = now_ns() + schedule_interval(sc) / 2;
+	if (at > end)
+		at = end;
+	return at > next ? at : next;
+}
+
 /* One round and its ticks: run, count for the ticks it stands for, cut
  * a window if one ends. */
 static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
@@ -302,7 +315,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->nice = s->prio.nice;
 	r->realtime = s->prio.realtime;
 	r->short_slice = s->prio.short_slice;
-	placement_start(&s->placement, true);
+	placement_start(&s->placement, true, s->prio.realtime);
+	CPU_ZERO(&s->followed);
 
 	uint64_t start = now_ns(), last_scan = start;
 	s->start_ns = start;
@@ -323,11 +337,14 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	while (!*quit && any_alive(s->ts, s->n_targets) && !s->error) {
 		if ((o->count && r->ticks >= o->count) || now_ns() >= end)
 			break;
+		unsigned follows = s->placement.follows;
 		tick(s, &sc, quit);
 		if (o->count && r->ticks >= o->count)
 			break;
 		scan(s, now_ns(), &last_scan);
 		uint64_t next = sc.due_ns < end ? sc.due_ns : end;
+		if (s->placement.follows != follows)
+			next = settled(&sc, next, end);
 		windows_between_ticks(s, next, &sc, quit);
 		targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
 	}
@@ -346,6 +363,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	unwatch_all(s);
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
+	r->cpu_follows = s->placement.follows;
 	r->highest_scale = s->highest_scale;
 	r->cpus = s->cpus;
 	r->wall_ns = now_ns() - start;

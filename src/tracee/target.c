@@ -631,6 +631,26 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volat
 	}
 }
 
+void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint64_t deadline_ns,
+		      trap_fn on_trap, void *arg)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	targets_poll(ts, n, on_trap, arg);
+	while (th->stop_pending && !th->gone && !all_exited(ts, n)) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t left = deadline_ns - now;
+		struct timespec wait = { (time_t)(left / 1000000000ULL),
+					 (long)(left % 1000000000ULL) };
+		if (sigtimedwait(&chld, NULL, &wait) == SIGCHLD)
+			while (dispatch_one(ts, n, on_trap, arg))
+				;
+	}
+}
+
 /* Detaching waits for the stops it asked for while one of the threads
  * left is runnable (it traps the moment it gets a CPU: behind 400
  * spinning processes of a fork bomb that is up to a second) or a stop

@@ -213,6 +213,40 @@ wait_frames_tests() {
 	else fail "a wait keeps its kernel frames" "hrtimer_nanosleep_[k] in ${frames}% (>= 95)" "$TMP/sleep.folded"; fi
 }
 
+# Seen where it runs: sysmix does about 1 us of user work between 4 KiB
+# preads of a file in the page cache (a system call every few us) and
+# times both phases itself.  A stop asked from another CPU lands at the
+# next return to user mode, a system call's: 0.1 % in user_work against
+# 65 % by its clock.  A sampler that sleeps on the thread's CPU preempts it
+# where it is (placement.h): user_work within 4 points of its clock at
+# 1 ms and 100 us (make truth), so is read_page (pread and around it), and
+# most of read_page's samples show the call as a kernel frame (the rest:
+# the user code of read_page and pread).  Unpinned: the kernel moves it.
+sysmix_tests() {
+	if [ "$(id -u)" != 0 ] || [ "$(nproc)" -lt 2 ]; then
+		skip "sysmix: user code between system calls" "needs root (a SCHED_FIFO sampler) and 2 CPUs to follow a thread to its CPU"
+		return
+	fi
+	local d out rc own_user own_read user read call tol
+	tol=$(pick 8 4)
+	for d in 1ms 100us; do
+		out=$TMP/sysmix.$d
+		"$PP" -d "$d" -o "$out.folded" -- "$T/sysmix" 3 >"$out.truth" 2>"$out.err"
+		rc=$?
+		own_user=$(sed -n 's/.*user_share=\([0-9.]*\).*/\1/p' "$out.truth" | awk '{ printf "%.1f", 100 * $1 }')
+		own_read=$(sed -n 's/.*pread_share=\([0-9.]*\).*/\1/p' "$out.truth" | awk '{ printf "%.1f", 100 * $1 }')
+		user=$(share "$out.folded" ';user_work(;| )')
+		read=$(share "$out.folded" ';read_page(;| )')
+		call=$(share_of "$out.folded" ';read_page(;| )' ';__x64_sys_pread64_\[k\]')
+		if [ $rc = 0 ] && [ -n "$own_user" ] && grep -Eq 'followed [0-9]+ thread' "$out.err"; then
+			pass "sysmix at $d: exit 0, its own figures, the sampler on its CPU"
+		else fail "sysmix at $d" "exit $rc; own '$own_user'; $(grep 'sampler priority' "$out.err")" "$out.folded"; fi
+		if near "$user" "$own_user" "$tol" && near "$read" "$own_read" "$tol" && atleast "$call" 50; then
+			pass "sysmix at $d: user_work ${user}% (its clock: ${own_user}%), read_page ${read}% (${own_read}%), ${call}% of read_page's samples in __x64_sys_pread64"
+		else tfail "sysmix at $d: user work and the call against its clock" "user_work ${user}% (its clock ${own_user}%), read_page ${read}% (${own_read}%), +-$tol; __x64_sys_pread64 in ${call}% of read_page's samples (>= 50)" "$out.folded"; fi
+	done
+}
+
 if [ $CAN_ATTACH = 1 ]; then
 	# Shares against the targets' own clocks and schedstat: time, not
 	# judged under the sanitizer.  The wait frames are not a matter of time.
@@ -221,6 +255,7 @@ if [ $CAN_ATTACH = 1 ]; then
 		burst_tests
 		runqueue_tests
 		work_sleep_tests
+		sysmix_tests
 	fi
 	wait_frames_tests
 else

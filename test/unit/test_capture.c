@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -79,6 +80,9 @@ static struct {
 	bool running_now;           /* on a CPU when its syscall is read */
 	bool trap_in_wait;          /* it traps in its wait, aborted by us
 				       (else in user code) */
+	long trap_call;             /* or leaving this system call (> 0) */
+	bool trap_on_yield;         /* targets_wait_for brings its trap */
+	int yields;                 /* targets_wait_for called */
 	struct kernel_stack kernel; /* /proc/.../stack, read at a pending tick */
 	bool has_words;             /* its application words, when read: */
 	uint32_t word[SNAPSHOT_WORDS]; /* word[0] Oracle's event number */
@@ -125,6 +129,19 @@ void __wrap_thread_poll(struct target *t, struct thread *th, trap_fn on_trap, vo
 	fake.trap_due = false;
 	th->stop_pending = false;
 	on_trap(arg, t, th, now_ns());
+}
+
+void __wrap_targets_wait_for(struct target *ts, size_t n, const struct thread *th,
+			     uint64_t deadline_ns, trap_fn on_trap, void *arg)
+{
+	(void)n;
+	(void)deadline_ns;
+	fake.yields++;
+	if (!fake.trap_on_yield || !th->stop_pending)
+		return;
+	struct thread *t = (struct thread *)th;
+	t->stop_pending = false;
+	on_trap(arg, &ts[0], t, now_ns());
 }
 
 void __wrap_thread_nudge(struct thread *th, uint64_t now)
@@ -224,6 +241,10 @@ int __wrap_snapshot_regs(pid_t tid, struct snapshot *s)
 	s->regs.rip = fake.trap_pc;
 	s->regs.rbp = fake.rbp;
 	s->regs.orig_rax = (unsigned long long)-1; /* in no system call */
+	if (fake.trap_call > 0) { /* on its way out of a call that returned */
+		s->regs.orig_rax = (unsigned long long)fake.trap_call;
+		s->regs.rax = 4096;
+	}
 	if (fake.trap_in_wait) { /* nanosleep, aborted: the kernel will restart it */
 		s->regs.orig_rax = 35;
 		s->regs.rax = (unsigned long long)-516; /* -ERESTART_RESTARTBLOCK */
@@ -583,6 +604,72 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 	assert_int_equal(w->st->samples_on_cpu, 1);
 	assert_int_equal(counted(w, "worker;R (running);running_place"), 1);
 	assert_int_equal(counted_in_all(w), 1);
+}
+
+/* Stops from another CPU that keep catching it at the end of a system
+ * call: past half of them (8 at least), the sampler follows it to its
+ * CPU (placement.h); stops that find it in user code never do. */
+static void a_thread_caught_leaving_calls_is_followed(void **state)
+{
+	struct world *w = *state;
+	w->s->placement.on = w->s->placement.can_follow = true;
+	for (int i = 0; i < 8; i++) { /* in user code: not followed */
+		stop_it_running(w);
+		round_over(w, 1);
+	}
+	assert_false(w->st->followed);
+	fake.trap_call = SYS_pread64;
+	for (int i = 0; i < 8; i++) {
+		stop_it_running(w);
+		round_over(w, 1);
+	}
+	assert_false(w->st->followed); /* 8 of 16: not past half */
+	stop_it_running(w);
+	round_over(w, 1);
+	assert_true(w->st->followed); /* 9 of 17 */
+	assert_int_equal(w->r.followed_threads, 1);
+}
+
+/* Followed, preempted by our tick on its CPU while leaving pread: the
+ * stop is asked and we sleep for its trap at once (it waits only for
+ * the CPU we hold); the sample is R (running), the call its kernel frame
+ * in place of the way out, which is our preemption. */
+static void a_followed_thread_is_caught_in_its_call(void **state)
+{
+	struct world *w = *state;
+	w->st->followed = true;
+	fake.runs = 7;
+	fake.trap_pc = address_of(trap_place);
+	fake.trap_call = SYS_pread64;
+	fake.trap_on_yield = true;
+	round_begin(w);
+	struct kernel_stack ks = { .depth = 3 };
+	snprintf(ks.frame[0], KSYM_MAX, "exit_to_user_mode_loop");
+	snprintf(ks.frame[1], KSYM_MAX, "do_syscall_64");
+	snprintf(ks.frame[2], KSYM_MAX, "entry_SYSCALL_64_after_hwframe");
+	char kernel[MEMORY_KERNEL_BYTES];
+	int n = count_kernel_frames(&ks, kernel, sizeof(kernel));
+	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = false,
+				   .runs_known = true, .sc = { .runs = 7 }, .yield = true };
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, kernel, n);
+	assert_int_equal(fake.yields, 1);
+	assert_int_equal(fake.spun_until, 0); /* no spin: it cannot run while we do */
+	assert_null(w->st->pending);
+	assert_int_equal(fake.resumes, 1);
+	assert_int_equal(w->r.queued, 0); /* not queued: ours */
+	round_over(w, 1);
+	assert_int_equal(counted(w, "worker;R (running);trap_place;"
+				    "entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];"
+				    "__x64_sys_pread64_[k]"), 1);
+	assert_int_equal(counted_in_all(w), 1);
+	/* not followed: no sleep for it, its trap comes later */
+	w->st->followed = false;
+	fake.yields = 0;
+	round_begin(w);
+	rq.yield = false;
+	capture_stop(w->s, w->p, &w->th, w->st, &rq, kernel, n);
+	assert_int_equal(fake.yields, 0);
+	assert_non_null(w->st->pending);
 }
 
 /* Ticks that fell while our stop held it: counted as the stop saw it
@@ -1048,6 +1135,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ticks_held_by_our_stop_are_what_it_saw, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_thread_stopped_every_round_is_listed_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(a_thread_caught_leaving_calls_is_followed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(a_followed_thread_is_caught_in_its_call, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),

@@ -82,6 +82,40 @@ static void keeps_to_the_users_cpus(void **state)
 	assert_false(placement_choose(&allowed, &current, &wanted, 0, &out));
 }
 
+/* FOLLOW: to the CPU a target thread runs on, one CPU, and no move while
+ * we are on one that is wanted. */
+static void follows_to_a_wanted_cpu(void **state)
+{
+	(void)state;
+	cpu_set_t allowed = cpus(0, 1, -1), current = allowed, wanted = cpus(1, -1, -1), out;
+	assert_true(placement_follow(&allowed, &current, &wanted, &out));
+	cpu_set_t expect = cpus(1, -1, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+	current = out; /* there now: stays */
+	assert_false(placement_follow(&allowed, &current, &wanted, &out));
+	/* the thread moved (woken on the CPU we left idle): after it */
+	wanted = cpus(0, -1, -1);
+	assert_true(placement_follow(&allowed, &current, &wanted, &out));
+	expect = cpus(0, -1, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+	/* several wanted, ours among them: no move */
+	current = cpus(1, -1, -1);
+	wanted = cpus(0, 1, -1);
+	assert_false(placement_follow(&allowed, &current, &wanted, &out));
+	/* none wanted: stays where the thread last ran */
+	CPU_ZERO(&wanted);
+	assert_false(placement_follow(&allowed, &current, &wanted, &out));
+	/* never outside the user's CPUs */
+	allowed = cpus(2, 3, -1);
+	current = allowed;
+	wanted = cpus(0, 1, -1);
+	assert_false(placement_follow(&allowed, &current, &wanted, &out));
+	wanted = cpus(1, 3, -1);
+	assert_true(placement_follow(&allowed, &current, &wanted, &out));
+	expect = cpus(3, -1, -1);
+	assert_true(CPU_EQUAL(&out, &expect));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +124,7 @@ int main(void)
 		cmocka_unit_test(all_wanted_gives_all),
 		cmocka_unit_test(none_wanted_keeps_away),
 		cmocka_unit_test(keeps_to_the_users_cpus),
+		cmocka_unit_test(follows_to_a_wanted_cpu),
 	};
 	return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
 }
