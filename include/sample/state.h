@@ -295,6 +295,9 @@ struct sampler {
 	size_t n_resumed, cap_resumed;
 	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */
 	cpu_set_t followed;    /* CPUs its followed threads are on */
+	struct thread_ref *follow; /* the threads followed (few: those caught
+				      leaving system calls), ended ones dropped */
+	size_t n_follow, cap_follow;
 	/* stops whose trap has not come: polled one by one */
 	unsigned stops_pending;
 	struct thread_ref *pending;

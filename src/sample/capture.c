@@ -627,7 +627,8 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 #define FAR_STOPS_MIN 8
 #define FAR_STOPS_WINDOW 64
 
-static void note_far_stop(struct sampler *s, struct sampled_thread *st, bool at_call)
+static void note_far_stop(struct sampler *s, const struct process *p, const struct thread *th,
+			  struct sampled_thread *st, bool at_call)
 {
 	st->far_stops++;
 	st->far_at_call += at_call;
@@ -636,7 +637,10 @@ static void note_far_stop(struct sampler *s, struct sampled_thread *st, bool at_
 		st->far_at_call /= 2;
 	}
 	if (!st->followed && s->placement.can_follow && s->placement.on &&
-	    st->far_stops >= FAR_STOPS_MIN && 2 * st->far_at_call > st->far_stops) {
+	    st->far_stops >= FAR_STOPS_MIN && 2 * st->far_at_call > st->far_stops &&
+	    array_reserve((void **)&s->follow, s->n_follow + 1, &s->cap_follow,
+			  sizeof(*s->follow))) {
+		s->follow[s->n_follow++] = thread_ref_of(s, p, th);
 		st->followed = true;
 		s->r->followed_threads++;
 	}
@@ -687,7 +691,7 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	if (c->copied && in_call && ps->took_its_cpu)
 		name_the_call(&ps->ticks[0], at.nr);
 	if (c->copied && ps->running && ps->at_once)
-		note_far_stop(s, st, in_call);
+		note_far_stop(s, p, th, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
 	 * next peek there */
 	if (c->copied && complete && n > 0 && in_call && at.pc && at.pc == st->regs_pc) {
@@ -848,10 +852,7 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 }
 
 /* Where the threads resumed since the last placement are now: the
- * kernel may have put them on our CPU, their waker's, or, while we hold
- * theirs, on another.  A followed one's is its last CPU from now: the
- * round after we follow it there reads when we got it first thing
- * (round.c), to tell that our tick preempted it. */
+ * kernel may have put them on our CPU, their waker's. */
 static void note_resumed(struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_resumed; i++) {
@@ -860,12 +861,33 @@ static void note_resumed(struct sampler *s)
 		if (!th || th->gone || thread_read_stat(th, &ts) != 0 || ts.state != 'R')
 			continue;
 		sampler_want_cpu(s, ts.processor);
+	}
+}
+
+/* Where the followed threads are now, those that run or wait to: one
+ * whose stop is still pending, or that was not stopped this round (a
+ * neighbour had its CPU), is followed too - else the sampler, with none
+ * to follow, would leave its CPU as KEEP OFF does, and stop it from
+ * afar at the next tick.  Its CPU is its last from now: the round after
+ * we follow it there reads when we got it first thing (round.c), to
+ * tell that our tick preempted it. */
+static void note_followed(struct sampler *s)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n_follow; i++) {
+		struct thread *th = thread_of(s, &s->follow[i]);
+		if (!th || th->gone)
+			continue;
+		s->follow[kept++] = s->follow[i];
+		struct task_stat ts;
 		struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
-		if (!st || !st->followed || ts.processor < 0 || ts.processor >= CPU_SETSIZE)
+		if (!st || thread_read_stat(th, &ts) != 0 || ts.state != 'R' || ts.processor < 0 ||
+		    ts.processor >= CPU_SETSIZE)
 			continue;
 		st->last_cpu = ts.processor;
 		CPU_SET(ts.processor, &s->followed);
 	}
+	s->n_follow = kept;
 }
 
 /* FOLLOW looks again after a move this many times: the CPU it left, idle
@@ -880,6 +902,7 @@ void capture_keep_off(struct sampler *s)
 	}
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		note_resumed(s);
+		note_followed(s);
 		int from = sched_getcpu();
 		int to = placement_apply(&s->placement, &s->wanted, &s->followed, from);
 		CPU_ZERO(&s->wanted);

@@ -126,6 +126,7 @@ void sampler_free(struct sampler *s)
 	free(s->running);
 	free(s->resumed);
 	free(s->pending);
+	free(s->follow);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free(sampled_at(s, i)->memory);
 		free(sampled_at(s, i)->owed);
