@@ -27,6 +27,7 @@ enum group_by {
 	GROUP_PID,   /* each process (and thread): "postgres[1234] client backend" */
 	GROUP_TYPE,  /* each backend type, or process title, or comm: processes merged */
 	GROUP_ALL,   /* one root for every sample */
+	GROUP_THREAD, /* each thread apart, by its id: "mariadbd[4321]" */
 };
 
 /* The label --push gives each type's part of a window with --group-by

@@ -323,13 +323,14 @@ static enum parse_result option_group_by(struct parsing *ps, const struct option
 {
 	(void)row;
 	static const char *const names[] = { [GROUP_PID] = "pid", [GROUP_TYPE] = "type",
-					     [GROUP_ALL] = "all" };
+					     [GROUP_ALL] = "all", [GROUP_THREAD] = "thread" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(arg, names[i]) == 0) {
 			ps->o->group_by = (enum group_by)i;
 			return PARSE_OK;
 		}
-	return fail(ps, "invalid grouping '%s' for --group-by: expected pid, type or all", arg);
+	return fail(ps, "invalid grouping '%s' for --group-by: expected pid, thread, type or all",
+		    arg);
 }
 
 static enum parse_result option_period(struct parsing *ps, const struct option_row *row, const char *arg)
@@ -539,9 +540,10 @@ static const struct option_row option_rows[] = {
 	  "not run since its last sample" },
 	{ "group-by", 0, "WHAT", option_group_by, 0, NULL,
 	  "the stacks' root: pid (default) each process,\n"
-	  "postgres[1234] client backend; type each backend\n"
-	  "type (a process title, else comm) with its\n"
-	  "processes merged; all one root" },
+	  "postgres[1234] client backend; thread each thread\n"
+	  "apart, name[TID]; type each backend type (a\n"
+	  "process title, else comm) with its processes\n"
+	  "merged; all one root" },
 	{ "no-inline", 0, NULL, FLAG(no_inline), NULL,
 	  "no frames for inlined functions (default: shown,\n"
 	  "NAME_[i], where debug info has them)" },

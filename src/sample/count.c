@@ -282,9 +282,10 @@ static const char *process_words(struct process *p)
 }
 
 /* process_root_frame's text (at most 256 bytes) sanitized, then '/' and
- * the thread's sanitized comm: room for all, so no cut falls inside a
- * character of names that were not UTF-8 (three bytes each). */
-#define ROOT_MAX (FRAME_SANITIZED_MAX(256) + 1 + COMM_MAX)
+ * the thread's sanitized comm, and "[TID]" (16 with its '\0'): room for
+ * all, so no cut falls inside a character of names that were not UTF-8
+ * (three bytes each). */
+#define ROOT_MAX (FRAME_SANITIZED_MAX(256) + 1 + COMM_MAX + 16)
 
 /* The root frame (options.h's group_by):
  *   pid   with several processes "comm[PID]/thread", or "comm[PID] WORDS"
@@ -292,6 +293,10 @@ static const char *process_words(struct process *p)
  *         "comm[PID] WORDS/thread"); alone, the thread's comm, but a
  *         PostgreSQL process is "postgres[PID] client backend" there too
  *         (its type says which backend it was);
+ *   thread as pid, each thread apart by its id: alone "comm[TID]", with
+ *         several processes "comm[PID]/thread[TID]", a thread of a
+ *         process with words "comm[PID] WORDS/thread[TID]" (its first
+ *         thread, whose TID is the PID, "comm[PID] WORDS" as with pid);
  *   type  its words, else its comm: processes alike merged, no PID;
  *   all   "all". */
 static void root_frame(const struct sampler *s, struct process *p,
@@ -310,15 +315,21 @@ static void root_frame(const struct sampler *s, struct process *p,
 		return;
 	}
 	bool several = s->o->n_pids > 1 || s->o->subprocesses || s->n_targets > 1;
+	/* the thread's name, and with --group-by thread its id */
+	char thread[COMM_MAX + 16];
+	if (s->o->group_by == GROUP_THREAD)
+		snprintf(thread, sizeof(thread), "%s[%d]", st->comm, (int)st->tid);
+	else
+		snprintf(thread, sizeof(thread), "%s", st->comm);
 	if (words && (several || p->pgb_ok)) {
 		size_t n = process_root_frame(p->t->comm, p->t->pid, words, out, outsz);
 		if (st->tid != p->t->pid && n < outsz)
-			snprintf(out + n, outsz - n, "/%s", st->comm);
+			snprintf(out + n, outsz - n, "/%s", thread);
 	} else if (several) {
 		frame_sanitize(p->t->comm, proc, sizeof(proc));
-		snprintf(out, outsz, "%s[%d]/%s", proc, (int)p->t->pid, st->comm);
+		snprintf(out, outsz, "%s[%d]/%s", proc, (int)p->t->pid, thread);
 	} else {
-		snprintf(out, outsz, "%s", st->comm);
+		snprintf(out, outsz, "%s", thread);
 	}
 }
 
@@ -341,12 +352,13 @@ static int new_profile_thread(struct sampler *s, pid_t pid, pid_t tid, const cha
 }
 
 /* The sample's index in the profile's list (formats that keep time): its
- * thread's, or with --group-by type or all its root's - processes merged
+ * thread's (--group-by pid, thread), or with --group-by type or all its
+ * root's - processes merged
  * are one timeline, named after the root, with no pid or tid (0). */
 static int profile_index(struct sampler *s, struct process *p, struct sampled_thread *st,
 			 const char *root, uint32_t *out)
 {
-	if (s->o->group_by != GROUP_PID) {
+	if (s->o->group_by == GROUP_TYPE || s->o->group_by == GROUP_ALL) {
 		for (size_t i = 0; i < s->n_profile_threads; i++)
 			if (strcmp(s->profile_threads[i].name, root) == 0) {
 				*out = (uint32_t)i;

@@ -70,6 +70,32 @@ many_threads_tests() {
 }
 [ $CAN_ATTACH = 1 ] && many_threads_tests
 
+# Threads of one name (a thread server's: every MariaDB thread is
+# "mariadbd") are one root by default; --group-by thread keeps each apart
+# as name[TID], in the folded lines and in speedscope's timelines.
+group_by_thread_tests() {
+	start "$T/many_threads" 6 2
+	settle "$TPID" idle S
+	local tids rc=0 roots bad foreign named lanes
+	tids=$(ls /proc/"$TPID"/task | sort -n | tr '\n' ' ')
+	"$PP" -p "$TPID" -d 2ms -n 50 --group-by thread -o "$TMP/bythread.folded" 2>"$TMP/bythread.err" || rc=$?
+	"$PP" -p "$TPID" -d 2ms -n 50 --group-by thread -o "$TMP/bythread.speedscope.json" 2>>"$TMP/bythread.err" || rc=$?
+	stop_target "$TPID"
+	roots=$(cut -d';' -f1 "$TMP/bythread.folded" | sort -u)
+	bad=$(echo "$roots" | grep -cvE '^(many_threads|idle|busy)\[[0-9]+\]$')
+	foreign=0
+	for r in $roots; do
+		r=${r##*[}
+		case " $tids " in *" ${r%]} "*) ;; *) foreign=$((foreign + 1)) ;; esac
+	done
+	named=$(echo "$roots" | grep -cE '^(idle|busy)\[')
+	lanes=$(grep -oE '"name": *"(idle|busy)\[[0-9]+\]' "$TMP/bythread.speedscope.json" | sort -u | wc -l)
+	if [ $rc = 0 ] && [ "$bad" = 0 ] && [ "$foreign" = 0 ] && [ "$named" = 8 ] && [ "$lanes" = 8 ]; then
+		pass "--group-by thread: 6 idle and 2 busy threads, 8 roots NAME[TID], each a thread of the target; speedscope's timelines the same 8"
+	else fail "--group-by thread" "exit $rc; roots: $(echo "$roots" | tr '\n' ' ') ($bad not NAME[TID], $foreign not its threads, $named of idle/busy: 8); speedscope lanes $lanes (8); $(head -c 300 "$TMP/bythread.err")" "$TMP/bythread.folded"; fi
+}
+[ $CAN_ATTACH = 1 ] && group_by_thread_tests
+
 # A thousand threads that wake every 0.5 s and 4 that spin, on 2 CPUs: the
 # ticks keep coming and the spinners' running and runnable shares are
 # their schedstat's, read here around the run (+-5 points; make truth

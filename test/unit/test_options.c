@@ -265,8 +265,8 @@ static void pg_queries_idle_and_grouping(void **state)
 	assert_true(o.pg_queries);
 	assert_true(o.no_idle);
 	assert_int_equal(o.group_by, GROUP_TYPE);
-	const char *const names[] = { "pid", "type", "all" };
-	for (int g = 0; g < 3; g++) {
+	const char *const names[] = { "pid", "type", "all", "thread" };
+	for (int g = 0; g < 4; g++) {
 		assert_int_equal(parse(&o, err, (const char *const[]){ "--group-by", names[g], "-p",
 								   "7", NULL }), PARSE_OK);
 		assert_int_equal(o.group_by, (enum group_by)g);
@@ -443,10 +443,10 @@ static void exact_error_messages(void **state)
 		  "--event-names 'x' needs --ksuseopc and --ksusetim" },
 		{ { "-p", "1", "--pg-queries", "--ksuseopc", "1", "--ksusetim", "2" },
 		  "--pg-queries and --ksuseopc do not go together: one application state per sample (PostgreSQL's or Oracle's)" },
-		{ { "-p", "1", "--group-by", "thread" },
-		  "invalid grouping 'thread' for --group-by: expected pid, type or all" },
+		{ { "-p", "1", "--group-by", "threads" },
+		  "invalid grouping 'threads' for --group-by: expected pid, thread, type or all" },
 		{ { "-p", "1", "--group-by", "" },
-		  "invalid grouping '' for --group-by: expected pid, type or all" },
+		  "invalid grouping '' for --group-by: expected pid, thread, type or all" },
 		{ { "-p", "1", "--group-by" }, "option '--group-by' needs a value" },
 		{ { "--dump", "-p", "1", "--no-idle" },
 		  "--dump takes one look and writes text: --no-idle does not go with it" },
