@@ -605,50 +605,44 @@ void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg)
 		dispatch_all(ts, n, on_trap, arg);
 }
 
-void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volatile int *quit,
-			trap_fn on_trap, void *arg)
+/* Sleeps until a tracee reports an event or the deadline, and handles
+ * every event there is then.  false: the deadline had passed. */
+static bool wait_for_events(struct target *ts, size_t n, uint64_t deadline_ns, trap_fn on_trap,
+			    void *arg)
 {
+	uint64_t now = now_ns();
+	if (now >= deadline_ns)
+		return false;
+	uint64_t left = deadline_ns - now;
+	struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
+	/* SIGCHLD is blocked: it wakes us here for any tracee event, so a
+	 * signal for the target, or the trap of a thread queued for a CPU,
+	 * waits for no tick.  (Taken by the wait: what it reports is
+	 * dispatched whatever the pending set says.) */
+	if (sigtimedwait(&chld, NULL, &wait) == SIGCHLD)
+		while (dispatch_one(ts, n, on_trap, arg))
+			;
+	return true;
+}
+
+void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volatile int *quit,
+			trap_fn on_trap, void *arg)
+{
 	targets_poll(ts, n, on_trap, arg);
-	for (;;) {
-		if (*quit || all_exited(ts, n))
-			return;
-		uint64_t now = now_ns();
-		if (now >= deadline_ns)
-			return;
-		uint64_t left = deadline_ns - now;
-		struct timespec wait = { (time_t)(left / 1000000000ULL),
-					 (long)(left % 1000000000ULL) };
-		/* SIGCHLD is blocked: it wakes us here for any tracee event,
-		 * so a signal for the target, or the trap of a thread queued
-		 * for a CPU, waits for no tick.  (Taken by the wait: what it
-		 * reports is dispatched whatever the pending set says.) */
-		if (sigtimedwait(&chld, NULL, &wait) == SIGCHLD)
-			while (dispatch_one(ts, n, on_trap, arg))
-				;
-	}
+	while (!*quit && !all_exited(ts, n) && wait_for_events(ts, n, deadline_ns, on_trap, arg))
+		;
 }
 
 void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint64_t deadline_ns,
 		      trap_fn on_trap, void *arg)
 {
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
 	targets_poll(ts, n, on_trap, arg);
-	while (th->stop_pending && !th->gone && !all_exited(ts, n)) {
-		uint64_t now = now_ns();
-		if (now >= deadline_ns)
-			return;
-		uint64_t left = deadline_ns - now;
-		struct timespec wait = { (time_t)(left / 1000000000ULL),
-					 (long)(left % 1000000000ULL) };
-		if (sigtimedwait(&chld, NULL, &wait) == SIGCHLD)
-			while (dispatch_one(ts, n, on_trap, arg))
-				;
-	}
+	while (th->stop_pending && !th->gone && !all_exited(ts, n) &&
+	       wait_for_events(ts, n, deadline_ns, on_trap, arg))
+		;
 }
 
 /* Detaching waits for the stops it asked for while one of the threads
