@@ -5,6 +5,8 @@ wait "$gone"
 bad_input "unknown unit" "10xs" -p 1 -d 10xs
 bad_input "zero interval" "'0'" -p 1 -d 0
 bad_input "negative interval" "-5ms" -p 1 -d -5ms
+bad_input "an interval no machine delivers" "'1ns' for -d: at least 50us" -p 1 -d 1ns
+bad_input "an interval under the floor" "'10us' for -d: at least 50us" -p 1 -d 10us
 bad_input "not a number" "abc" -p 1 -d abc
 bad_input "overflow" "99999999999999999999s" -p 1 -d 99999999999999999999s
 bad_input "zero count" "'0'" -p 1 -n 0

@@ -412,6 +412,8 @@ static void exact_error_messages(void **state)
 	} cases[] = {
 		{ { "-p", "1", "-d", "10xs" },
 		  "invalid interval '10xs' for -d: expected a positive number with unit ns, us, ms or s" },
+		{ { "-p", "1", "-d", "1ns" },
+		  "invalid interval '1ns' for -d: at least 50us (a round takes 20-45 us: shorter ones would run back to back and stop the target most of its time)" },
 		{ { "-p", "1", "-t", "0" },
 		  "invalid duration '0' for -t: expected a positive number with unit ns, us, ms or s" },
 		{ { "-p", "1", "-n", "0" }, "invalid count '0' for -n: expected a positive integer" },
