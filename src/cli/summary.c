@@ -183,6 +183,53 @@ static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
 	free(pf);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Of process pid's sampled threads, how many share their name with
+ * another: one root for all of them by default. */
+static size_t sharing_a_name(const struct sampler *s, pid_t pid, const char **names, size_t cap)
+{
+	size_t n = 0, shared = 0;
+	for (size_t i = 0; i < sampler_thread_count(s) && n < cap; i++) {
+		struct thread_figures tf;
+		sampler_thread_figures(s, i, &tf);
+		if (tf.pid == pid && tf.samples)
+			names[n++] = tf.comm;
+	}
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++)
+		shared += (i > 0 && !strcmp(names[i], names[i - 1])) ||
+			  (i + 1 < n && !strcmp(names[i], names[i + 1]));
+	return shared;
+}
+
+/* Threads of one name are one root by default (a thread server's: every
+ * MariaDB thread is named mariadbd, its connections beside InnoDB's
+ * workers): said, for the process with most of them, with the way to keep
+ * them apart.  The default roots stay as they were: a flame graph of
+ * today's is comparable with yesterday's (--diff). */
+static void print_shared_names(FILE *f, const struct options *o, const struct target *ts,
+			       size_t n_targets, const struct sampler *s)
+{
+	size_t cap = s ? sampler_thread_count(s) : 0;
+	if (o->group_by != GROUP_PID || !cap)
+		return;
+	const char **names = malloc(cap * sizeof(*names));
+	size_t most = 0, at = 0;
+	for (size_t p = 0; names && p < n_targets; p++) {
+		size_t shared = sharing_a_name(s, ts[p].pid, names, cap);
+		if (shared > most)
+			most = shared, at = p;
+	}
+	free(names);
+	if (most)
+		fprintf(f, "  threads of one name    %zu threads of %s[%d] share their names, one root a "
+			"name: --group-by thread keeps them apart\n", most, ts[at].comm, (int)ts[at].pid);
+}
+
 /* The thread that paid most, as a share of its own time: one figure,
  * then what it is made of. */
 static void print_most_stopped(FILE *f, const struct sampler *s, const struct stop_cost *c)
@@ -433,6 +480,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fputc('\n', f);
 	}
 	print_processes(f, ts, n_targets, s);
+	print_shared_names(f, o, ts, n_targets, s);
 	print_left_out(f, o, r);
 	if (o->pg_queries)
 		summary_time_model(f, &r->pg_time, r->samples + r->left_out);
