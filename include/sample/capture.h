@@ -94,8 +94,9 @@ struct stop_request {
 	struct sched_counts sc;
 	bool wait;            /* spin for the trap even if not running (a
 				 blocked thread our interrupt wakes) */
-	bool yield;           /* sleep until its trap: it waits for the CPU
-				 we hold (our tick preempted it there) */
+	bool yield;           /* sleep for its trap after the round's stops
+				 (capture_yield): it waits for the CPU we
+				 hold (our tick preempted it there) */
 	const struct look_words *words; /* a blocked look's, read first (for
 				 its tick, should the stop not show it); NULL */
 };
@@ -105,6 +106,13 @@ struct stop_request {
 void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, const struct stop_request *rq, const char *kernel,
 		  int n_kernel);
+
+/* Sleeps for the trap of the thread a stop asked to yield to (our tick
+ * preempted it on our CPU: it traps as soon as it has the CPU again), up
+ * to a millisecond; the other traps that come meanwhile are collected
+ * too.  After the round's looks and stops: none sees what ran while we
+ * slept. */
+void capture_yield(struct sampler *s);
 
 /* A thread asked at an earlier tick and not stopped yet: it has run no
  * user code since, so this tick gets the stack its trap will bring, with

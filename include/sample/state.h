@@ -298,6 +298,13 @@ struct sampler {
 	struct thread_ref *follow; /* the threads followed (few: those caught
 				      leaving system calls), ended ones dropped */
 	size_t n_follow, cap_follow;
+	/* The thread our tick preempted on this CPU, followed and asked to
+	 * stop: its trap is slept for once every thread has been looked at
+	 * and stopped (capture_yield), not at its stop - the CPU we let go
+	 * runs other threads, and a look after that saw them later than the
+	 * tick. */
+	bool yield_wanted;
+	struct thread_ref yield_to;
 	/* stops whose trap has not come: polled one by one */
 	unsigned stops_pending;
 	struct thread_ref *pending;

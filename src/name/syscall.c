@@ -21,13 +21,13 @@ const char *syscall_name(long nr)
 
 #define KERNEL_FRAMES_MAX 64
 
-/* A frame of the way out of a call to user mode, where our preemption
- * took the thread. */
-static bool way_out(const char *frame)
+/* A frame of an interrupt's return, where a kernel that preempts system
+ * calls took the thread at the tick, wherever it was in the call. */
+static bool preempted_there(const char *frame)
 {
 	static const char *const prefixes[] = {
-		"exit_to_user_mode", "syscall_exit_to_user_mode", "arch_exit_to_user_mode",
-		"schedule_[k]", "__schedule_[k]", "preempt_schedule",
+		"asm_sysvec_", "asm_common_interrupt", "sysvec_", "irqentry_exit",
+		"preempt_schedule",
 	};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(frame, prefixes[i], strlen(prefixes[i])) == 0)
@@ -43,10 +43,10 @@ int syscall_frames_at_call(const char *kernel, int n, long nr, char *out, size_t
 	for (int i = 0; i < k; i++)
 		if (strcmp(list[i], "do_syscall_64_[k]") == 0)
 			entry = i;
-	bool only_way_out = entry >= 0;
-	for (int i = entry + 1; only_way_out && i < k; i++)
-		only_way_out = way_out(list[i]);
-	if (!only_way_out)
+	bool at_tick = entry < 0;
+	for (int i = entry + 1; !at_tick && i < k; i++)
+		at_tick = preempted_there(list[i]);
+	if (at_tick)
 		return frames_pack(list, k, out, cap);
 	char call[96];
 	const char *name = syscall_name(nr);

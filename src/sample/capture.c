@@ -818,11 +818,12 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		complete_stop(s, p, th, seen);
 		break;
 	case STOP_PENDING:
-		/* collected by capture_on_trap when it comes: at once when it
-		 * waits only for our CPU */
-		if (rq->yield)
-			targets_wait_for(s->ts, s->n_targets, th, now_ns() + STOP_YIELD_NS,
-					 capture_on_trap, s);
+		/* collected by capture_on_trap when it comes: when it waits
+		 * only for our CPU, as soon as the round's stops are asked */
+		if (rq->yield) {
+			s->yield_wanted = true;
+			s->yield_to = thread_ref_of(s, p, th);
+		}
 		break;
 	case STOP_GONE:
 		free(st->pending);
@@ -830,6 +831,17 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		s->stops_pending--;
 		break;
 	}
+}
+
+void capture_yield(struct sampler *s)
+{
+	if (!s->yield_wanted)
+		return;
+	s->yield_wanted = false;
+	struct thread *th = thread_of(s, &s->yield_to);
+	if (th && !th->gone && th->stop_pending)
+		targets_wait_for(s->ts, s->n_targets, th, now_ns() + STOP_YIELD_NS,
+				 capture_on_trap, s);
 }
 
 void capture_pending_tick(struct sampler *s, struct process *p, struct thread *th,

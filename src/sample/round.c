@@ -383,6 +383,7 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
 	look_at_every_thread(s, quit);
 	stop_running_threads(s, quit);
+	capture_yield(s);
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);
 }
 

@@ -652,6 +652,9 @@ static void a_followed_thread_is_caught_in_its_call(void **state)
 	struct stop_request rq = { .state = 'R', .on_cpu = true, .running = false,
 				   .runs_known = true, .sc = { .runs = 7 }, .yield = true };
 	capture_stop(w->s, w->p, &w->th, w->st, &rq, kernel, n);
+	assert_int_equal(fake.yields, 0); /* not before the round's looks */
+	assert_non_null(w->st->pending);
+	capture_yield(w->s);
 	assert_int_equal(fake.yields, 1);
 	assert_int_equal(fake.spun_until, 0); /* no spin: it cannot run while we do */
 	assert_null(w->st->pending);
@@ -668,6 +671,7 @@ static void a_followed_thread_is_caught_in_its_call(void **state)
 	round_begin(w);
 	rq.yield = false;
 	capture_stop(w->s, w->p, &w->th, w->st, &rq, kernel, n);
+	capture_yield(w->s);
 	assert_int_equal(fake.yields, 0);
 	assert_non_null(w->st->pending);
 }

@@ -65,17 +65,43 @@ static void the_way_out_becomes_the_call(void **state)
 			    "entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];syscall_9999_[k]");
 }
 
-/* The call's own frames (a kernel that preempts calls) are kept; so is a
- * stack that is no system call's. */
-static void other_frames_are_kept(void **state)
+/* A blocking call woken before it slept, preempted at its sleep (a
+ * kernel that does not preempt calls): the wait's frames are of a moment
+ * after the tick; the call is what it was doing at it.  So is a long
+ * call preempted at a cond_resched() deep inside. */
+static void a_later_point_in_the_call_becomes_the_call(void **state)
+{
+	(void)state;
+	const char *woken[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]",
+				"__x64_sys_epoll_wait_[k]", "do_epoll_wait_[k]" };
+	char packed[512], out[512];
+	int n = pack(woken, 4, packed);
+	int k = syscall_frames_at_call(packed, n, SYS_epoll_wait, out, sizeof(out));
+	assert_int_equal(k, 3);
+	assert_string_equal(joined(out, k), "entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];"
+			    "__x64_sys_epoll_wait_[k]");
+	const char *write[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]",
+				"ksys_write_[k]", "vfs_write_[k]", "generic_perform_write_[k]" };
+	n = pack(write, 5, packed);
+	k = syscall_frames_at_call(packed, n, SYS_write, out, sizeof(out));
+	assert_string_equal(joined(out, k), "entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];"
+			    "__x64_sys_write_[k]");
+}
+
+/* Preempted by the tick's interrupt inside the call (a kernel that
+ * preempts calls): where it was, kept; so is a stack that is no system
+ * call's. */
+static void frames_at_the_tick_are_kept(void **state)
 {
 	(void)state;
 	const char *inside[] = { "entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]",
-				 "__x64_sys_pread64_[k]", "ksys_pread64_[k]", "vfs_read_[k]" };
+				 "__x64_sys_pread64_[k]", "ksys_pread64_[k]", "vfs_read_[k]",
+				 "filemap_read_[k]", "asm_sysvec_apic_timer_interrupt_[k]",
+				 "irqentry_exit_[k]" };
 	char packed[512], out[512];
-	int n = pack(inside, 5, packed);
+	int n = pack(inside, 8, packed);
 	int k = syscall_frames_at_call(packed, n, SYS_pread64, out, sizeof(out));
-	assert_int_equal(k, 5);
+	assert_int_equal(k, 8);
 	assert_string_equal(joined(out, k), joined(packed, n));
 	const char *fault[] = { "asm_exc_page_fault_[k]", "exc_page_fault_[k]" };
 	n = pack(fault, 2, packed);
@@ -93,7 +119,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_by_number),
 		cmocka_unit_test(the_way_out_becomes_the_call),
-		cmocka_unit_test(other_frames_are_kept),
+		cmocka_unit_test(a_later_point_in_the_call_becomes_the_call),
+		cmocka_unit_test(frames_at_the_tick_are_kept),
 	};
 	return cmocka_run_group_tests_name("syscall", tests, NULL, NULL);
 }
