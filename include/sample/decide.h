@@ -106,6 +106,14 @@ enum thread_action decide(const struct tick_view *v, const struct thread_memory 
  * "T (stopped)". */
 const char *reported_state(char state, bool group_stop, bool on_cpu);
 
+/* The state of a thread at the tick, for one its look finds R (look):
+ * asleep (S, D) when the round began (first, its run count then
+ * first_runs) and not put on a CPU since (runs, its count at the look),
+ * it woke after the tick and has not executed an instruction since - it
+ * was in that sleep at the tick, its stacks still that sleep's: first.
+ * Else look. */
+char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs);
+
 /* What an unwind was made from: a copy is the same as an earlier one when
  * all of this is. */
 struct unwind_input {

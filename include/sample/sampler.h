@@ -47,6 +47,9 @@ struct sampler_result {
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */
 	uint64_t queued;           /* stops of threads queued for a CPU */
+	uint64_t woke_in_round;    /* looks that found R a thread asleep at the
+				      round's start, not run since: counted
+				      asleep (round.c) */
 	uint64_t no_user_stack;    /* samples of threads that never stopped */
 	uint64_t kernel_late;      /* peeks whose thread woke while its kernel
 				      frames were read: counted without them */

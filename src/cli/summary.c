@@ -513,6 +513,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);
+	if (r->woke_in_round)
+		fprintf(f, "  woken in the round     %" PRIu64 " looks found a thread runnable that slept "
+			"at the tick and had not run since: counted asleep\n", r->woke_in_round);
 	if (r->stop_timeouts)
 		fprintf(f, "  late stops             %" PRIu64 " times a thread did not stop within 200 ms\n",
 			r->stop_timeouts);

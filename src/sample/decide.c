@@ -26,6 +26,13 @@ enum thread_action decide(const struct tick_view *v, const struct thread_memory 
 	return ACT_STOP;
 }
 
+char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs)
+{
+	if (look == 'R' && (first == 'S' || first == 'D') && first_runs == runs)
+		return first;
+	return look;
+}
+
 const char *reported_state(char state, bool group_stop, bool on_cpu)
 {
 	if (group_stop && (state == 't' || state == 'T'))

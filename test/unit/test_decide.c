@@ -361,6 +361,20 @@ static void sleep_regs_lent_where_they_were_found(void **state)
 	assert_null(sleep_regs_find(&places, &at));
 }
 
+/* Found R by its look: asleep when the round began and not run since, it
+ * was asleep at the tick; run since, or R then, it is what the look saw. */
+static void woken_after_the_tick_is_asleep_at_it(void **state)
+{
+	(void)state;
+	assert_int_equal(state_at_tick('R', 'S', 41, 41), 'S');
+	assert_int_equal(state_at_tick('R', 'D', 41, 41), 'D');
+	assert_int_equal(state_at_tick('R', 'S', 41, 42), 'R'); /* it ran */
+	assert_int_equal(state_at_tick('R', 'R', 41, 41), 'R'); /* queued then */
+	assert_int_equal(state_at_tick('S', 'S', 41, 41), 'S');
+	assert_int_equal(state_at_tick('S', 'R', 41, 42), 'S'); /* the look's */
+	assert_int_equal(state_at_tick('Z', 'S', 41, 41), 'Z');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +392,7 @@ int main(void)
 		cmocka_unit_test(group_stop),
 		cmocka_unit_test(dead_threads_are_skipped),
 		cmocka_unit_test(states_as_shown),
+		cmocka_unit_test(woken_after_the_tick_is_asleep_at_it),
 		cmocka_unit_test(matches_only_the_same_inputs),
 		cmocka_unit_test(stack_hash_sees_every_byte),
 		cmocka_unit_test(blocked_tick_and_its_stop),
