@@ -250,6 +250,85 @@ sysmix_tests() {
 	done
 }
 
+# sqlite3 doing primary-key look-ups through an 8-page cache, as a
+# database on cached data does: a pread of the page cache every few
+# microseconds, most of its CPU in the kernel's copies.  Profiled at 1 ms
+# beside perf record on the same run (issue 41): the five functions perf
+# finds most on a CPU (the innermost user frame of a sample), and the
+# share of its on-CPU samples in the kernel.  perf samples a software
+# clock (cpu-clock: no PMU in most VMs); its user frame of a kernel
+# sample is where the thread entered the kernel, as ours.
+sqlite_perf_tests() {
+	local name="sqlite3 against perf record"
+	if ! command -v sqlite3 >/dev/null; then skip "$name" "sqlite3 is not installed"; return; fi
+	if ! command -v perf >/dev/null; then skip "$name" "perf is not installed (linux-perf)"; return; fi
+	local db=$TMP/sq.db out=$TMP/sq tol ktol
+	tol=$(pick 6 3)
+	ktol=$(pick 15 10)
+	rm -f "$db"
+	if ! sqlite3 "$db" "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
+		WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 300000)
+		INSERT INTO t SELECT i, hex(randomblob(16)) FROM r;" >"$out.make.log" 2>&1; then
+		fail "$name" "the database: $(tail -n 1 "$out.make.log")"
+		return
+	fi
+	sqlite3 "$db" "PRAGMA cache_size = 8;
+		WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 100000000)
+		SELECT count((SELECT v FROM t WHERE id = 1 + (i * 7919) % 300000)) FROM r;" >/dev/null 2>&1 &
+	local sq=$!
+	sleep 0.3
+	perf record -q -e cpu-clock -F 997 -g -p "$sq" -o "$out.perf" -- sleep 5 >"$out.perf.log" 2>&1 &
+	local pf=$!
+	"$PP" -p "$sq" -d 1ms -t 5s -o "$out.folded" 2>"$out.err"
+	local rc=$?
+	wait $pf
+	local prc=$?
+	kill "$sq" 2>/dev/null
+	wait "$sq" 2>/dev/null
+	if [ $prc != 0 ] || ! perf script -i "$out.perf" >"$out.perf.txt" 2>"$out.perf.log"; then
+		skip "$name" "perf record gave nothing here: $(tail -n 1 "$out.perf.log")"
+		return
+	fi
+	# perf: a sample is a header line, then its frames (innermost first)
+	awk '/^[^ \t]/ { if (n++) done(); first = 1; leaf = ""; kern = 0; next }
+		/^[ \t]+[0-9a-f]+ / { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym)
+			if ($NF == "([kernel.kallsyms])") { if (first) kern = 1 }
+			else if (leaf == "") leaf = sym
+			first = 0 }
+		function done() { c[leaf]++; k += kern }
+		END { if (n) done(); for (f in c) printf "%s %d\n", f, c[f]; printf "KERNEL %d\nTOTAL %d\n", k, n }' \
+		"$out.perf.txt" >"$out.perf.counts"
+	# ours: the running samples, their innermost frame that is neither
+	# the kernel's nor inlined
+	awk '/;R \(running\);/ { n = $NF; s = substr($0, 1, length($0) - length(n) - 1)
+			m = split(s, f, ";"); leaf = ""; kern = 0
+			for (i = m; i > 0; i--) { if (f[i] ~ /_\[k\]$/) { kern = 1; continue }
+				if (f[i] ~ /_\[i\]$/) continue; leaf = f[i]; break }
+			c[leaf] += n; t += n; k += kern * n }
+		END { for (l in c) printf "%s %d\n", l, c[l]; printf "KERNEL %d\nTOTAL %d\n", k, t }' \
+		"$out.folded" >"$out.ours.counts"
+	local pt ot fn a b bad="" side="" pk ok
+	pt=$(awk '$1 == "TOTAL" { print $2 }' "$out.perf.counts")
+	ot=$(awk '$1 == "TOTAL" { print $2 }' "$out.ours.counts")
+	if [ $rc != 0 ] || [ "${pt:-0}" -lt 1000 ] || [ "${ot:-0}" -lt 1000 ]; then
+		fail "$name" "exit $rc; perf $pt samples, ours $ot running (>= 1000 each)" "$out.folded"
+		return
+	fi
+	# (a function neither names, perf's [unknown], is left out)
+	for fn in $(awk '$1 != "KERNEL" && $1 != "TOTAL" && $1 !~ /^\[/ && NF == 2' "$out.perf.counts" |
+		sort -k2,2nr | head -n 5 | awk '{ print $1 }'); do
+		a=$(awk -v f="$fn" -v t="$ot" '$1 == f { s = $2 } END { printf "%.1f", 100 * s / t }' "$out.ours.counts")
+		b=$(awk -v f="$fn" -v t="$pt" '$1 == f { s = $2 } END { printf "%.1f", 100 * s / t }' "$out.perf.counts")
+		side="$side $fn ${a}/${b}"
+		near "$a" "$b" "$tol" || bad="$bad $fn"
+	done
+	ok=$(awk -v t="$ot" '$1 == "KERNEL" { printf "%.1f", 100 * $2 / t }' "$out.ours.counts")
+	pk=$(awk -v t="$pt" '$1 == "KERNEL" { printf "%.1f", 100 * $2 / t }' "$out.perf.counts")
+	if [ -z "$bad" ] && near "$ok" "$pk" "$ktol"; then
+		pass "sqlite3 at 1 ms beside perf record (ours/perf, % of on-CPU samples):$side; in the kernel ${ok}/${pk} ($ot and $pt samples)"
+	else tfail "$name" "top five within $tol points, the kernel within $ktol:$side; in the kernel ${ok}/${pk}" "$out.folded"; fi
+}
+
 if [ $CAN_ATTACH = 1 ]; then
 	# Shares against the targets' own clocks and schedstat: time, not
 	# judged under the sanitizer.  The wait frames are not a matter of time.
@@ -259,6 +338,7 @@ if [ $CAN_ATTACH = 1 ]; then
 		runqueue_tests
 		work_sleep_tests
 		sysmix_tests
+		sqlite_perf_tests
 	fi
 	wait_frames_tests
 else
