@@ -34,6 +34,7 @@
 #ifndef PTRACE_PROFILER_OUTPUT_FILE_H
 #define PTRACE_PROFILER_OUTPUT_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define OUTPUT_PATH_MAX 4096
@@ -57,6 +58,11 @@ int output_file_open(struct output_file *of, const char *path);
  * (a write error, a full disk: the file written is removed and path left
  * as it was). */
 int output_file_commit(struct output_file *of);
+
+/* Is there a file (or anything else) at path now, the one a commit would
+ * replace?  false when it was opened to be written in place (no
+ * directory held: it is path). */
+bool output_file_replaces(const struct output_file *of);
 
 /* Closes it and removes what was written; path is left as it was. */
 void output_file_discard(struct output_file *of);

@@ -152,6 +152,13 @@ int mode_record(const struct options *o, const char *command)
 		rc = -1;
 	}
 	report(&rec, &s);
+	/* Ended before its first tick (a signal while it attached): no
+	 * profile to give, and FILE is not emptied for it. */
+	if (rc == 0 && rec.r.samples + rec.r.left_out == 0 && o->output_path &&
+	    output_file_replaces(&s.file)) {
+		output_file_discard(&s.file);
+		fprintf(stderr, "ptrace_profiler: no samples: '%s' kept as it was\n", o->output_path);
+	}
 	continuous_free(rec.cont);
 	sampler_free(rec.sampler);
 	stack_table_free(rec.table);

@@ -327,6 +327,13 @@ int output_file_commit(struct output_file *of)
 	return rc == 0 ? 0 : -1;
 }
 
+bool output_file_replaces(const struct output_file *of)
+{
+	struct stat st;
+	return of->dir >= 0 && of->name[0] &&
+	       fstatat(of->dir, of->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 void output_file_discard(struct output_file *of)
 {
 	if (of->f)

@@ -131,6 +131,29 @@ file_tests() {
 	else fail "-o FILE, the profiler killed mid-run: nothing left beside FILE" "left: $left"; fi
 	rm -f "$TMP"/kill9.folded.tmp.*
 
+	# ended by SIGTERM while it attaches, before its first tick (2000
+	# threads take a while): FILE as it was, and a line that says so; once
+	# it has samples, they replace it (the signal may come after the
+	# first tick on a fast machine: then that is checked)
+	start "$T/many_threads" 2000 0
+	sleep 0.5
+	echo previous >"$TMP/early.folded"
+	"$PP" -p "$TPID" -o "$TMP/early.folded" 2>"$TMP/early.err" &
+	pp=$!
+	sleep 0.01
+	kill -TERM $pp
+	wait $pp
+	rc=$?
+	stop_target "$TPID"
+	local said
+	said=$(samples_said "$TMP/early.err")
+	if [ $rc = 0 ] && [ "$said" = 0 ] && [ "$(cat "$TMP/early.folded")" = previous ] &&
+		grep -q "no samples: '.*early.folded' kept as it was" "$TMP/early.err"; then
+		pass "-o FILE, SIGTERM before the first tick: exit 0, FILE as it was, and said"
+	elif [ $rc = 0 ] && [ "${said:-0}" -gt 0 ] && [ "$(total "$TMP/early.folded")" = "$said" ]; then
+		pass "-o FILE, SIGTERM soon after the start: exit 0, FILE holds its $said samples (the first tick came before the signal)"
+	else fail "-o FILE, SIGTERM before the first tick" "exit $rc, $said samples said, FILE now '$(head -c 80 "$TMP/early.folded")'" "$TMP/early.err"; fi
+
 	# and a run that ends well replaces it; a symbolic link stays one
 	start "$T/split"
 	echo previous >"$TMP/real.folded"

@@ -111,6 +111,7 @@ static void discard_leaves_the_file(void **state)
 	put(path, "previous\n");
 	struct output_file of;
 	assert_int_equal(output_file_open(&of, path), 0);
+	assert_true(output_file_replaces(&of)); /* a run without samples keeps it */
 	fputs("half a profile", of.f);
 	output_file_discard(&of);
 	assert_string_equal(text_of(path), "previous\n");
@@ -119,6 +120,7 @@ static void discard_leaves_the_file(void **state)
 	unlink(path);
 	/* a new name: not made at all */
 	assert_int_equal(output_file_open(&of, path), 0);
+	assert_false(output_file_replaces(&of));
 	output_file_discard(&of);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(files_in_dir(), 0);
