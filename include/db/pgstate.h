@@ -38,6 +38,8 @@ enum pg_probe {
 	PG_PROBE_SERVER,       /* a PostgreSQL 14+ process */
 	PG_PROBE_NOT_POSTGRES, /* no my_wait_event_info: not a server process */
 	PG_PROBE_TOO_OLD,      /* PostgreSQL 13 or older: no my_wait_event_info */
+	PG_PROBE_GONE,         /* it exited as we looked (its /proc/PID/exe is
+				  gone): nothing to read, nor to say */
 };
 
 /* Looks at process pid through its modules m.  msg gets a line for the

@@ -84,6 +84,9 @@ struct sampler_result {
 				      hypervisor took (steal); -1 unknown */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
+	uint64_t family_exiting;   /* --pg-wait-events: seized as they exited
+				      (their program gone): no words, nor a
+				      line each */
 	uint64_t family_deferred;  /* scans that left new processes for the
 				      next (FAMILY_SEIZE_MAX) */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */

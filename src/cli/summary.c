@@ -477,6 +477,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			fprintf(f, "; %" PRIu64 " scan%s found more than %d new ones, the rest "
 				"seized after the next rounds", r->family_deferred,
 				r->family_deferred > 1 ? "s" : "", FAMILY_SEIZE_MAX);
+		if (r->family_exiting)
+			fprintf(f, "; %" PRIu64 " of them seen only as they exited, with no "
+				"PostgreSQL state", r->family_exiting);
 		fputc('\n', f);
 	}
 	print_processes(f, ts, n_targets, s);

@@ -71,6 +71,8 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 	char link[64], exe[PATH_MAX];
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0 && (errno == ENOENT || errno == ESRCH))
+		return PG_PROBE_GONE; /* exiting: its memory is gone, or it is */
 	if (n <= 0) {
 		snprintf(msg, msglen, "process %d: cannot read %s (%s): no PostgreSQL state", (int)pid,
 			 link, strerror(errno));
@@ -96,6 +98,9 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 				 PG_WAIT_FIRST_MAJOR);
 			return PG_PROBE_TOO_OLD;
 		}
+		char again[PATH_MAX];
+		if (readlink(link, again, sizeof(again) - 1) <= 0)
+			return PG_PROBE_GONE; /* its maps went as we read them */
 		snprintf(msg, msglen, "warning: process %d (%s) is not a PostgreSQL 14+ server process (no "
 			 SYMBOL " in it): [no PostgreSQL state]", (int)pid, exe);
 		return PG_PROBE_NOT_POSTGRES;

@@ -45,6 +45,11 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 	p->word_ok = false;
 	if (o->pg_wait_events || o->pg_queries) {
 		r = pg_probe(p->t->pid, p->program->modules, &p->pg, msg, len);
+		/* one seized as it exits (a backend of a client without a
+		 * pool ends 35 times a second): counted, not said - 527 of
+		 * 590 lines in a minute of pgbench -C */
+		if (s->r)
+			s->r->family_exiting += r == PG_PROBE_GONE;
 		if (msg[0] && r != PG_PROBE_TOO_OLD)
 			fprintf(stderr, "ptrace_profiler: %s\n", msg);
 	}
