@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,44 @@ static void own_process(void **state)
 	unlink(path);
 }
 
+static int open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Processes with one root, in one mount namespace, hold one handle on it
+ * between them (a backend per transaction: one each, kept until named),
+ * closed with the last. */
+static void one_root_handle_for_many(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	fputs("7f0000000000 100 own_jit_code\n", out);
+	fclose(out);
+	int before = open_fds();
+	struct perfmap_file *f[50];
+	for (int i = 0; i < 50; i++)
+		assert_non_null(f[i] = perfmap_file_open(getpid()));
+	assert_int_equal(open_fds(), before + 1);
+	assert_string_equal(perfmap_file_lookup(f[49], 0x7f0000000010), "own_jit_code");
+	for (int i = 0; i < 49; i++)
+		perfmap_file_close(f[i]);
+	assert_int_equal(open_fds(), before + 1);
+	assert_string_equal(perfmap_file_lookup(f[49], 0x7f0000000010), "own_jit_code");
+	perfmap_file_close(f[49]);
+	assert_int_equal(open_fds(), before);
+	unlink(path);
+}
+
 /* A budget: entries and names kept within it, the rest counted. */
 static void budget_bounds_memory(void **state)
 {
@@ -550,6 +589,7 @@ int main(void)
 		cmocka_unit_test(cleared),
 		cmocka_unit_test(budget_bounds_memory),
 		cmocka_unit_test(status_ids),
+		cmocka_unit_test(one_root_handle_for_many),
 		cmocka_unit_test_setup_teardown(file_read_as_it_grows, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_changes_counted, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(file_frozen, make_root, remove_root),
