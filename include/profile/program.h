@@ -84,6 +84,12 @@ void program_free(struct program *p);
  * NULL with errno set as program_open's, p left as it was. */
 struct program *program_exec(struct program *p, pid_t pid);
 
+/* Its process has ended: no stack of it is unwound any more, nor its
+ * maps read again.  The unwinder (libunwind's address space and caches)
+ * goes, and what only a re-read of the maps needs (modules_ended); the
+ * modules stay, to name the stacks it counted. */
+void program_ended(struct program *p);
+
 /* Counts count samples: their user frames (innermost first, as unwound)
  * and the rest of v (thread, states, kernel frames), to be named later.
  * With a timeline, *stack is the stack's timeline id.  *handle (may be

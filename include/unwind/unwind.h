@@ -52,7 +52,8 @@ void unwinder_free(struct unwinder *u);
  * and clone to leave: musl's, Go's goroutines).  libunwind also stops,
  * without an error, where a frame pointer it guessed looks wrong (JIT code
  * that uses rbp for data): any other stack ends in a FRAME_TRUNCATED entry,
- * the last one, which takes one of the max slots. */
+ * the last one, which takes one of the max slots.  A NULL u (its process
+ * ended: program_ended) unwinds nothing: 0, not complete. */
 int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 		    struct unwound_frame *frames, int max, int *complete);
 

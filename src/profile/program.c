@@ -291,6 +291,14 @@ struct program *program_exec(struct program *p, pid_t pid)
 	return next;
 }
 
+void program_ended(struct program *p)
+{
+	unwinder_free(p->unwinder);
+	p->unwinder = NULL;
+	if (p->modules)
+		modules_ended(p->modules);
+}
+
 int program_name_all(struct program *p)
 {
 	int error = 0;

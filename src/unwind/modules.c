@@ -738,6 +738,34 @@ void modules_freeze(struct modules *m)
 	m->frozen = true;
 }
 
+void modules_ended(struct modules *m)
+{
+	m->frozen = true;
+	size_t len = 0;
+	for (size_t i = 0; i < m->n_anon; i++)
+		len += strlen(m->anon[i].name) + 1;
+	char *names = malloc(len + 1);
+	if (!names)
+		return; /* all kept: they still work */
+	char *at = names;
+	for (size_t i = 0; i < m->n_anon; i++) {
+		size_t n = strlen(m->anon[i].name) + 1;
+		memcpy(at, m->anon[i].name, n);
+		m->anon[i].name = at;
+		at += n;
+	}
+	free(m->maps);
+	m->maps = names;
+	m->maps_cap = len + 1;
+	free(m->rows);
+	free(m->order);
+	free(m->wants);
+	m->rows = NULL;
+	m->order = NULL;
+	m->wants = NULL;
+	m->n_rows = m->cap_rows = m->cap_order = m->n_wants = m->cap_wants = 0;
+}
+
 struct modules *modules_open(struct files *fs, pid_t pid)
 {
 	struct modules *m = calloc(1, sizeof(*m));

@@ -379,6 +379,8 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 	int n = 0;
 
 	*complete = 0;
+	if (!u)
+		return 0; /* its process ended (program_ended): nothing to unwind with */
 	u->read_top = 0;
 	u->read_past = false;
 	/* Looked up first: an unknown address re-reads the module list
@@ -411,10 +413,10 @@ int unwind_snapshot(struct unwinder *u, const struct snapshot *s,
 
 uint64_t unwind_read_top(const struct unwinder *u)
 {
-	return u->read_top;
+	return u ? u->read_top : 0;
 }
 
 bool unwind_read_past_copy(const struct unwinder *u)
 {
-	return u->read_past;
+	return u && u->read_past;
 }

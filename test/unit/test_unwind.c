@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <cmocka.h>
 
 #include "unwind/files.h"
@@ -155,6 +156,32 @@ __attribute__((noinline)) static void level_one(void)
 {
 	level_two();
 	__asm__ volatile("" ::: "memory");
+}
+
+/* A process that ended keeps what names its addresses: its modules and
+ * its anonymous mappings' names, after the maps' text is let go. */
+static void an_ended_process_keeps_its_names(void **state)
+{
+	(void)state;
+	/* executable memory of no file, as a JIT's, named as a JIT may name
+	 * it (where the kernel lets it: else "[anon]") */
+	void *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)jit, 4096UL, "pp_test_jit");
+	uint64_t in_jit = (uint64_t)(uintptr_t)jit + 16;
+	struct modules *m = modules_open(files, getpid());
+	assert_non_null(m);
+	const struct module_image *code = modules_at(m, (uint64_t)(uintptr_t)&level_one);
+	assert_non_null(code);
+	const char *anon = modules_anon_name(m, in_jit);
+	assert_non_null(anon);
+	char was[64];
+	snprintf(was, sizeof(was), "%s", anon);
+	modules_ended(m);
+	assert_ptr_equal(modules_at(m, (uint64_t)(uintptr_t)&level_one), code);
+	assert_string_equal(modules_anon_name(m, in_jit), was);
+	modules_close(m);
+	munmap(jit, 4096);
 }
 
 static void own_stack_reaches_main(void **state)
@@ -467,6 +494,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(garbage_stacks_end_quickly, new_run, end_run),
 		cmocka_unit_test_setup_teardown(own_stack_reaches_main, new_run, end_run),
+		cmocka_unit_test_setup_teardown(an_ended_process_keeps_its_names, new_run, end_run),
 		cmocka_unit_test_setup_teardown(a_copy_cut_short_says_so, new_run, end_run),
 		cmocka_unit_test_setup_teardown(through_a_signal_handler, new_run, end_run),
 		cmocka_unit_test_setup_teardown(partial_registers_never_mislead, new_run, end_run),
