@@ -476,16 +476,23 @@ static void file_refused(void **state)
 	}
 }
 
+/* This process's /tmp/perf-PID.map, one entry (own_jit_code), its path
+ * in path. */
+static void write_own_map(char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/perf-%d.map", (int)getpid());
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	fputs("7f0000000000 100 own_jit_code\n", out);
+	fclose(out);
+}
+
 /* This process: /tmp/perf-PID.map under /proc/self/root. */
 static void own_process(void **state)
 {
 	(void)state;
 	char path[64];
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	FILE *out = fopen(path, "w");
-	assert_non_null(out);
-	fputs("7f0000000000 100 own_jit_code\n", out);
-	fclose(out);
+	write_own_map(path, sizeof(path));
 	struct perfmap_file *f = perfmap_file_open(getpid());
 	assert_non_null(f);
 	assert_string_equal(perfmap_file_lookup(f, 0x7f0000000010), "own_jit_code");
@@ -511,11 +518,7 @@ static void one_root_handle_for_many(void **state)
 {
 	(void)state;
 	char path[64];
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	FILE *out = fopen(path, "w");
-	assert_non_null(out);
-	fputs("7f0000000000 100 own_jit_code\n", out);
-	fclose(out);
+	write_own_map(path, sizeof(path));
 	int before = open_fds();
 	struct perfmap_file *f[50];
 	for (int i = 0; i < 50; i++)
