@@ -140,7 +140,13 @@ file_tests() {
 	echo previous >"$TMP/early.folded"
 	"$PP" -p "$TPID" -o "$TMP/early.folded" 2>"$TMP/early.err" &
 	pp=$!
-	sleep 0.01
+	# once it catches SIGTERM (bit 15 of SigCgt): before, the signal
+	# would end it as it ends any program, exit 143
+	local i
+	for i in $(seq 400); do
+		grep -Eq '^SigCgt:.*[4-7cdefCDEF][0-9a-fA-F]{3}$' "/proc/$pp/status" 2>/dev/null && break
+		sleep 0.005
+	done
 	kill -TERM $pp
 	wait $pp
 	rc=$?
