@@ -268,6 +268,7 @@ bench: ptrace_profiler $(BENCH_BINS)
 	@bash bench/dump_freeze.sh
 	@bash bench/top_cost.sh
 	@bash bench/pgbench.sh
+	@bash bench/thread_server.sh
 
 install: ptrace_profiler
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -99,7 +99,7 @@ run_config() { # CONFIG ROUND
 		pids=$(instance | tr ' ' ',' | sed 's/,$//')
 		perf record -q -g -F 1000 -p "$pids" -o "$OUT/perf.data" -- sleep "$SECS" \
 			>/dev/null 2>&1
-		samples=$(perf script -i "$OUT/perf.data" -F ip 2>/dev/null | grep -c . || true)
+		samples=$(perf script -i "$OUT/perf.data" -F tid 2>/dev/null | grep -c . || true)
 		;;
 	gdb-loop)
 		samples=$(loop_tool gdb -batch -nx -ex 'thread apply all bt' -p)
