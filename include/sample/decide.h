@@ -114,6 +114,14 @@ const char *reported_state(char state, bool group_stop, bool on_cpu);
  * Else look. */
 char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs);
 
+/* Not put on a CPU between two reads of a thread's schedstat (then, now)?
+ * A thread's run count moves when it is put on a CPU, its time on one
+ * when it is taken off (or a scheduler tick finds it running): with both
+ * the same it has executed nothing in between, and its stat then is its
+ * stat now (what other threads change aside: its process's thread
+ * count).  A thread running at both reads may pass too - still running. */
+bool not_run_between(const struct sched_counts *then, const struct sched_counts *now);
+
 /* What an unwind was made from: a copy is the same as an earlier one when
  * all of this is. */
 struct unwind_input {

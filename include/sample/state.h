@@ -159,10 +159,12 @@ struct sampled_thread {
 	char last_state;        /* stat's state at its last look */
 	/* Read at the round's start, before any look (round.c, first pass):
 	 * asleep then (S, D) and not put on a CPU since, a thread found R at
-	 * its look woke after the tick and is sampled as it was at it. */
+	 * its look woke after the tick and is sampled as it was at it; and
+	 * with the same schedstat at its look, not run at all since: its
+	 * stat then is still its stat, not read again. */
 	uint64_t tick_round;    /* the round that read them; 0 none */
-	char tick_state;
-	uint64_t tick_runs;     /* its run count then */
+	struct task_stat tick_stat; /* its stat then */
+	struct sched_counts tick_sc; /* its schedstat then */
 	/* idle.h: asleep and not run for several looks: its run count
 	 * first, its state in turn */
 	unsigned quiet_looks;

@@ -33,6 +33,11 @@ char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs)
 	return look;
 }
 
+bool not_run_between(const struct sched_counts *then, const struct sched_counts *now)
+{
+	return then->runs == now->runs && then->run_ns == now->run_ns;
+}
+
 const char *reported_state(char state, bool group_stop, bool on_cpu)
 {
 	if (group_stop && (state == 't' || state == 'T'))

@@ -375,6 +375,24 @@ static void woken_after_the_tick_is_asleep_at_it(void **state)
 	assert_int_equal(state_at_tick('Z', 'S', 41, 41), 'Z');
 }
 
+/* A look that finds the run count and the time on a CPU as the round's
+ * first read left them keeps that read's stat; either moved, it reads
+ * its own. */
+static void a_thread_not_run_keeps_its_stat(void **state)
+{
+	(void)state;
+	const struct sched_counts then = { .run_ns = 5000, .wait_ns = 70, .runs = 41 };
+	struct sched_counts now = then;
+	assert_true(not_run_between(&then, &now));
+	now.wait_ns = 90; /* its wait is not compared */
+	assert_true(not_run_between(&then, &now));
+	now.runs = 42; /* put on a CPU */
+	assert_false(not_run_between(&then, &now));
+	now.runs = 41;
+	now.run_ns = 5100; /* taken off one (it was running) */
+	assert_false(not_run_between(&then, &now));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +411,7 @@ int main(void)
 		cmocka_unit_test(dead_threads_are_skipped),
 		cmocka_unit_test(states_as_shown),
 		cmocka_unit_test(woken_after_the_tick_is_asleep_at_it),
+		cmocka_unit_test(a_thread_not_run_keeps_its_stat),
 		cmocka_unit_test(matches_only_the_same_inputs),
 		cmocka_unit_test(stack_hash_sees_every_byte),
 		cmocka_unit_test(blocked_tick_and_its_stop),
