@@ -64,6 +64,8 @@ struct options {
 	bool pg_wait_events;       /* --pg-wait-events: PostgreSQL's wait event per sample */
 	bool pg_queries;           /* --pg-queries: each backend's query (or state) per sample */
 	bool no_idle;              /* --no-idle: samples of threads in their idle wait left out */
+	bool all_threads;          /* --all-threads: the summary lists every thread, not each
+				      process's busiest */
 	enum group_by group_by;    /* --group-by pid|type|all */
 	double max_overhead;       /* --max-overhead: a share (0.01 for 1%); 0 = no bound */
 	/* Continuous profiling (docs/continuous.md) */

@@ -43,6 +43,10 @@ void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken);
 void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *words,
 			  size_t n_threads);
 
+/* How many of n rows a table of at most cap shows: all of them when
+ * only one or two more would be summed, else cap (the rest in one line). */
+size_t summary_rows_shown(size_t n, size_t cap);
+
 /* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
  * it, into out.  Returns out. */
 const char *format_duration(uint64_t ns, char *out, size_t outsz);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/sigbus.h"
 #include "name/perfmap.h"
 #include "sample/family.h"
@@ -121,6 +122,7 @@ static int busiest_first(const void *a, const void *b)
 }
 
 #define PROCESSES_SHOWN 20
+#define THREADS_SHOWN 10 /* of each process */
 
 void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *words,
 			  size_t n_threads)
@@ -132,7 +134,27 @@ void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *word
 		n_threads == 1 ? "" : "s");
 }
 
-static void print_process(FILE *f, const struct process_figures *pf, const struct sampler *s)
+size_t summary_rows_shown(size_t n, size_t cap)
+{
+	return n > cap + 2 ? cap : n; /* never "and 1 more" */
+}
+
+/* On a CPU most first, then most samples, then the lowest id. */
+static int busiest_thread_first(const void *a, const void *b)
+{
+	const struct thread_figures *x = a, *y = b;
+	if (x->samples_on_cpu != y->samples_on_cpu)
+		return x->samples_on_cpu > y->samples_on_cpu ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* A process's line, and its live threads: the busiest THREADS_SHOWN, the
+ * rest in one line (a server of thousands of threads fits a screen;
+ * --all-threads lists them all). */
+static void print_process(FILE *f, const struct options *o, const struct process_figures *pf,
+			  const struct sampler *s)
 {
 	const struct target *t = pf->t;
 	summary_process_head(f, t->pid, t->comm, sampler_process_words(s, t->pid), t->n_threads);
@@ -142,17 +164,42 @@ static void print_process(FILE *f, const struct process_figures *pf, const struc
 	if (t->exited)
 		fputs(", exited", f);
 	fputc('\n', f);
+	size_t n = 0, cap = 0;
+	struct thread_figures *live = NULL;
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		if (tf.pid == t->pid && !tf.ended)
-			print_thread(f, &tf);
+		if (tf.pid != t->pid || tf.ended)
+			continue;
+		if (!array_reserve((void **)&live, n + 1, &cap, sizeof(*live))) {
+			print_thread(f, &tf); /* out of memory: as they come */
+			continue;
+		}
+		live[n++] = tf;
 	}
+	if (!n)
+		return;
+	qsort(live, n, sizeof(*live), busiest_thread_first);
+	size_t shown = o->all_threads ? n : summary_rows_shown(n, THREADS_SHOWN);
+	uint64_t rest = 0, rest_on_cpu = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (k < shown) {
+			print_thread(f, &live[k]);
+			continue;
+		}
+		rest += live[k].samples;
+		rest_on_cpu += live[k].samples_on_cpu;
+	}
+	if (shown < n)
+		fprintf(f, "    and %zu more threads, %" PRIu64 " samples, on CPU in %.1f%% "
+			"(--all-threads lists them)\n", n - shown, rest,
+			rest ? 100.0 * (double)rest_on_cpu / (double)rest : 0.0);
+	free(live);
 }
 
 /* The processes, busiest first; a server's hundreds in one line. */
-static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
-			    const struct sampler *s)
+static void print_processes(FILE *f, const struct options *o, const struct target *ts,
+			    size_t n_targets, const struct sampler *s)
 {
 	struct process_figures *pf = calloc(n_targets ? n_targets : 1, sizeof(*pf));
 	if (!pf)
@@ -171,9 +218,9 @@ static void print_processes(FILE *f, const struct target *ts, size_t n_targets,
 			}
 	}
 	qsort(pf, n_targets, sizeof(*pf), busiest_first);
-	size_t shown = n_targets > PROCESSES_SHOWN + 2 ? PROCESSES_SHOWN : n_targets;
+	size_t shown = summary_rows_shown(n_targets, PROCESSES_SHOWN);
 	for (size_t k = 0; k < shown; k++)
-		print_process(f, &pf[k], s);
+		print_process(f, o, &pf[k], s);
 	if (shown < n_targets) {
 		uint64_t rest = 0;
 		for (size_t k = shown; k < n_targets; k++)
@@ -482,7 +529,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 				"PostgreSQL state", r->family_exiting);
 		fputc('\n', f);
 	}
-	print_processes(f, ts, n_targets, s);
+	print_processes(f, o, ts, n_targets, s);
 	print_shared_names(f, o, ts, n_targets, s);
 	print_left_out(f, o, r);
 	if (o->pg_queries)

@@ -56,8 +56,17 @@ many_threads_tests() {
 	start "$T/many_threads" 500 2
 	sleep 0.5
 	"$PP" -p "$TPID" -d 10ms -t 3s >"$TMP/many.folded" 2>"$TMP/many.err"
-	local rc=$? pct threads busy idle
+	local rc=$? pct threads busy idle lines first more all
+	"$PP" -p "$TPID" -d 10ms -n 3 --all-threads >/dev/null 2>"$TMP/many.all.err"
+	all=$(grep -c '^    thread ' "$TMP/many.all.err")
 	stop_target "$TPID"
+	# the summary fits a screen: the busiest 10 threads, the rest in a line
+	lines=$(grep -c '^    thread ' "$TMP/many.err")
+	first=$(grep -m 2 '^    thread ' "$TMP/many.err" | grep -c ' busy ')
+	more=$(grep -c '^    and 493 more threads, [0-9]* samples, on CPU in [0-9.]*% (--all-threads lists them)$' "$TMP/many.err")
+	if [ "$lines" = 10 ] && [ "$first" = 2 ] && [ "$more" = 1 ] && [ "$all" = 503 ]; then
+		pass "500 idle threads and 2 busy: the summary lists the 10 busiest (the 2 busy first) and sums the other 493; --all-threads lists all 503"
+	else fail "500 idle threads and 2 busy: the summary's threads" "$lines thread lines (10), busy first: $first (2), the rest summed: $more (1), --all-threads: $all (503)" "$TMP/many.err"; fi
 	pct=$(sed -n 's/.*achieved .*(\([0-9]*\)%).*/\1/p' "$TMP/many.err")
 	threads=$(sed -n 's/.* \([0-9]*\) threads now.*/\1/p' "$TMP/many.err")
 	busy=$(share_of "$TMP/many.folded" '^busy;' ';busy_work')

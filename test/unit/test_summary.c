@@ -128,6 +128,17 @@ static char *summary_of(uint64_t samples)
 }
 
 /* The self-check's line: which thread, both figures, what to do. */
+/* A table of at most 10 rows: all of 12, 10 of 13 and the rest summed. */
+static void rows_shown(void **state)
+{
+	(void)state;
+	assert_int_equal(summary_rows_shown(0, 10), 0);
+	assert_int_equal(summary_rows_shown(10, 10), 10);
+	assert_int_equal(summary_rows_shown(12, 10), 12);
+	assert_int_equal(summary_rows_shown(13, 10), 10);
+	assert_int_equal(summary_rows_shown(3001, 10), 10);
+}
+
 static void self_check_line(void **state)
 {
 	(void)state;
@@ -226,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_check_line),
+		cmocka_unit_test(rows_shown),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(process_heads),
 		cmocka_unit_test(time_model),
