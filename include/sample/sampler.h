@@ -82,6 +82,10 @@ struct sampler_result {
 	int cpus;                  /* the machine's CPUs, online */
 	double steal_share;        /* of the CPUs' time over the run, what the
 				      hypervisor took (steal); -1 unknown */
+	bool idle_known;           /* idle_share was read */
+	double idle_share;         /* of the CPUs' time over the run, idle (with
+				      iowait): what our CPU did not take from
+				      others */
 	uint64_t family_joined;    /* --subprocesses: processes seized on the way */
 	uint64_t family_full;      /* not seized: no room for more processes */
 	uint64_t family_exiting;   /* --pg-wait-events: seized as they exited

@@ -101,6 +101,7 @@ int parse_sched_exec_start(const char *buf, size_t len, uint64_t *ns);
  * something else (0 where the line has no steal field). */
 struct cpu_times {
 	uint64_t total, steal;
+	uint64_t idle; /* idle and iowait: time no task wanted a CPU */
 };
 
 /* Returns 0, or -1 when the first line is not "cpu" and at least four

@@ -279,17 +279,54 @@ static void print_shared_names(FILE *f, const struct options *o, const struct ta
 
 /* The thread that paid most, as a share of its own time: one figure,
  * then what it is made of. */
-static void print_most_stopped(FILE *f, const struct sampler *s, const struct stop_cost *c)
+/* The thread our stops cost most (stop_cost.h), into most; its loss in
+ * percent of its time, 0 when none lost anything (most->tid 0). */
+static double most_lost_thread(const struct sampler *s, const struct stop_cost *c,
+			       struct thread_figures *most)
 {
-	struct thread_figures most = { 0 };
+	*most = (struct thread_figures){ 0 };
 	double most_lost = 0;
-	for (size_t i = 0; i < sampler_thread_count(s); i++) {
+	for (size_t i = 0; s && i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
 		double lost = tf.sched_known ? stop_cost_lost(&tf, c) : 0; /* a short-lived one's says little */
 		if (lost > most_lost)
-			most = tf, most_lost = lost;
+			*most = tf, most_lost = lost;
 	}
+	return most_lost;
+}
+
+/* What the run cost, in one line near the top: the share of their time
+ * our stops took from the target's threads, the thread they cost most
+ * (the waits for a CPU after them included), and our own CPU beside how
+ * idle the machine was.  On a machine with no CPU to spare, ours is
+ * taken from its work: a server of threads that kept 2 CPUs busy lost
+ * 24 % of its throughput at 1 ms with 11 % of the machine ours and its
+ * threads stopped 0.2 % of their time (docs/performance.md). */
+static void print_cost(FILE *f, const struct sampler *s, const struct sampler_result *r,
+		       double stopped_pct)
+{
+	fprintf(f, "  cost                   threads stopped %.3f%% of their time", stopped_pct);
+	struct thread_figures most;
+	double lost = most_lost_thread(s, &r->stop_cost, &most);
+	if (most.tid)
+		fprintf(f, ", thread %d lost %.1f%% (waits after included)", (int)most.tid, lost);
+	if (r->wall_ns && r->cpus) {
+		double ours = 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus);
+		fprintf(f, "; profiler CPU %.2f%% of the machine", ours);
+		if (r->idle_known) {
+			double idle = 100.0 * r->idle_share;
+			fprintf(f, ", %.1f%% of it idle%s", idle,
+				idle < ours ? ": ours came out of others' work" : "");
+		}
+	}
+	fputc('\n', f);
+}
+
+static void print_most_stopped(FILE *f, const struct sampler *s, const struct stop_cost *c)
+{
+	struct thread_figures most;
+	double most_lost = most_lost_thread(s, c, &most);
 	if (!most.tid)
 		return;
 	fprintf(f, "  target cost            thread %d (%s) lost %.1f%% of its time to us: ",
@@ -505,6 +542,16 @@ static void print_cut(FILE *f, const struct sampler_result *r)
 		      "(jcmd PID Compiler.perfmap, node --perf-basic-prof); docs/names.md\n", f);
 }
 
+/* Per thread: stops of different threads add up to more than the wall
+ * time while each thread lost only its own share.  (--no-idle's samples
+ * left out were taken all the same.) */
+static double stopped_share(const struct sampler_result *r)
+{
+	uint64_t taken = r->samples + r->left_out;
+	double threads = r->ticks ? (double)taken / (double)r->ticks : 1;
+	return r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0;
+}
+
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler *s, const struct sampler_result *r)
 {
@@ -514,6 +561,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->ticks, wall_s,
 		r->samples);
 	print_rate(f, o, r);
+	print_cost(f, s, r, stopped_share(r));
 	uint64_t forwarded = 0;
 	for (size_t p = 0; p < n_targets; p++)
 		forwarded += ts[p].signals_forwarded;
@@ -575,19 +623,14 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->kernel_late)
 		fprintf(f, "  no kernel stack        %" PRIu64 " samples of blocked threads that woke "
 			"while their kernel frames were read, counted without them\n", r->kernel_late);
-	/* Per thread: stops of different threads add up to more than the
-	 * wall time while each thread lost only its own share. */
-	/* (--no-idle's samples left out were taken all the same) */
-	uint64_t taken = r->samples + r->left_out;
-	double threads = r->ticks ? (double)taken / (double)r->ticks : 1;
 	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
-		(double)r->frozen.total_ns / 1e6,
-		r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0);
+		(double)r->frozen.total_ns / 1e6, stopped_share(r));
 	print_hist(f, "stopped per stop", &r->frozen);
 	print_most_stopped(f, s, &r->stop_cost);
 	print_guard(f, o, s, r);
 	print_hist(f, "work per sample", &r->work);
 	print_hist(f, "round", &r->round);
+	uint64_t taken = r->samples + r->left_out;
 	if (taken)
 		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
 			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)taken / 1e3,

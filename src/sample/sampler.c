@@ -371,9 +371,12 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->cpu_ns = cpu_ns() - cpu_start;
 	r->steal_share = -1;
 	if (machine_known && cpu_times_now(&machine_end) == 0 &&
-	    machine_end.total > machine_start.total)
-		r->steal_share = (double)(machine_end.steal - machine_start.steal) /
-				 (double)(machine_end.total - machine_start.total);
+	    machine_end.total > machine_start.total) {
+		double total = (double)(machine_end.total - machine_start.total);
+		r->steal_share = (double)(machine_end.steal - machine_start.steal) / total;
+		r->idle_share = (double)(machine_end.idle - machine_start.idle) / total;
+		r->idle_known = true;
+	}
 	if (s->trace)
 		tick_trace_close(s->trace), s->trace = NULL;
 	return s->error ? -1 : 0;

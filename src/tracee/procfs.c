@@ -250,6 +250,7 @@ int parse_proc_stat_cpu(const char *buf, size_t len, struct cpu_times *out)
 	for (int i = 0; i < n; i++)
 		out->total += v[i];
 	out->steal = v[7];
+	out->idle = v[3] + v[4];
 	return 0;
 }
 

@@ -286,11 +286,13 @@ static void stat_cpu(void **state)
 	assert_int_equal(parse_proc_stat_cpu(b, len, &ct), 0);
 	assert_int_equal(ct.total, 37486 + 2 + 9974 + 85906 + 700 + 0 + 171 + 1610);
 	assert_int_equal(ct.steal, 1610);
+	assert_int_equal(ct.idle, 85906 + 700);
 	free(b);
 	b = exact("cpu  10 20 30 40\n", &len); /* an old kernel: no steal */
 	assert_int_equal(parse_proc_stat_cpu(b, len, &ct), 0);
 	assert_int_equal(ct.total, 100);
 	assert_int_equal(ct.steal, 0);
+	assert_int_equal(ct.idle, 40);
 	free(b);
 	const char *bad[] = { "", "cpu\n", "cpu  1 2 3\n", "cpu0 1 2 3 4 5 6 7 8\n", "cpu  1 2 x 4\n",
 			      "intr 1 2 3 4\n", "cpu  1 2 3 -4\n", "cpu  1 2 3 4x 5\n" };

@@ -204,6 +204,43 @@ static void host_steal(void **state)
 	}
 }
 
+/* The cost line, second after the rate: the threads' stopped share, our
+ * CPU and how idle the machine was - "came out of others' work" only
+ * when it was idle less than we ran. */
+static void cost_line(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 1000000 };
+	/* 100 ticks of 2 threads in 1 s, stopped 2 ms in all: 0.1 % each */
+	struct sampler_result r = { .samples = 200, .ticks = 100, .wall_ns = 1000000000,
+				    .cpus = 2, .cpu_ns = 200000000 };
+	r.frozen.total_ns = 2000000;
+	const double idle[] = { -1, 0.004, 0.5 };
+	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
+		r.idle_known = idle[i] >= 0;
+		r.idle_share = idle[i];
+		char *text = summary_text(&o, &r);
+		const char *line = strstr(text, "\n  cost                   threads stopped 0.100% of "
+					  "their time; profiler CPU 10.00% of the machine");
+		const char *next = line ? strchr(line + 1, '\n') : NULL;
+		if (!line || !next)
+			fail_msg("%s", text);
+		char *one = strndup(line + 1, (size_t)(next - line - 1));
+		const char *want = i == 0 ? "of the machine" :
+				   i == 1 ? ", 0.4% of it idle: ours came out of others' work" :
+					    ", 50.0% of it idle";
+		size_t n = strlen(one), w = strlen(want);
+		if (n < w || strcmp(one + n - w, want) != 0)
+			fail_msg("'%s' does not end with '%s'", one, want);
+		/* right after the rate line */
+		const char *rate = strstr(text, "\n  rate ");
+		if (!rate || strchr(rate + 1, '\n') != line)
+			fail_msg("%s", text);
+		free(one);
+		free(text);
+	}
+}
+
 /* Re-reads of the maps skipped: said only when some were, with the
  * addresses ("+" past those told apart), look-ups, slowest read, wait. */
 static void maps_not_reread(void **state)
@@ -243,6 +280,7 @@ int main(void)
 		cmocka_unit_test(time_model),
 		cmocka_unit_test(cut_stacks),
 		cmocka_unit_test(host_steal),
+		cmocka_unit_test(cost_line),
 		cmocka_unit_test(maps_not_reread),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
