@@ -219,8 +219,9 @@ dead_leader_tests() {
 	# a tick in now()'s call of clock_gettime@plt leaves the PLT's stub
 	# unnamed, as every stub is (it has no symbol): "now;[dead_leader]"
 	# as the leaf is right (2 of 1000 samples beside a noisy neighbour,
-	# 1 of 30000 at 100 us on a quiet one); any other is not
-	unknown=$(grep -vE ';now;\[dead_leader\] [0-9]+$' "$TMP/dead.folded" | share /dev/stdin '\[unknown\]|\[dead_leader')
+	# 1 of 30000 at 100 us on a quiet one), "[dead_leader (deleted)]" once
+	# the binary is gone; any other is not
+	unknown=$(grep -vE ';now;\[dead_leader( \(deleted\))?\] [0-9]+$' "$TMP/dead.folded" | share /dev/stdin '\[unknown\]|\[dead_leader')
 	# The split (70/30) is not the point here: the names are.
 	if [ "$state" = Z ] && atleast "$named" 99 && [ "$unknown" = 0.0 ]; then
 		pass "main thread exited (Z), $how: the worker's frames named in ${named}% (spin_work ${spin}%, rest_work ${rest}%), none [unknown]"
