@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "name/demangle.h"
+#include "name/extents.h"
 #include "unwind/files.h"
 #include "base/frame.h"
 #include "base/array.h"
@@ -51,6 +52,8 @@ struct origin_name {
  * the file's symbols and debug data, which stay as long as the file. */
 struct file_names {
 	Dwfl_Module *mod;                 /* the file alone, at bias 0; NULL: no names */
+	struct extents *extents;          /* libdw asked once an extent; NULL: each time */
+	bool extents_tried;               /* extents made, or found impossible */
 	struct vaddr_names *at;           /* by vaddr, through at_index */
 	size_t n_at, cap_at;
 	struct hash_index at_index;
@@ -125,6 +128,7 @@ static void free_file_names(struct file_names *f)
 		free(f->units[i].c);
 	free(f->units);
 	free(f->publics);
+	extents_free(f->extents);
 	free(f);
 }
 
@@ -592,7 +596,8 @@ static void read_publics(struct file_names *f)
 		qsort(f->publics, f->npublics, sizeof(*f->publics), by_address);
 }
 
-/* The symbol holding vaddr, as dwfl_module_addrinfo finds it, except that
+/* The symbol holding vaddr, as dwfl_module_addrinfo finds it (asked once
+ * an extent, extents.h), except that
  * a local or hidden one gives way to a public alias: a public symbol with
  * the same start and size, the same code under the name callers use
  * (glibc's __GI___libc_read is read, its hidden-visibility internal
@@ -600,7 +605,12 @@ static void read_publics(struct file_names *f)
  * and among equals it takes whichever its table order gives. */
 static const char *symbol_at(struct file_names *f, uint64_t vaddr, GElf_Off *off, GElf_Sym *sym)
 {
-	const char *raw = dwfl_module_addrinfo(f->mod, vaddr, off, sym, NULL, NULL, NULL);
+	if (!f->extents_tried) {
+		f->extents_tried = true;
+		f->extents = extents_new(f->mod);
+	}
+	const char *raw = f->extents ? extents_symbol(f->extents, vaddr, off, sym) :
+				       dwfl_module_addrinfo(f->mod, vaddr, off, sym, NULL, NULL, NULL);
 	if (!raw || !raw[0] || is_public(sym) || !sym->st_size)
 		return raw;
 	if (!f->publics_read)
