@@ -74,6 +74,7 @@ struct sampler_result {
 	int nice;                  /* the sampler's nice value */
 	bool realtime;             /* it ran under SCHED_FIFO */
 	bool short_slice;          /* and its 0.1 ms slice was accepted */
+	uint64_t lifts;            /* times naming between ticks was lifted for one (priority.h) */
 	unsigned cpu_moves;        /* times the sampler moved (placement.h) */
 	unsigned cpu_follows;      /* of them, to a followed thread's CPU */
 	unsigned follow_moves;     /* moves again after one, the thread pulled over */

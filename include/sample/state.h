@@ -326,6 +326,8 @@ struct sampler {
 	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
 	struct placement placement;
 	struct priority_report prio;   /* the sampler's scheduling (priority.h) */
+	struct priority_lift *lift;    /* back to SCHED_FIFO for a tick; made on first naming */
+	bool lift_tried;               /* made, or could not be */
 	/* idle.h */
 	uint64_t cold_every;   /* a cold thread's full look every this many rounds */
 	size_t n_cold;

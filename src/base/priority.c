@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <time.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +74,120 @@ void priority_for_naming(void)
 	struct sched_attr_v1 a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
 				   .sched_nice = errno ? 0 : nice };
 	syscall(SYS_sched_setattr, 0, &a, 0); /* refused: the slice was never changed */
+}
+
+struct priority_lift {
+	pthread_t thread;
+	pid_t sampler;          /* the thread lifted */
+	pthread_mutex_t lock;   /* guards what follows */
+	pthread_cond_t wake;    /* armed, or told to end */
+	uint64_t due_ns;        /* 0: not armed */
+	uint64_t sleeps_until;  /* when its wait ends by itself (0: never) */
+	bool end;
+	uint64_t lifts;
+};
+
+static void *lift_main(void *arg)
+{
+	struct priority_lift *l = arg;
+	struct sched_param sp = { .sched_priority = 1 };
+	/* its own wake-up must preempt whoever runs, as the sampler's does */
+	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
+	pthread_mutex_lock(&l->lock);
+	while (!l->end) {
+		if (!l->due_ns) {
+			l->sleeps_until = 0;
+			pthread_cond_wait(&l->wake, &l->lock);
+			continue;
+		}
+		uint64_t due = l->due_ns;
+		struct timespec ts = { (time_t)(due / 1000000000ULL), (long)(due % 1000000000ULL) };
+		l->sleeps_until = due;
+		int rc = pthread_cond_timedwait(&l->wake, &l->lock, &ts);
+		if (rc == ETIMEDOUT && l->due_ns == due) {
+			l->due_ns = 0;
+			l->lifts++;
+			sched_setscheduler(l->sampler, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+struct priority_lift *priority_lift_new(const struct priority_report *r)
+{
+	if (!r->realtime)
+		return NULL;
+	struct priority_lift *l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->sampler = (pid_t)syscall(SYS_gettid);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the ticks' clock */
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* every signal is the sampler's (SIGCHLD above all): none here */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&l->thread, NULL, lift_main, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&l->wake);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void priority_lift_at(struct priority_lift *l, uint64_t due_ns)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->due_ns = due_ns ? due_ns : 1;
+	/* A lift that sleeps until an earlier time (one cancelled) wakes then
+	 * and sleeps again until this one: a signal only when it would
+	 * sleep past it. */
+	if (!l->sleeps_until || l->sleeps_until > l->due_ns)
+		pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void priority_lift_cancel(struct priority_lift *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->due_ns = 0; /* it wakes at the time it had, and finds nothing to do */
+	pthread_mutex_unlock(&l->lock);
+}
+
+uint64_t priority_lift_count(const struct priority_lift *l)
+{
+	if (!l)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
+	uint64_t n = l->lifts;
+	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+	return n;
+}
+
+void priority_lift_free(struct priority_lift *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->end = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
 }
 
 struct background {

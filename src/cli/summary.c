@@ -641,7 +641,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);
-	if (r->realtime)
+	if (r->realtime && r->lifts)
+		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d, lifted "
+			"back for a tick %" PRIu64 " times)", r->nice, r->lifts);
+	else if (r->realtime)
 		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d)", r->nice);
 	else
 		fprintf(f, "  sampler priority       nice %d%s", r->nice,

@@ -107,6 +107,7 @@ void sampler_free(struct sampler *s)
 {
 	if (!s)
 		return;
+	priority_lift_free(s->lift); /* sampler_run's end, should it not have come */
 	for (size_t i = 0; s->procs && i < s->n_targets; i++) {
 		program_free(s->procs[i].program);
 		s->procs[i].t->on_drop = NULL;
@@ -362,6 +363,9 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	count_owed(s);
 	r->switches = switch_regs_stats(s->switches);
 	unwatch_all(s);
+	r->lifts = priority_lift_count(s->lift);
+	priority_lift_free(s->lift);
+	s->lift = NULL;
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
 	r->cpu_follows = s->placement.follows;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/priority.h"
 #include "continuous/continuous.h"
 #include "sample/capture.h"
 #include "sample/count.h"
@@ -198,7 +199,12 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct sc
 		return;
 	/* a deadline before the next tick is the run's end: none missed */
 	uint64_t tick = sc->due_ns <= deadline ? sc->due_ns : 0;
-	priority_pause(&s->prio); /* naming is no round: the normal policy */
+	if (!s->lift_tried) {
+		s->lift_tried = true;
+		s->lift = priority_lift_new(&s->prio);
+	}
+	priority_pause(&s->prio); /* naming is no round: the normal policy, */
+	priority_lift_at(s->lift, deadline); /* lifted back when the tick is due */
 	while (s->closing && !*quit && !s->error) {
 		uint64_t now = now_ns();
 		if (now >= deadline)
@@ -210,6 +216,7 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct sc
 		if (s->stops_pending)
 			capture_poll_pending(s);
 	}
+	priority_lift_cancel(s->lift);
 	priority_resume(&s->prio);
 }
 
