@@ -9,7 +9,8 @@
 # machine's drift hits all alike:
 #   baseline           nobody looks
 #   ptrace_profiler    -p MARIADBD at 10 ms and 1 ms, and at 1 ms with
-#                      --max-overhead 1%
+#                      --max-overhead 1%; --top at 10 ms in a 120x40
+#                      tmux pane (with tmux)
 #   perf record -g     -F 1000 on the server (perf's frame-pointer stacks:
 #                      what a DBA runs; --call-graph dwarf costs more)
 # sysbench prints its throughput every second; a tool runs from the 1st
@@ -17,7 +18,8 @@
 # Reported: median TPS per configuration, TPS lost against the baseline's
 # median, samples per second, the tool's CPU as a share of the machine
 # (ours from its summary, perf's from its own rusage), and for ours the
-# CPU per sample and per thread sample.
+# share of the ticks due that were sampled, the CPU per sample and per
+# round.
 #
 # Tunables: TS_ROUNDS (3), TS_SECONDS (8), TS_PORT (33061), PP (the binary
 # measured, ./ptrace_profiler).  Needs root, Debian's mariadb-server and
@@ -38,7 +40,8 @@ if [ -n "$MD_MISSING" ]; then
 	exit 0
 fi
 OUT=$(mktemp -d)
-cleanup() { md_stop; rm -rf "$OUT"; }
+TM=(tmux -L "thread_server.$$" -f /dev/null)
+cleanup() { md_stop; "${TM[@]}" kill-server 2>/dev/null; rm -rf "$OUT"; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
@@ -52,6 +55,7 @@ SB=(oltp_read_only "${MD_CONN[@]}" --tables=4 --table-size=10000)
 
 have() { command -v "$1" >/dev/null 2>&1; }
 configs="baseline pp-10ms pp-1ms pp-1ms-1%"
+have tmux && configs="$configs top-10ms"
 have perf && perf record -q -o /dev/null -- true >/dev/null 2>&1 && configs="$configs perf-1ms"
 
 run_config() { # CONFIG ROUND
@@ -62,13 +66,26 @@ run_config() { # CONFIG ROUND
 	sleep 1
 	local samples=0 extra=""
 	case $cfg in
-	pp-*)
-		local every=${cfg#pp-} guard=()
+	pp-* | top-*)
+		local every=${cfg#*-} guard=()
 		case $every in *%) guard=(--max-overhead "${every#*-}"); every=${every%-*} ;; esac
-		"$PP" -p "$MD_PID" -d "$every" "${guard[@]}" -t "${SECS}s" >/dev/null 2>"$log.pp"
+		if [ "${cfg%%-*}" = top ]; then
+			rm -f "$OUT/top.rc"
+			"${TM[@]}" new-session -d -x 120 -y 40 \
+				"$PP --top -p $MD_PID -d $every -t ${SECS}s 2>$log.pp; echo \$? >$OUT/top.rc"
+			local waited=0 # a screen that never ends is given up on
+			while [ ! -s "$OUT/top.rc" ] && [ $waited -lt $((SECS * 15)) ]; do
+				sleep 0.2
+				waited=$((waited + 1))
+			done
+			[ -s "$OUT/top.rc" ] || { echo "thread server: --top did not end" >&2; "${TM[@]}" kill-server 2>/dev/null; }
+		else
+			"$PP" -p "$MD_PID" -d "$every" "${guard[@]}" -t "${SECS}s" >/dev/null 2>"$log.pp"
+		fi
 		samples=$(sed -n 's/.*, \([0-9]*\) thread samples/\1/p' "$log.pp")
 		extra="$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*, \([0-9.]*\)% of the machine.*/cpu_us=\1 cpu_pct=\2/p' "$log.pp")"
 		extra="$extra $(sed -n "s/.*; \([0-9]*\) rounds, .*/rounds=\1/p" "$log.pp")"
+		extra="$extra $(sed -n 's/^  rate .*(\([0-9]*\)%\( of those due sampled\)\{0,1\}): .*/ticks=\1/p' "$log.pp")"
 		;;
 	perf-1ms)
 		# perf's own CPU: its children's times, as its subshell saw them
@@ -110,21 +127,22 @@ function median(a, n,   i, j, t) {
 END {
 	for (k = 1; k <= n["baseline"]; k++) b[k] = tps["baseline", k]
 	base = median(b, n["baseline"])
-	printf "\n| configuration | TPS (median) | TPS per round | TPS lost | samples/s | tool CPU, %% of machine | CPU per sample | per round |\n"
-	printf "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+	printf "\n| configuration | TPS (median) | TPS per round | TPS lost | samples/s | ticks sampled | tool CPU, %% of machine | CPU per sample | per round |\n"
+	printf "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
 	for (i = 1; i <= nc; i++) {
 		c = order[i]
 		for (k = 1; k <= n[c]; k++) {
 			t[k] = tps[c, k]; s[k] = smp[c, k] / secs
-			u[k] = x[c, "cpu_us", k] + 0; p[k] = x[c, "cpu_pct", k] + 0
+			u[k] = x[c, "cpu_us", k] + 0; p[k] = x[c, "cpu_pct", k] + 0; d[k] = x[c, "ticks", k] + 0
 			r[k] = x[c, "rounds", k] ? x[c, "cpu_us", k] * smp[c, k] / x[c, "rounds", k] : 0
 		}
 		all = ""
 		for (k = 1; k <= n[c]; k++) all = all (k > 1 ? " " : "") sprintf("%.0f", tps[c, k])
 		m = median(t, n[c])
-		printf "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", c, m, all,
+		printf "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", c, m, all,
 			c == "baseline" ? "-" : sprintf("%.1f %%", 100 * (base - m) / base),
 			c == "baseline" ? "-" : sprintf("%.0f", median(s, n[c])),
+			d[1] ? sprintf("%.0f %%", median(d, n[c])) : "-",
 			c == "baseline" ? "-" : sprintf("%.2f %%", median(p, n[c])),
 			u[1] ? sprintf("%.1f us", median(u, n[c])) : "-",
 			r[1] ? sprintf("%.0f us", median(r, n[c])) : "-"
