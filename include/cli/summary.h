@@ -23,9 +23,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
  * not say. */
 uint64_t summary_peak_rss_kb(void);
 
-/* The self-check's line for one thread that disagrees, into out. */
+/* The self-check's line for one thread whose samples of kind disagree
+ * with schedstat, into out. */
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
-			       char *out, size_t outsz);
+			       enum selfcheck_kind kind, char *out, size_t outsz);
 
 /* --pg-queries' time model (pgtime.h), as the summary prints it: how
  * many statement shapes and their share of the taken samples, the ten

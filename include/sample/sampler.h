@@ -119,8 +119,10 @@ struct thread_figures {
 	const char *comm;
 	bool ended;               /* gone before the end of the run */
 	uint64_t samples, samples_on_cpu;
+	uint64_t samples_queued;  /* "R (runnable)" */
 	bool sched_known;         /* schedstat was read at two ticks or more */
 	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
+	double sched_queued;      /* percent queued for one, by schedstat */
 	double stopped;           /* percent of its time stopped by us */
 	uint64_t lost_ns;         /* stopped, and queued after: in all */
 	uint64_t running_stops;   /* stops that took it off a CPU */
@@ -137,7 +139,8 @@ struct thread_figures {
 				     read at its next look) */
 	double lowest_rate;       /* --max-overhead: of its ticks that needed a
 				     stop, the lowest share that had one */
-	struct selfcheck_verdict check;
+	struct selfcheck_verdict check;       /* on a CPU */
+	struct selfcheck_verdict queue_check; /* queued for one */
 };
 
 /* The threads met in the run, in the order they were met (n in *n). */

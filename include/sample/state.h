@@ -136,6 +136,7 @@ struct sampled_thread {
 	uint16_t far_stops, far_at_call;
 	bool followed;
 	uint64_t samples, samples_on_cpu, stop_timeouts;
+	uint64_t samples_queued;       /* of samples, "R (runnable)" */
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
 	uint64_t running_stops; /* stops that took it off a CPU (stop_cost.h) */
 	uint64_t running_stopped_ns; /* of stopped_ns, theirs */
@@ -152,6 +153,7 @@ struct sampled_thread {
 	 * the kernel says it spent on a CPU, beside what the samples say. */
 	bool sched_seen;
 	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
+	uint64_t sched_first_wait_ns, sched_last_wait_ns; /* schedstat's queued time then */
 	/* its time in the kernel (stat's stime, clock ticks) then, -1 unknown:
 	 * what our stops cost it on its CPU (the summary) */
 	long long stime_first, stime_last;

@@ -83,15 +83,22 @@ static void print_rate(FILE *f, const struct options *o, const struct sampler_re
 }
 
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
-			       char *out, size_t outsz)
+			       enum selfcheck_kind kind, char *out, size_t outsz)
 {
 	const char *advice = o->interval_ns < 1000000 ?
 				     "sample less often (-d 1ms or more)" :
 				     "sample on a machine with a CPU to spare, or less often";
-	snprintf(out, outsz, "warning: thread %d (%s) was on a CPU %.1f%% of its time by schedstat "
-		 "but in %.1f%% of its samples (+-%.1f points): the profile does not tell the truth "
-		 "about it; %s", (int)t->tid, t->comm, t->check.kernel, t->check.sampled,
-		 t->check.error, advice);
+	if (kind == SELFCHECK_QUEUED)
+		snprintf(out, outsz, "warning: thread %d (%s) waited for a CPU %.1f%% of its time by "
+			 "schedstat but in %.1f%% of its samples (+-%.1f points): its time off a CPU "
+			 "is not split as it was between queued and asleep; sample on a machine with "
+			 "a CPU to spare", (int)t->tid, t->comm, t->queue_check.kernel,
+			 t->queue_check.sampled, t->queue_check.error);
+	else
+		snprintf(out, outsz, "warning: thread %d (%s) was on a CPU %.1f%% of its time by "
+			 "schedstat but in %.1f%% of its samples (+-%.1f points): the profile does "
+			 "not tell the truth about it; %s", (int)t->tid, t->comm, t->check.kernel,
+			 t->check.sampled, t->check.error, advice);
 	return out;
 }
 
@@ -410,10 +417,13 @@ static void print_checks(FILE *f, const struct options *o, const struct sampler 
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
-		if (!tf.check.disagrees)
-			continue;
 		char line[512];
-		fprintf(f, "ptrace_profiler: %s\n", summary_check_line(o, &tf, line, sizeof(line)));
+		if (tf.check.disagrees)
+			fprintf(f, "ptrace_profiler: %s\n",
+				summary_check_line(o, &tf, SELFCHECK_ON_CPU, line, sizeof(line)));
+		if (tf.queue_check.disagrees)
+			fprintf(f, "ptrace_profiler: %s\n",
+				summary_check_line(o, &tf, SELFCHECK_QUEUED, line, sizeof(line)));
 	}
 }
 

@@ -539,11 +539,14 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 		s->r->left_out += count;
 	}
 	bool on_cpu = !ob->held && strcmp(ob->state, "R (running)") == 0;
+	bool queued = !ob->held && strcmp(ob->state, "R (runnable)") == 0;
 	add_to_time_model(s, p, on_cpu, word_ok, word, count);
 	st->samples += count;
 	if (on_cpu)
 		st->samples_on_cpu += count;
-	selfcheck_samples(&st->check, count, on_cpu ? count : 0);
+	if (queued)
+		st->samples_queued += count;
+	selfcheck_samples(&st->check, count, on_cpu ? count : 0, queued ? count : 0);
 	tick_trace_counted(s->trace, st->tid, count, how, ob->state);
 }
 

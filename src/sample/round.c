@@ -86,12 +86,14 @@ static void note_sched(struct sampled_thread *st, const struct sched_counts *sc,
 		st->sched_seen = true;
 		st->sched_first_ns = now;
 		st->sched_first_run_ns = sc->run_ns;
+		st->sched_first_wait_ns = sc->wait_ns;
 		st->stime_first = stime;
 	}
 	st->sched_last_ns = now;
 	st->sched_last_run_ns = sc->run_ns;
+	st->sched_last_wait_ns = sc->wait_ns;
 	st->stime_last = stime;
-	selfcheck_sched(&st->check, now, sc->run_ns);
+	selfcheck_sched(&st->check, now, sc->run_ns, sc->wait_ns);
 }
 
 static bool defer_stop(struct sampler *s, struct process *p, struct thread *th, char state,

@@ -460,11 +460,13 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 	*out = (struct thread_figures){
 		.pid = st->pid, .tid = st->tid, .comm = st->comm, .ended = st->ended,
 		.samples = st->samples, .samples_on_cpu = st->samples_on_cpu,
+		.samples_queued = st->samples_queued,
 		.sched_known = st->sched_seen && st->sched_last_ns > st->sched_first_ns,
 	};
 	if (out->sched_known) {
 		double span = (double)(st->sched_last_ns - st->sched_first_ns);
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
+		out->sched_queued = 100.0 * (double)(st->sched_last_wait_ns - st->sched_first_wait_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped_ns / span;
 		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
 		out->running_stopped = 100.0 * (double)st->running_stopped_ns / span;
@@ -483,8 +485,10 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 			out->kernel_ns = (double)(st->stime_last - st->stime_first) * 1e9 /
 					 (double)sysconf(_SC_CLK_TCK);
 	}
-	out->check = selfcheck_judge(&st->check, st->samples, st->samples_on_cpu,
+	out->check = selfcheck_judge(&st->check, SELFCHECK_ON_CPU, st->samples, st->samples_on_cpu,
 				     out->sched_on_cpu);
+	out->queue_check = selfcheck_judge(&st->check, SELFCHECK_QUEUED, st->samples,
+					   st->samples_queued, out->sched_queued);
 	if (!out->sched_known)
-		out->check.disagrees = false;
+		out->check.disagrees = out->queue_check.disagrees = false;
 }

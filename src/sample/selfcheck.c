@@ -11,7 +11,8 @@ static void merge_pairs(struct selfcheck_thread *c)
 	for (unsigned i = 0; i < n; i++) {
 		struct selfcheck_batch *a = &c->b[2 * i], *b = &c->b[2 * i + 1];
 		c->b[i] = (struct selfcheck_batch){ a->samples + b->samples, a->on_cpu + b->on_cpu,
-						    a->wall_ns + b->wall_ns, a->run_ns + b->run_ns };
+						    a->queued + b->queued, a->wall_ns + b->wall_ns,
+						    a->run_ns + b->run_ns, a->wait_ns + b->wait_ns };
 	}
 	if (c->n % 2)
 		c->b[n++] = c->b[c->n - 1];
@@ -20,17 +21,19 @@ static void merge_pairs(struct selfcheck_thread *c)
 	c->batch_ns *= 2;
 }
 
-void selfcheck_sched(struct selfcheck_thread *c, uint64_t now_ns, uint64_t run_ns)
+void selfcheck_sched(struct selfcheck_thread *c, uint64_t now_ns, uint64_t run_ns,
+		     uint64_t wait_ns)
 {
 	if (!c->seen) {
 		c->seen = true;
 		c->batch_ns = SELFCHECK_FIRST_BATCH_NS;
 		c->batch_start_ns = now_ns;
 		c->n = 1;
-	} else if (now_ns >= c->last_ns && run_ns >= c->last_run_ns) {
+	} else if (now_ns >= c->last_ns && run_ns >= c->last_run_ns && wait_ns >= c->last_wait_ns) {
 		struct selfcheck_batch *b = &c->b[c->n - 1];
 		b->wall_ns += now_ns - c->last_ns;
 		b->run_ns += run_ns - c->last_run_ns;
+		b->wait_ns += wait_ns - c->last_wait_ns;
 		if (now_ns - c->batch_start_ns >= c->batch_ns) {
 			if (c->n == SELFCHECK_BATCHES)
 				merge_pairs(c);
@@ -40,22 +43,25 @@ void selfcheck_sched(struct selfcheck_thread *c, uint64_t now_ns, uint64_t run_n
 	}
 	c->last_ns = now_ns;
 	c->last_run_ns = run_ns;
+	c->last_wait_ns = wait_ns;
 }
 
-void selfcheck_samples(struct selfcheck_thread *c, uint64_t count, uint64_t on_cpu)
+void selfcheck_samples(struct selfcheck_thread *c, uint64_t count, uint64_t on_cpu,
+		       uint64_t queued)
 {
 	if (!c->n)
 		return;
 	c->b[c->n - 1].samples += count;
 	c->b[c->n - 1].on_cpu += on_cpu;
+	c->b[c->n - 1].queued += queued;
 }
 
-struct selfcheck_verdict selfcheck_judge(const struct selfcheck_thread *c, uint64_t samples,
-					 uint64_t samples_on_cpu, double kernel_percent)
+struct selfcheck_verdict selfcheck_judge(const struct selfcheck_thread *c, enum selfcheck_kind kind,
+					 uint64_t samples, uint64_t in_kind, double kernel_percent)
 {
 	struct selfcheck_verdict v = { false, 0, kernel_percent, 0, 0 };
 	if (samples)
-		v.sampled = 100.0 * (double)samples_on_cpu / (double)samples;
+		v.sampled = 100.0 * (double)in_kind / (double)samples;
 	/* the batch-by-batch differences: their spread gives the error */
 	double sum = 0, sum2 = 0;
 	unsigned k = 0;
@@ -63,8 +69,9 @@ struct selfcheck_verdict selfcheck_judge(const struct selfcheck_thread *c, uint6
 		const struct selfcheck_batch *b = &c->b[i];
 		if (!b->samples || !b->wall_ns)
 			continue;
-		double d = 100.0 * ((double)b->on_cpu / (double)b->samples -
-				    (double)b->run_ns / (double)b->wall_ns);
+		bool queued = kind == SELFCHECK_QUEUED;
+		double d = 100.0 * ((double)(queued ? b->queued : b->on_cpu) / (double)b->samples -
+				    (double)(queued ? b->wait_ns : b->run_ns) / (double)b->wall_ns);
 		sum += d;
 		sum2 += d * d;
 		k++;

@@ -146,14 +146,20 @@ static void self_check_line(void **state)
 	struct thread_figures t = { .pid = 1, .tid = 1234, .comm = "burst0" };
 	t.check = (struct selfcheck_verdict){ true, 2.1, 7.9, 0.4, 20 };
 	char line[512];
-	summary_check_line(&o, &t, line, sizeof(line));
+	summary_check_line(&o, &t, SELFCHECK_ON_CPU, line, sizeof(line));
 	assert_non_null(strstr(line, "thread 1234 (burst0)"));
 	assert_non_null(strstr(line, "on a CPU 7.9% of its time by schedstat"));
 	assert_non_null(strstr(line, "in 2.1% of its samples"));
 	assert_non_null(strstr(line, "-d 1ms or more"));
 	o.interval_ns = 10000000; /* at 10 ms: the CPU, not the interval */
-	summary_check_line(&o, &t, line, sizeof(line));
+	summary_check_line(&o, &t, SELFCHECK_ON_CPU, line, sizeof(line));
 	assert_non_null(strstr(line, "a CPU to spare"));
+	/* queued for a CPU: its own figures */
+	t.queue_check = (struct selfcheck_verdict){ true, 52.0, 60.8, 1.1, 20 };
+	summary_check_line(&o, &t, SELFCHECK_QUEUED, line, sizeof(line));
+	assert_non_null(strstr(line, "thread 1234 (burst0) waited for a CPU 60.8% of its time"));
+	assert_non_null(strstr(line, "in 52.0% of its samples (+-1.1 points)"));
+	assert_non_null(strstr(line, "queued and asleep"));
 }
 
 static void cut_stacks(void **state)
