@@ -782,6 +782,27 @@ static bool find_function(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *found, int d
 	return false;
 }
 
+/* A function inlined into itself from its own first line: GCC's artifact
+ * (glibc's __libc_send in Debian 12's libc6-dbg holds an inlined
+ * __libc_send whose call line is its own declaration's, and the stack
+ * read "__send;__send_[i]"), no call in its body, so no frame.  A
+ * recursive call that was inlined has its call line in the body, and
+ * stays.  outer: the subprogram or inlined call inl lies in. */
+static bool inlined_into_itself(Dwarf_Die *outer, Dwarf_Die *inl)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die mine, theirs;
+	if (!dwarf_formref_die(dwarf_attr(inl, DW_AT_abstract_origin, &attr), &mine))
+		return false;
+	Dwarf_Die *o = dwarf_formref_die(dwarf_attr(outer, DW_AT_abstract_origin, &attr), &theirs) ?
+			       &theirs : outer;
+	Dwarf_Word call_line;
+	int decl_line;
+	return o->addr == mine.addr &&
+	       dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &call_line) == 0 &&
+	       dwarf_decl_line(&mine, &decl_line) == 0 && call_line == (Dwarf_Word)decl_line;
+}
+
 /* The inlined calls holding pc below scope, outermost first. */
 static int inlined_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out, int n, int depth)
 {
@@ -848,6 +869,8 @@ static size_t with_inlined(struct namer *nm, struct file_names *f, uint64_t vadd
 	if (text)
 		out[n++] = text;
 	for (int j = 0; nm->o.inline_frames && j < k; j++) {
+		if (inlined_into_itself(j ? &inl[j - 1] : &function, &inl[j]))
+			continue; /* merged into its caller, the same function */
 		const char *name = inlined_name(nm, f, bias, cu, &inl[j]);
 		if (!name)
 			continue; /* merged into its caller: not a wrong name */

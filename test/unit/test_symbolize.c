@@ -815,6 +815,40 @@ static void replaced_file_not_shared(void **state)
 	rmdir(dir);
 }
 
+/* No function is shown inlined into itself from its own first line: with
+ * Debian 12's libc6-dbg, send()'s code is the out-of-line __libc_send
+ * holding an inlined __libc_send whose call line is its own declaration,
+ * and the stack read "__send;__send_[i]".  Every address of send(),
+ * inline frames on: no frame followed by the same name inlined.  Skipped
+ * where libc's debug info is not installed (no line of send.c). */
+static void no_function_inlined_into_itself(void **state)
+{
+	(void)state;
+	Dl_info info;
+	void *sym = dlsym(RTLD_DEFAULT, "send");
+	if (!sym || !dladdr(sym, &info) || !info.dli_fname)
+		skip();
+	int fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	bool added;
+	struct file *file = files_add_fd(files, fd, info.dli_fname, &added);
+	assert_non_null(file);
+	struct namer *n = namer_with(&(struct symbolize_options){ true, false, false });
+	uint64_t start = (uint64_t)((const char *)sym - (const char *)info.dli_fbase);
+	const char *const *names;
+	struct namer *with_lines = namer_with(&(struct symbolize_options){ false, true, false });
+	if (!symbolize_file(with_lines, file, start, &names) || !strstr(names[0], "send.c:"))
+		skip(); /* no debug info for libc here (libc6-dbg) */
+	for (uint64_t a = start; a < start + 160; a++) {
+		size_t k = symbolize_file(n, file, a, &names);
+		for (size_t i = 1; i < k; i++) {
+			size_t len = strlen(names[i - 1]);
+			if (!strncmp(names[i], names[i - 1], len) && !strcmp(names[i] + len, "_[i]"))
+				fail_msg("0x%llx: %s;%s", (unsigned long long)a, names[i - 1], names[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -835,6 +869,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dead_main_thread, new_run, end_run),
 		cmocka_unit_test_setup_teardown(two_processes_share_names, new_run, end_run),
 		cmocka_unit_test_setup_teardown(replaced_file_not_shared, new_run, end_run),
+		cmocka_unit_test_setup_teardown(no_function_inlined_into_itself, new_run, end_run),
 	};
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
 }
