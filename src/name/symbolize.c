@@ -848,6 +848,13 @@ static size_t with_inlined(struct namer *nm, struct file_names *f, uint64_t vadd
 			have_function = find_function(cu, vaddr - bias, &function, 0);
 		if (have_function)
 			k = inlined_at(&function, vaddr - bias, inl, 0, 0);
+		/* a function inlined into itself is no frame: merged into its
+		 * caller, which then shows the line of the code at vaddr */
+		int kept = 0;
+		for (int j = 0; j < k; j++)
+			if (!inlined_into_itself(kept ? &inl[kept - 1] : &function, &inl[j]))
+				inl[kept++] = inl[j];
+		k = kept;
 	}
 
 	const char *file = NULL;
@@ -869,8 +876,6 @@ static size_t with_inlined(struct namer *nm, struct file_names *f, uint64_t vadd
 	if (text)
 		out[n++] = text;
 	for (int j = 0; nm->o.inline_frames && j < k; j++) {
-		if (inlined_into_itself(j ? &inl[j - 1] : &function, &inl[j]))
-			continue; /* merged into its caller, the same function */
 		const char *name = inlined_name(nm, f, bias, cu, &inl[j]);
 		if (!name)
 			continue; /* merged into its caller: not a wrong name */

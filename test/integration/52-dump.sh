@@ -20,13 +20,19 @@ dump_canon() {
 }
 # eu_canon FILE: eu-stack's frames as "TID|ADDR|NAME" (the name without
 # its @VERSION), or with -s as "TID|ADDR|FILE:LINE" (basename, no column).
+# With lines, a frame that repeats the one before it (the same thread, pc
+# and function) is eu-stack's view of a function inlined into itself from
+# its own first line (glibc's __libc_read with libc6-dbg: read.c:26, then
+# read.c:24 at the same pc), which we show as one frame at the inner line.
 eu_canon() {
-	awk -v lines="$2" '/^TID [0-9]+:$/ { tid = $2; sub(":", "", tid); next }
-	/^#[0-9]/ { if (pending != "") print pending; name = $3; sub(/@.*/, "", name)
-		pending = tid "|" $2 "|" (lines ? "" : name); if (!lines) { print pending; pending = "" } next }
+	awk -v lines="$2" '/^TID [0-9]+:$/ { tid = $2; sub(":", "", tid); last = ""; next }
+	/^#[0-9]/ { if (pending != "" && pending != "-") print pending; name = $3; sub(/@.*/, "", name)
+		key = tid "|" $2 "|" name; again = lines && key == last; last = key
+		pending = tid "|" $2 "|" (lines ? "" : name); if (!lines) { print pending; pending = "" }
+		if (again) pending = "-"; next }
 	lines && /^    [^ ]/ { fl = $1; n = split(fl, part, ":"); f = part[1]; sub(/.*\//, "", f)
-		print pending f ":" part[2]; pending = ""; next }
-	END { if (pending != "") print pending }' "$1"
+		if (pending != "-") print pending f ":" part[2]; pending = ""; next }
+	END { if (pending != "" && pending != "-") print pending }' "$1"
 }
 
 dump_tests() {
