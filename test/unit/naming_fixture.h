@@ -9,7 +9,7 @@ static struct files *files;
 static struct namer *namers[64];
 static size_t n_namers;
 
-static struct namer *namer_with(const struct symbolize_options *o)
+__attribute__((unused)) static struct namer *namer_with(const struct symbolize_options *o)
 {
 	assert_true(n_namers < sizeof(namers) / sizeof(namers[0]));
 	namers[n_namers] = namer_new(o);

@@ -19,24 +19,11 @@
 #include <cmocka.h>
 
 #include "name/extents.h"
+#include "name/symbolize.h"
 #include "unwind/files.h"
 
-static struct files *files;
-
-static int new_run(void **state)
-{
-	(void)state;
-	files = files_new(NULL);
-	return files ? 0 : -1;
-}
-
-static int end_run(void **state)
-{
-	(void)state;
-	files_free(files);
-	files = NULL;
-	return 0;
-}
+/* The run's files, fresh for each test (setup, teardown). */
+#include "naming_fixture.h"
 
 /* The module of the file at path, at bias 0. */
 static Dwfl_Module *module_of(const char *path)
