@@ -112,7 +112,7 @@ for every in 10ms 1ms; do
 	wait "$pid" || true
 	share=$(sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9.]*%\)).*/\1/p' "$OUT/many.$every")
 	cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs/\1 \2/p' "$OUT/many.$every")
-	rounds=$(sed -n 's/.* \([0-9]*\) rounds, .*/\1/p' "$OUT/many.$every")
+	rounds=$(sed -n 's/^  rounds *\([0-9]*\) for .*/\1/p' "$OUT/many.$every")
 	echo "$every $share $cpu $rounds" | awk -v secs="$SECS" '{
 		per = $3 / 100 * $4 * secs * 1e6 / ($5 > 0 ? $5 : 1) / 1000
 		printf "| -d %s | %s | %.1f %% | %.2f us |\n", $1, $2, $3, per }'

@@ -148,7 +148,7 @@ alive
 alive
 # The default output too, for what naming costs: folded stacks are counted
 # by address while sampling and named after detaching.
-"$PP" -p "$BACKEND" -d 1ms -t "${PP_SECONDS}s" -o "$WORK/pp.folded" \
+"$PP" -v -p "$BACKEND" -d 1ms -t "${PP_SECONDS}s" -o "$WORK/pp.folded" \
 	2>"$WORK/pp-folded.err" || die "ptrace_profiler failed: $(tail -n 1 "$WORK/pp-folded.err")"
 alive
 

@@ -89,7 +89,7 @@ run_config() { # CONFIG ROUND
 	pp-*)
 		local every=${cfg#pp-} guard=()
 		case $every in *%) guard=(--max-overhead "${every#*-}"); every=${every%-*} ;; esac
-		"$PP" -p "$PG_POSTMASTER" --subprocesses -d "$every" "${guard[@]}" -t "${SECS}s" \
+		"$PP" -v -p "$PG_POSTMASTER" --subprocesses -d "$every" "${guard[@]}" -t "${SECS}s" \
 			>/dev/null 2>"$log.pp"
 		samples=$(sed -n 's/.*, \([0-9]*\) thread samples/\1/p' "$log.pp")
 		extra="$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*/cpu_us=\1/p' "$log.pp") $(sed -n 's/.*stopped per stop *mean \([0-9.]*\) us.*/stop_us=\1/p' "$log.pp")"

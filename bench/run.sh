@@ -58,7 +58,7 @@ run_one() {
 		own=$(sed -n 's/.*frozen_mean_us=\([0-9.]*\).*/\1/p' "$log")
 		;;
 	ptrace_profiler)
-		/usr/bin/time -f "%U %S" -o "$OUT/time" $PP -p $pid -d "$iv" -n "$count" >/dev/null 2>"$log" || true
+		/usr/bin/time -f "%U %S" -o "$OUT/time" $PP -v -p $pid -d "$iv" -n "$count" >/dev/null 2>"$log" || true
 		samples=$(sed -n 's/.* \([0-9]*\) thread samples.*/\1/p' "$log")
 		own=$(sed -n 's/.*stopped per stop *mean \([0-9.]*\) us.*/\1/p' "$log")
 		cpu=$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*/\1/p' "$log")

@@ -84,8 +84,8 @@ run_config() { # CONFIG ROUND
 		fi
 		samples=$(sed -n 's/.*, \([0-9]*\) thread samples/\1/p' "$log.pp")
 		extra="$(sed -n 's/.*profiler CPU *\([0-9.]*\) us per sample.*, \([0-9.]*\)% of the machine.*/cpu_us=\1 cpu_pct=\2/p' "$log.pp")"
-		extra="$extra $(sed -n "s/.*; \([0-9]*\) rounds, .*/rounds=\1/p" "$log.pp")"
-		extra="$extra $(sed -n 's/^  rate .*(\([0-9]*\)%\( of those due sampled\)\{0,1\}): .*/ticks=\1/p' "$log.pp")"
+		extra="$extra $(sed -n 's/^  rounds *\([0-9]*\) for .*/rounds=\1/p' "$log.pp")"
+		extra="$extra $(sed -n 's/^  rate .*(\([0-9]*\)%\( of those due sampled\)\{0,1\}).*/ticks=\1/p' "$log.pp")"
 		;;
 	perf-1ms)
 		# perf's own CPU: its children's times, as its subshell saw them

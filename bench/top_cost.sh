@@ -52,16 +52,16 @@ run_one() {
 	case $tool in
 	baseline) ;;
 	record)
-		/usr/bin/time -f "%U %S" -o "$time" "$PP" -p $pid -d "$iv" -t "$((SECS - 1))s" >/dev/null 2>"$log" || true ;;
+		/usr/bin/time -f "%U %S" -o "$time" "$PP" -v -p $pid -d "$iv" -t "$((SECS - 1))s" >/dev/null 2>"$log" || true ;;
 	period)
 		mkdir -p "$OUT/w"
-		/usr/bin/time -f "%U %S" -o "$time" "$PP" -p $pid -d "$iv" -t "$((SECS - 1))s" --period 1s \
+		/usr/bin/time -f "%U %S" -o "$time" "$PP" -v -p $pid -d "$iv" -t "$((SECS - 1))s" --period 1s \
 			-o "$OUT/w/w.folded" >/dev/null 2>"$log" || true
 		rm -f "$OUT"/w/* ;;
 	top)
 		rm -f "$OUT/top.rc"
 		"${TM[@]}" new-session -d -s top -x 80 -y 24 \
-			"/usr/bin/time -f '%U %S' -o $time $PP --top -p $pid -d $iv -t $((SECS - 1))s 2>$log; echo \$? >$OUT/top.rc"
+			"/usr/bin/time -f '%U %S' -o $time $PP -v --top -p $pid -d $iv -t $((SECS - 1))s 2>$log; echo \$? >$OUT/top.rc"
 		# the run ends itself after SECS - 1 s; a screen that never ends
 		# is given up on after twice that (and its session killed)
 		local waited=0

@@ -66,6 +66,8 @@ struct options {
 	bool no_idle;              /* --no-idle: samples of threads in their idle wait left out */
 	bool all_threads;          /* --all-threads: the summary lists every thread, not each
 				      process's busiest */
+	bool verbose;              /* -v: the summary's lines on how samples were read and
+				      timed too, not only what they found and cost */
 	enum group_by group_by;    /* --group-by pid|type|all */
 	double max_overhead;       /* --max-overhead: a share (0.01 for 1%); 0 = no bound */
 	/* Continuous profiling (docs/continuous.md) */

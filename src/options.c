@@ -552,6 +552,10 @@ static const struct option_row option_rows[] = {
 	{ "all-threads", 0, NULL, FLAG(all_threads), NULL,
 	  "the summary lists every thread of each process\n"
 	  "(default: its 10 busiest, the rest in one line)" },
+	{ "verbose", 'v', NULL, FLAG(verbose), NULL,
+	  "the summary in full: how each sample was read\n"
+	  "(stops, reads without one, reuse), stops and\n"
+	  "rounds timed, the sampler's priority" },
 	{ "group-by", 0, "WHAT", option_group_by, 0, NULL,
 	  "the stacks' root: pid (default) each process,\n"
 	  "postgres[1234] client backend; thread each thread\n"
@@ -820,7 +824,7 @@ static enum parse_result diff_rules(struct parsing *ps)
 		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" : o->push_url ? "--push" :
 		o->ksuseopc_addr || o->ksusetim_addr ? "--ksuseopc" : o->pg_wait_events ? "--pg-wait-events" :
 		o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
-		o->all_threads ? "--all-threads" :
+		o->all_threads ? "--all-threads" : o->verbose ? "--verbose" :
 		o->group_by != GROUP_PID ? "--group-by" : o->event_names ? "--event-names" : NULL;
 	if (target_option)
 		return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it%s%s%s",
@@ -839,7 +843,8 @@ static enum parse_result dump_rules(struct parsing *ps)
 	const char *other = ps->sampling_option ? ps->sampling_option : ps->format_given ? "--format" :
 		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" :
 		o->push_url ? "--push" : o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
-		o->all_threads ? "--all-threads" : o->group_by != GROUP_PID ? "--group-by" : NULL;
+		o->all_threads ? "--all-threads" : o->verbose ? "--verbose" :
+		o->group_by != GROUP_PID ? "--group-by" : NULL;
 	if (other)
 		return fail(ps, "--dump takes one look and writes text: %s does not go with it", other);
 	return PARSE_OK;

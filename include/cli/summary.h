@@ -2,7 +2,9 @@
  * thread's samples beside what its schedstat says it spent on a CPU, what
  * the stops cost the target, and what the profiler itself spent.  When a
  * thread's samples and its schedstat disagree beyond chance (selfcheck.h)
- * the summary starts with a line that says so and what to do. */
+ * the summary starts with a warning that says so and what to do.  Each
+ * line within 100 columns, some 25 lines in all whatever the number of
+ * threads and processes; -v adds how the samples were read and timed. */
 #ifndef PTRACE_PROFILER_SUMMARY_H
 #define PTRACE_PROFILER_SUMMARY_H
 
@@ -23,10 +25,13 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
  * not say. */
 uint64_t summary_peak_rss_kb(void);
 
-/* The self-check's line for one thread whose samples of kind disagree
- * with schedstat, into out. */
+/* The self-check's warning of one kind, into out: that n_threads
+ * threads' samples of kind disagree with their schedstat, what to do,
+ * then (a second line, indented) the figures of t, the worst of them.
+ * No newline at the end; each line within 100 columns for a comm of 15
+ * and a tid of 7 digits. */
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
-			       enum selfcheck_kind kind, char *out, size_t outsz);
+			       enum selfcheck_kind kind, size_t n_threads, char *out, size_t outsz);
 
 /* --pg-queries' time model (pgtime.h), as the summary prints it: how
  * many statement shapes and their share of the taken samples, the ten

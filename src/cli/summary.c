@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static void print_hist(FILE *f, const char *what, const struct duration_hist *h)
 
 /* The rate: asked (the mean interval) and achieved - the share of the
  * ticks due that were sampled (not missed in a stall), which holds for a
- * run of one tick as of thousands; and how many rounds looked at the
+ * run of one tick as of thousands; then how many rounds looked at the
  * threads: a tick that fell due while a round ran stands with it. */
 static void print_rate(FILE *f, const struct options *o, const struct sampler_result *r)
 {
@@ -68,37 +69,38 @@ static void print_rate(FILE *f, const struct options *o, const struct sampler_re
 	format_duration(o->interval_ns, every, sizeof(every));
 	double asked = 1e9 / (double)o->interval_ns;
 	double share = r->ticks ? (double)r->ticks / (double)(r->ticks + r->skipped_ticks) : 0;
-	fprintf(f, "  rate                   asked one tick every %s on average (%.4g/s), ", every,
-		asked);
 	if (r->highest_scale > 1.001 && r->ticks > 1 && r->last_due_ns > r->first_due_ns)
 		/* --max-overhead spaced the ticks: what came, not what was asked */
-		fprintf(f, "spaced by --max-overhead to %.4g/s over the run (%.0f%% of those due "
-			"sampled)", (double)(r->ticks - 1) * 1e9 /
+		fprintf(f, "  rate                   asked every %s, spaced by --max-overhead to "
+			"%.4g/s (%.0f%% of those due sampled)\n", every, (double)(r->ticks - 1) * 1e9 /
 			(double)(r->last_due_ns - r->first_due_ns), 100.0 * share);
 	else
-		fprintf(f, "achieved %.4g/s (%.0f%%)", asked * share, 100.0 * share);
-	fprintf(f, ": %" PRIu64 " ticks sampled, skipped ticks %" PRIu64 "; %" PRIu64
-		" rounds, %" PRIu64 " ticks due during a round counted with it\n", r->ticks,
-		r->skipped_ticks, r->rounds, r->merged_ticks);
+		fprintf(f, "  rate                   asked every %s (%.4g/s), achieved %.4g/s (%.0f%%): "
+			"%" PRIu64 " ticks sampled\n", every, asked, asked * share, 100.0 * share,
+			r->ticks);
+	fprintf(f, "  rounds                 %" PRIu64 " for %" PRIu64 " ticks (%" PRIu64 " due "
+		"mid-round), %" PRIu64 " skipped\n", r->rounds, r->ticks, r->merged_ticks,
+		r->skipped_ticks);
 }
 
 const char *summary_check_line(const struct options *o, const struct thread_figures *t,
-			       enum selfcheck_kind kind, char *out, size_t outsz)
+			       enum selfcheck_kind kind, size_t n_threads, char *out, size_t outsz)
 {
-	const char *advice = o->interval_ns < 1000000 ?
-				     "sample less often (-d 1ms or more)" :
-				     "sample on a machine with a CPU to spare, or less often";
+	const char *advice = o->interval_ns < 1000000 ? "sample less often (-d 1ms or more)" :
+							"sample less often, or with a spare CPU";
+	const struct selfcheck_verdict *v = kind == SELFCHECK_QUEUED ? &t->queue_check : &t->check;
+	char whose[32];
+	snprintf(whose, sizeof(whose), n_threads == 1 ? "1 thread's" : "%zu threads'", n_threads);
 	if (kind == SELFCHECK_QUEUED)
-		snprintf(out, outsz, "warning: thread %d (%s) waited for a CPU %.1f%% of its time by "
-			 "schedstat but in %.1f%% of its samples (+-%.1f points): its time off a CPU "
-			 "is not split as it was between queued and asleep; sample on a machine with "
-			 "a CPU to spare", (int)t->tid, t->comm, t->queue_check.kernel,
-			 t->queue_check.sampled, t->queue_check.error);
+		snprintf(out, outsz, "warning: %s wait for a CPU misread: sample with a spare CPU\n"
+			 "  %sthread %d (%s) queued %.1f%% by schedstat, in %.1f%% of samples "
+			 "(+-%.1f)", whose, n_threads > 1 ? "worst: " : "", (int)t->tid, t->comm,
+			 v->kernel, v->sampled, v->error);
 	else
-		snprintf(out, outsz, "warning: thread %d (%s) was on a CPU %.1f%% of its time by "
-			 "schedstat but in %.1f%% of its samples (+-%.1f points): the profile does "
-			 "not tell the truth about it; %s", (int)t->tid, t->comm, t->check.kernel,
-			 t->check.sampled, t->check.error, advice);
+		snprintf(out, outsz, "warning: %s CPU time misread: %s\n  %sthread %d (%s) ran "
+			 "%.1f%% by schedstat, in %.1f%% of samples (+-%.1f)", whose, advice,
+			 n_threads > 1 ? "worst: " : "", (int)t->tid, t->comm, v->kernel, v->sampled,
+			 v->error);
 	return out;
 }
 
@@ -111,7 +113,7 @@ static void print_thread(FILE *f, const struct thread_figures *t)
 		fprintf(f, ", on CPU in %.1f%%", 100.0 * (double)t->samples_on_cpu /
 							(double)t->samples);
 	if (t->sched_known)
-		fprintf(f, "; schedstat: on CPU %.1f%% of its time", t->sched_on_cpu);
+		fprintf(f, "; schedstat: on CPU %.1f%%", t->sched_on_cpu);
 	fputc('\n', f);
 }
 
@@ -130,6 +132,7 @@ static int busiest_first(const void *a, const void *b)
 
 #define PROCESSES_SHOWN 20
 #define THREADS_SHOWN 10 /* of each process */
+#define THREAD_ROWS 12   /* of all processes: the summary fits a screen */
 
 void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *words,
 			  size_t n_threads)
@@ -157,11 +160,24 @@ static int busiest_thread_first(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* A process's line, and its live threads: the busiest THREADS_SHOWN, the
- * rest in one line (a server of thousands of threads fits a screen;
- * --all-threads lists them all). */
+/* A process of one thread: its figures on the process's line. */
+static void print_only_thread(FILE *f, const struct thread_figures *t)
+{
+	fprintf(f, ": %" PRIu64 " samples", t->samples);
+	if (t->samples)
+		fprintf(f, ", %.1f%% on CPU", 100.0 * (double)t->samples_on_cpu / (double)t->samples);
+	if (t->sched_known)
+		fprintf(f, " (schedstat %.1f%%)", t->sched_on_cpu);
+	fputc('\n', f);
+}
+
+/* A process's line, and its live threads: the busiest THREADS_SHOWN, no
+ * more than *rows_left of all processes' (a server of thousands of
+ * threads, a PostgreSQL instance of a dozen processes fit a screen), the
+ * rest in one line; --all-threads lists them all.  A process of one
+ * thread is one line. */
 static void print_process(FILE *f, const struct options *o, const struct process_figures *pf,
-			  const struct sampler *s)
+			  const struct sampler *s, size_t *rows_left)
 {
 	const struct target *t = pf->t;
 	summary_process_head(f, t->pid, t->comm, sampler_process_words(s, t->pid), t->n_threads);
@@ -170,8 +186,8 @@ static void print_process(FILE *f, const struct options *o, const struct process
 			pf->ended_samples);
 	if (t->exited)
 		fputs(", exited", f);
-	fputc('\n', f);
 	size_t n = 0, cap = 0;
+	bool as_they_come = false; /* out of memory */
 	struct thread_figures *live = NULL;
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
@@ -179,15 +195,27 @@ static void print_process(FILE *f, const struct options *o, const struct process
 		if (tf.pid != t->pid || tf.ended)
 			continue;
 		if (!array_reserve((void **)&live, n + 1, &cap, sizeof(*live))) {
-			print_thread(f, &tf); /* out of memory: as they come */
+			if (!as_they_come)
+				fputc('\n', f);
+			as_they_come = true;
+			print_thread(f, &tf);
 			continue;
 		}
 		live[n++] = tf;
 	}
+	if (n == 1 && !as_they_come) {
+		print_only_thread(f, &live[0]);
+		free(live);
+		return;
+	}
+	if (!as_they_come)
+		fputc('\n', f);
 	if (!n)
 		return;
 	qsort(live, n, sizeof(*live), busiest_thread_first);
-	size_t shown = o->all_threads ? n : summary_rows_shown(n, THREADS_SHOWN);
+	size_t cap_rows = *rows_left < THREADS_SHOWN ? *rows_left : THREADS_SHOWN;
+	size_t shown = o->all_threads ? n : summary_rows_shown(n, cap_rows);
+	*rows_left -= shown < *rows_left ? shown : *rows_left;
 	uint64_t rest = 0, rest_on_cpu = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (k < shown) {
@@ -226,8 +254,9 @@ static void print_processes(FILE *f, const struct options *o, const struct targe
 	}
 	qsort(pf, n_targets, sizeof(*pf), busiest_first);
 	size_t shown = summary_rows_shown(n_targets, PROCESSES_SHOWN);
+	size_t rows_left = THREAD_ROWS;
 	for (size_t k = 0; k < shown; k++)
-		print_process(f, o, &pf[k], s);
+		print_process(f, o, &pf[k], s, &rows_left);
 	if (shown < n_targets) {
 		uint64_t rest = 0;
 		for (size_t k = shown; k < n_targets; k++)
@@ -280,8 +309,8 @@ static void print_shared_names(FILE *f, const struct options *o, const struct ta
 	}
 	free(names);
 	if (most)
-		fprintf(f, "  threads of one name    %zu threads of %s[%d] share their names, one root a "
-			"name: --group-by thread keeps them apart\n", most, ts[at].comm, (int)ts[at].pid);
+		fprintf(f, "  threads of one name    %zu in %s[%d] share a root: --group-by thread keeps "
+			"them apart\n", most, ts[at].comm, (int)ts[at].pid);
 }
 
 /* The thread that paid most, as a share of its own time: one figure,
@@ -309,7 +338,9 @@ static double most_lost_thread(const struct sampler *s, const struct stop_cost *
  * idle the machine was.  On a machine with no CPU to spare, ours is
  * taken from its work: a server of threads that kept 2 CPUs busy lost
  * 24 % of its throughput at 1 ms with 11 % of the machine ours and its
- * threads stopped 0.2 % of their time (docs/performance.md). */
+ * threads stopped 0.2 % of their time (docs/performance.md).  Our CPU
+ * is the next line, user and system from the first tick, per sample and
+ * as a share of the machine: within 100 columns each. */
 static void print_cost(FILE *f, const struct sampler *s, const struct sampler_result *r,
 		       double stopped_pct)
 {
@@ -317,15 +348,18 @@ static void print_cost(FILE *f, const struct sampler *s, const struct sampler_re
 	struct thread_figures most;
 	double lost = most_lost_thread(s, &r->stop_cost, &most);
 	if (most.tid)
-		fprintf(f, ", thread %d lost %.1f%% (waits after included)", (int)most.tid, lost);
-	if (r->wall_ns && r->cpus) {
-		double ours = 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus);
-		fprintf(f, "; profiler CPU %.2f%% of the machine", ours);
-		if (r->idle_known) {
-			double idle = 100.0 * r->idle_share;
-			fprintf(f, ", %.1f%% of it idle%s", idle,
-				idle < ours ? ": ours came out of others' work" : "");
-		}
+		fprintf(f, ", thread %d lost %.1f%% in all", (int)most.tid, lost);
+	fputc('\n', f);
+	/* ours, the next line: one line of both would not fit a screen */
+	uint64_t taken = r->samples + r->left_out;
+	if (!r->wall_ns || !r->cpus || !taken)
+		return;
+	double ours = 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus);
+	fprintf(f, "  profiler CPU           %.1f us per sample, %.2f%% of the machine's %d CPUs",
+		(double)r->cpu_ns / (double)taken / 1e3, ours, r->cpus);
+	if (r->idle_known) { /* below: ours came out of others' work */
+		double idle = 100.0 * r->idle_share;
+		fprintf(f, "; %.1f%% idle%s", idle, idle < ours ? ", below ours" : "");
 	}
 	fputc('\n', f);
 }
@@ -411,19 +445,36 @@ static void print_guard(FILE *f, const struct options *o, const struct sampler *
 	fprintf(f, "%s\n", said ? "" : "nothing to hold: every stop within it");
 }
 
-/* The self-check first: a thread whose samples and schedstat disagree. */
+/* How far a verdict's figures are apart, beyond their error. */
+static double check_miss(const struct selfcheck_verdict *v)
+{
+	return fabs(v->kernel - v->sampled) - v->error;
+}
+
+/* The self-check first, a warning a kind however many threads it holds
+ * (a server of hundreds): how many, the worst of them, what to do. */
 static void print_checks(FILE *f, const struct options *o, const struct sampler *s)
 {
-	for (size_t i = 0; i < sampler_thread_count(s); i++) {
-		struct thread_figures tf;
-		sampler_thread_figures(s, i, &tf);
+	static const enum selfcheck_kind kinds[] = { SELFCHECK_ON_CPU, SELFCHECK_QUEUED };
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t n = 0;
+		struct thread_figures worst = { 0 };
+		for (size_t i = 0; i < sampler_thread_count(s); i++) {
+			struct thread_figures tf;
+			sampler_thread_figures(s, i, &tf);
+			const struct selfcheck_verdict *v =
+				kinds[k] == SELFCHECK_QUEUED ? &tf.queue_check : &tf.check;
+			const struct selfcheck_verdict *w =
+				kinds[k] == SELFCHECK_QUEUED ? &worst.queue_check : &worst.check;
+			if (!v->disagrees)
+				continue;
+			if (!n++ || check_miss(v) > check_miss(w))
+				worst = tf;
+		}
 		char line[512];
-		if (tf.check.disagrees)
+		if (n)
 			fprintf(f, "ptrace_profiler: %s\n",
-				summary_check_line(o, &tf, SELFCHECK_ON_CPU, line, sizeof(line)));
-		if (tf.queue_check.disagrees)
-			fprintf(f, "ptrace_profiler: %s\n",
-				summary_check_line(o, &tf, SELFCHECK_QUEUED, line, sizeof(line)));
+				summary_check_line(o, &worst, kinds[k], n, line, sizeof(line)));
 	}
 }
 
@@ -446,9 +497,8 @@ static void print_steal(FILE *f, const struct sampler_result *r)
 {
 	if (r->steal_share < 0.005)
 		return;
-	fprintf(f, "  host steal             %.1f%% of the CPUs' time went to other guests of the "
-		"host (steal in /proc/stat): neither the target nor the sampler ran then; "
-		"shares may be off by a few points\n", 100 * r->steal_share);
+	fprintf(f, "  host steal             %.1f%% of the CPUs' time went to other guests: shares "
+		"a few points off\n", 100 * r->steal_share);
 }
 
 /* What reading PostgreSQL processes' status cost (--pg-queries, --no-idle). */
@@ -562,6 +612,69 @@ static double stopped_share(const struct sampler_result *r)
 	return r->wall_ns ? 100.0 * (double)r->frozen.total_ns / ((double)r->wall_ns * threads) : 0;
 }
 
+/* -v: how the samples were read and timed - what the default summary
+ * leaves out to fit a screen (docs/summary.md). */
+static void print_mechanics(FILE *f, const struct sampler *s, const struct sampler_result *r)
+{
+	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
+		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone",
+		r->peeked, r->reused, r->still);
+	if (r->still_unmoved)
+		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
+			r->still_unmoved);
+	fputs(")\n", f);
+	if (r->peeked_early)
+		fprintf(f, "  read before the look   %" PRIu64 " of those read without a stop: where it "
+			"slept and its stack, read just before the look that proved them\n",
+			r->peeked_early);
+	if (r->copies_extended)
+		fprintf(f, "  short copies           %" PRIu64 " reads without a stop copied the stack "
+			"up to where the last unwind ended, found it too short, and read the rest\n",
+			r->copies_extended);
+	if (r->peeked_lent || r->lent_refused)
+		fprintf(f, "  frame pointers         %" PRIu64 " of those read unwound with rbp from an "
+			"earlier stop at the same sp; %" PRIu64 " times it found other frames, and the "
+			"thread was stopped\n", r->peeked_lent, r->lent_refused);
+	print_switches(f, &r->switches);
+	if (r->words_reused)
+		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "
+			"none of its threads had run since\n", r->words_reused);
+	if (r->queued)
+		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
+			r->queued);
+	if (r->woke_in_round)
+		fprintf(f, "  woken in the round     %" PRIu64 " looks found a thread runnable that slept "
+			"at the tick and had not run since: counted asleep\n", r->woke_in_round);
+	if (r->no_user_stack)
+		fprintf(f, "  no user stack          %" PRIu64 " samples of threads that never stopped, "
+			"or that ran before their stop came\n", r->no_user_stack);
+	if (r->kernel_late)
+		fprintf(f, "  no kernel stack        %" PRIu64 " samples of blocked threads that woke "
+			"while their kernel frames were read, counted without them\n", r->kernel_late);
+	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
+		(double)r->frozen.total_ns / 1e6, stopped_share(r));
+	print_hist(f, "stopped per stop", &r->frozen);
+	print_most_stopped(f, s, &r->stop_cost);
+	print_hist(f, "work per sample", &r->work);
+	print_hist(f, "round", &r->round);
+	print_status_reads(f, r);
+	if (r->realtime && r->lifts)
+		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d, lifted "
+			"back for a tick %" PRIu64 " times)", r->nice, r->lifts);
+	else if (r->realtime)
+		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d)", r->nice);
+	else
+		fprintf(f, "  sampler priority       nice %d%s", r->nice,
+			r->short_slice ? ", 0.1 ms slice" : "");
+	if (r->cpu_moves > r->cpu_follows)
+		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves - r->cpu_follows);
+	if (r->followed_threads)
+		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
+			"(%u again, the thread moved)", r->followed_threads,
+			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves);
+	fputc('\n', f);
+}
+
 void summary_print(FILE *f, const struct options *o, const struct target *ts, size_t n_targets,
 		   const struct sampler *s, const struct sampler_result *r)
 {
@@ -595,77 +708,16 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	print_cut(f, r);
-	fprintf(f, "  without a stop         %" PRIu64 " samples of blocked threads read as they "
-		"were, %" PRIu64 " known unchanged (%" PRIu64 " by their run count alone",
-		r->peeked, r->reused, r->still);
-	if (r->still_unmoved)
-		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
-			r->still_unmoved);
-	fputs(")\n", f);
-	if (r->peeked_early)
-		fprintf(f, "  read before the look   %" PRIu64 " of those read without a stop: where it "
-			"slept and its stack, read just before the look that proved them\n",
-			r->peeked_early);
-	if (r->copies_extended)
-		fprintf(f, "  short copies           %" PRIu64 " reads without a stop copied the stack "
-			"up to where the last unwind ended, found it too short, and read the rest\n",
-			r->copies_extended);
-	if (r->peeked_lent || r->lent_refused)
-		fprintf(f, "  frame pointers         %" PRIu64 " of those read unwound with rbp from an "
-			"earlier stop at the same sp; %" PRIu64 " times it found other frames, and the "
-			"thread was stopped\n", r->peeked_lent, r->lent_refused);
-	print_switches(f, &r->switches);
-	if (r->words_reused)
-		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "
-			"none of its threads had run since\n", r->words_reused);
-	if (r->queued)
-		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
-			r->queued);
-	if (r->woke_in_round)
-		fprintf(f, "  woken in the round     %" PRIu64 " looks found a thread runnable that slept "
-			"at the tick and had not run since: counted asleep\n", r->woke_in_round);
 	if (r->stop_timeouts)
 		fprintf(f, "  late stops             %" PRIu64 " times a thread did not stop within 200 ms\n",
 			r->stop_timeouts);
-	if (r->no_user_stack)
-		fprintf(f, "  no user stack          %" PRIu64 " samples of threads that never stopped, "
-			"or that ran before their stop came\n", r->no_user_stack);
-	if (r->kernel_late)
-		fprintf(f, "  no kernel stack        %" PRIu64 " samples of blocked threads that woke "
-			"while their kernel frames were read, counted without them\n", r->kernel_late);
-	fprintf(f, "  target stopped         %.3f ms in total, %.3f%% of each thread's wall time\n",
-		(double)r->frozen.total_ns / 1e6, stopped_share(r));
-	print_hist(f, "stopped per stop", &r->frozen);
-	print_most_stopped(f, s, &r->stop_cost);
 	print_guard(f, o, s, r);
-	print_hist(f, "work per sample", &r->work);
-	print_hist(f, "round", &r->round);
-	uint64_t taken = r->samples + r->left_out;
-	if (taken)
-		fprintf(f, "  profiler CPU           %.1f us per sample (user and system, from the first tick), "
-			"%.2f%% of the machine's %d CPUs\n", (double)r->cpu_ns / (double)taken / 1e3,
-			r->wall_ns && r->cpus ? 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * r->cpus) : 0,
-			r->cpus);
 	print_steal(f, r);
-	print_status_reads(f, r);
 	if (r->peak_rss_kb)
 		fprintf(f, "  profiler memory        %.1f MB at the peak (VmHWM)\n",
 			(double)r->peak_rss_kb / 1024.0);
-	if (r->realtime && r->lifts)
-		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d, lifted "
-			"back for a tick %" PRIu64 " times)", r->nice, r->lifts);
-	else if (r->realtime)
-		fprintf(f, "  sampler priority       SCHED_FIFO 1 (naming windows at nice %d)", r->nice);
-	else
-		fprintf(f, "  sampler priority       nice %d%s", r->nice,
-			r->short_slice ? ", 0.1 ms slice" : "");
-	if (r->cpu_moves > r->cpu_follows)
-		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves - r->cpu_follows);
-	if (r->followed_threads)
-		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
-			"(%u again, the thread moved)", r->followed_threads,
-			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves);
-	fputc('\n', f);
+	if (o->verbose)
+		print_mechanics(f, s, r);
 	if (r->detach.threads)
 		fprintf(f, "  detaching              %.1f ms, %" PRIu64 " thread%s%s\n",
 			(double)r->detach.ns / 1e6, r->detach.threads,
@@ -673,8 +725,9 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 			r->detach.left ? "; some not stopped in time, left to the kernel "
 			"(it detaches them when we exit)" : "");
 	if (r->naming_ns)
-		fprintf(f, "  naming                 %.1f ms after detaching, at nice %d; %u ELF files, each read once, maps re-read %u times\n",
-			(double)r->naming_ns / 1e6, r->nice, r->images_opened, r->maps_reads);
+		fprintf(f, "  naming                 %.1f ms after detaching, at nice %d; %u ELF files, %u "
+			"re-read%s of maps\n", (double)r->naming_ns / 1e6, r->nice, r->images_opened,
+			r->maps_reads, r->maps_reads == 1 ? "" : "s");
 	/* A process of many mappings that jumps where none is: its maps are
 	 * re-read only as often as their reading allows (modules.h). */
 	if (r->maps_skipped)

@@ -241,7 +241,7 @@ cost_figure_test() {
 	"$T/freeze_target" 5 "$out" &
 	local pid=$!
 	sleep 0.3
-	"$PP" -p "$pid" -d "$d" -t 4s -o /dev/null 2>"$err"
+	"$PP" -v -p "$pid" -d "$d" -t 4s -o /dev/null 2>"$err"
 	rc=$?
 	sleep 0.2
 	kill -TERM "$pid" 2>/dev/null

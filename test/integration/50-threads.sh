@@ -89,7 +89,7 @@ group_by_thread_tests() {
 	local tids rc=0 roots bad foreign named lanes said
 	tids=$(ls /proc/"$TPID"/task | sort -n | tr '\n' ' ')
 	"$PP" -p "$TPID" -d 2ms -n 20 -o "$TMP/byname.folded" 2>"$TMP/byname.err" || rc=$?
-	said=$(grep -c "threads of one name .* 8 threads of many_threads\[$TPID\] share their names.*--group-by thread" "$TMP/byname.err")
+	said=$(grep -c "threads of one name  *8 in many_threads\[$TPID\] share a root: --group-by thread" "$TMP/byname.err")
 	"$PP" -p "$TPID" -d 2ms -n 50 --group-by thread -o "$TMP/bythread.folded" 2>"$TMP/bythread.err" || rc=$?
 	"$PP" -p "$TPID" -d 2ms -n 50 --group-by thread -o "$TMP/bythread.speedscope.json" 2>>"$TMP/bythread.err" || rc=$?
 	stop_target "$TPID"
@@ -148,7 +148,7 @@ thousand_threads_tests() {
 		run_p=$(share_of "$TMP/k.$d.folded" '^busy;' '^busy;R \(running\);')
 		wait_p=$(share_of "$TMP/k.$d.folded" '^busy;' '^busy;R \(runnable\);')
 		pct=$(sed -n 's/.*achieved .*(\([0-9]*\)%).*/\1/p' "$TMP/k.$d.err")
-		rounds=$(sed -n 's/.*; \([0-9]*\) rounds,.*/\1/p' "$TMP/k.$d.err")
+		rounds=$(sed -n 's/^  rounds *\([0-9]*\) for .*/\1/p' "$TMP/k.$d.err")
 		local want=90
 		[ "$d" = 1ms ] && want=50
 		# the run itself: exit 0, the ticks said, the spinners sampled

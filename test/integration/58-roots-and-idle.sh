@@ -126,7 +126,7 @@ no_idle_test
 # at every tick: 7,437 in 4 s at -d 1ms).
 sleepers_test() {
 	local d=$1 most=$2 rc eintr waits named out=$TMP/sleepers.folded err=$TMP/sleepers.err
-	"$PP" -d "$d" -t 10s -o "$out" -- "$T/idle_server" 3 "$TMP/sleepers.txt" 2>"$err"
+	"$PP" -v -d "$d" -t 10s -o "$out" -- "$T/idle_server" 3 "$TMP/sleepers.txt" 2>"$err"
 	rc=$?
 	eintr=$(sed -n 's/.*eintr=\([0-9]*\).*/\1/p' "$TMP/sleepers.txt" 2>/dev/null)
 	waits=$(sed -n 's/^waits=\([0-9]*\).*/\1/p' "$TMP/sleepers.txt" 2>/dev/null)

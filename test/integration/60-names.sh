@@ -122,7 +122,7 @@ late_library_tests() {
 	local late waiting reads unnamed
 	late=$(share "$TMP/late.folded" ';main;late_spin;')
 	waiting=$(share "$TMP/late.folded" ';main;wait_a_while;')
-	reads=$(sed -n 's/.*maps re-read \([0-9]*\) times.*/\1/p' "$TMP/late.err")
+	reads=$(sed -n 's/.*, \([0-9]*\) re-reads\{0,1\} of maps$/\1/p' "$TMP/late.err")
 	# The library's functions are named; its PLT stubs (the call to
 	# clock_gettime) have no symbol and may say [liblate.so].
 	unnamed=$(share "$TMP/late.folded" ';main;\[|\[unknown\]')

@@ -96,7 +96,7 @@ top_tests() {
 	# q: the screen gone, the run over, the target let go, the summary
 	"${TM[@]}" send-keys -t top q
 	if wait_rc 10 && [ "$(cat "$TMP/top.rc")" = 0 ] && untouched "$TPID" &&
-		grep -q "target stopped .* of each thread's wall time" "$TMP/top.err"; then
+		grep -q '^  cost  *threads stopped [0-9.]*% of their time' "$TMP/top.err"; then
 		pass "--top: q ends the run: exit 0, the target running and untraced, the summary ($(grep -o '[0-9]* thread samples' "$TMP/top.err"))"
 	else fail "--top: q" "exit $(cat "$TMP/top.rc" 2>/dev/null), target $(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' '): $(head -n 3 "$TMP/top.err")"; fi
 	"${TM[@]}" kill-server 2>/dev/null

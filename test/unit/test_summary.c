@@ -139,6 +139,21 @@ static void rows_shown(void **state)
 	assert_int_equal(summary_rows_shown(3001, 10), 10);
 }
 
+/* Each line of text within 100 columns, else the test fails naming it. */
+static void lines_fit(const char *text)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n > 100)
+			fail_msg("%zu columns: '%.*s'", n, (int)n, p);
+		p += n + (nl != NULL);
+	}
+}
+
+/* The self-check's warning: how many threads, what to do, then the
+ * worst one's figures on a second line; both within 100 columns with a
+ * 15-character name and a 7-digit id. */
 static void self_check_line(void **state)
 {
 	(void)state;
@@ -146,20 +161,32 @@ static void self_check_line(void **state)
 	struct thread_figures t = { .pid = 1, .tid = 1234, .comm = "burst0" };
 	t.check = (struct selfcheck_verdict){ true, 2.1, 7.9, 0.4, 20 };
 	char line[512];
-	summary_check_line(&o, &t, SELFCHECK_ON_CPU, line, sizeof(line));
-	assert_non_null(strstr(line, "thread 1234 (burst0)"));
-	assert_non_null(strstr(line, "on a CPU 7.9% of its time by schedstat"));
-	assert_non_null(strstr(line, "in 2.1% of its samples"));
-	assert_non_null(strstr(line, "-d 1ms or more"));
+	summary_check_line(&o, &t, SELFCHECK_ON_CPU, 1, line, sizeof(line));
+	assert_non_null(strstr(line, "warning: 1 thread's CPU time misread: "));
+	assert_non_null(strstr(line, "-d 1ms or more)\n  thread 1234 (burst0) ran 7.9% by "
+				     "schedstat, in 2.1% of samples (+-0.4)"));
+	assert_null(strchr(line, '\n') ? strchr(strchr(line, '\n') + 1, '\n') : "no second line");
 	o.interval_ns = 10000000; /* at 10 ms: the CPU, not the interval */
-	summary_check_line(&o, &t, SELFCHECK_ON_CPU, line, sizeof(line));
-	assert_non_null(strstr(line, "a CPU to spare"));
+	summary_check_line(&o, &t, SELFCHECK_ON_CPU, 3, line, sizeof(line));
+	assert_non_null(strstr(line, "warning: 3 threads' CPU time misread: sample less often, or "
+				     "with a spare CPU\n  worst: thread 1234 (burst0)"));
 	/* queued for a CPU: its own figures */
 	t.queue_check = (struct selfcheck_verdict){ true, 52.0, 60.8, 1.1, 20 };
-	summary_check_line(&o, &t, SELFCHECK_QUEUED, line, sizeof(line));
-	assert_non_null(strstr(line, "thread 1234 (burst0) waited for a CPU 60.8% of its time"));
-	assert_non_null(strstr(line, "in 52.0% of its samples (+-1.1 points)"));
-	assert_non_null(strstr(line, "queued and asleep"));
+	summary_check_line(&o, &t, SELFCHECK_QUEUED, 1, line, sizeof(line));
+	assert_non_null(strstr(line, "warning: 1 thread's wait for a CPU misread: sample with a spare CPU"));
+	assert_non_null(strstr(line, "\n  thread 1234 (burst0) queued 60.8% by schedstat, "
+				     "in 52.0% of samples (+-1.1)"));
+	/* the widest: "ptrace_profiler: " before it */
+	struct thread_figures wide = { .pid = 1, .tid = 4194304, .comm = "abcdefghijklmno" };
+	wide.check = (struct selfcheck_verdict){ true, 100.0, 100.0, 10.0, 20 };
+	wide.queue_check = wide.check;
+	for (size_t k = 0; k < 2; k++) {
+		char text[600];
+		summary_check_line(&o, &wide, k ? SELFCHECK_QUEUED : SELFCHECK_ON_CPU, 4096, line,
+				   sizeof(line));
+		snprintf(text, sizeof(text), "ptrace_profiler: %s", line);
+		lines_fit(text);
+	}
 }
 
 static void cut_stacks(void **state)
@@ -210,16 +237,16 @@ static void host_steal(void **state)
 	}
 }
 
-/* The cost line, second after the rate: the threads' stopped share, our
- * CPU and how idle the machine was - "came out of others' work" only
- * when it was idle less than we ran. */
+/* The cost line, after the rate's two: the threads' stopped share; then
+ * our CPU, per sample and of the machine, and how idle the machine was -
+ * "below ours" only when it was: ours came out of others' work. */
 static void cost_line(void **state)
 {
 	(void)state;
 	struct options o = { .interval_ns = 1000000 };
 	/* 100 ticks of 2 threads in 1 s, stopped 2 ms in all: 0.1 % each */
-	struct sampler_result r = { .samples = 200, .ticks = 100, .wall_ns = 1000000000,
-				    .cpus = 2, .cpu_ns = 200000000 };
+	struct sampler_result r = { .samples = 200, .ticks = 100, .rounds = 100,
+				    .wall_ns = 1000000000, .cpus = 2, .cpu_ns = 200000000 };
 	r.frozen.total_ns = 2000000;
 	const double idle[] = { -1, 0.004, 0.5 };
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
@@ -227,24 +254,58 @@ static void cost_line(void **state)
 		r.idle_share = idle[i];
 		char *text = summary_text(&o, &r);
 		const char *line = strstr(text, "\n  cost                   threads stopped 0.100% of "
-					  "their time; profiler CPU 10.00% of the machine");
+					  "their time\n  profiler CPU           1000.0 us per sample, "
+					  "10.00% of the machine's 2 CPUs");
 		const char *next = line ? strchr(line + 1, '\n') : NULL;
+		next = next ? strchr(next + 1, '\n') : NULL;
 		if (!line || !next)
 			fail_msg("%s", text);
-		char *one = strndup(line + 1, (size_t)(next - line - 1));
-		const char *want = i == 0 ? "of the machine" :
-				   i == 1 ? ", 0.4% of it idle: ours came out of others' work" :
-					    ", 50.0% of it idle";
-		size_t n = strlen(one), w = strlen(want);
-		if (n < w || strcmp(one + n - w, want) != 0)
-			fail_msg("'%s' does not end with '%s'", one, want);
-		/* right after the rate line */
-		const char *rate = strstr(text, "\n  rate ");
-		if (!rate || strchr(rate + 1, '\n') != line)
+		char *two = strndup(line + 1, (size_t)(next - line - 1));
+		const char *want = i == 0 ? "of the machine's 2 CPUs" :
+				   i == 1 ? "; 0.4% idle, below ours" : "; 50.0% idle";
+		size_t n = strlen(two), w = strlen(want);
+		if (n < w || strcmp(two + n - w, want) != 0)
+			fail_msg("'%s' does not end with '%s'", two, want);
+		/* right after the rate's lines */
+		const char *rounds = strstr(text, "\n  rounds ");
+		if (!strstr(text, "\n  rate ") || !rounds || strchr(rounds + 1, '\n') != line)
 			fail_msg("%s", text);
-		free(one);
+		free(two);
 		free(text);
 	}
+}
+
+/* The summary fits a screen: with every figure at its widest, no line
+ * over 100 columns; how samples were read and timed only with -v. */
+static void fits_a_screen(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 1000 * 1000 * 1000ULL - 1 };
+	struct sampler_result r = {
+		/* a day at 100 us: 9 digits of ticks */
+		.samples = 99999999999ULL, .ticks = 999999999ULL, .rounds = 999999999ULL,
+		.merged_ticks = 999999999ULL, .skipped_ticks = 999999999ULL,
+		.wall_ns = 99999ULL * 1000000000ULL, .cpus = 2, .cpu_ns = 99998ULL * 1000000000ULL,
+		.idle_known = true, .idle_share = 0.001, .unwind_failures = 99999999999ULL,
+		.stop_timeouts = 99999, .naming_ns = 9999000000ULL, .images_opened = 999,
+		.maps_reads = 999, .peak_rss_kb = 99999999, .steal_share = 0.999, .nice = 19,
+		.realtime = true, .peeked = 5, .reused = 5, .still = 5, .queued = 3,
+	};
+	r.detach.threads = 99999;
+	r.detach.ns = 99999999999ULL;
+	r.frozen.total_ns = 1000;
+	char *text = summary_text(&o, &r);
+	lines_fit(text);
+	if (strstr(text, "without a stop") || strstr(text, "sampler priority") ||
+	    strstr(text, "queued for a CPU") || strstr(text, "\n  round "))
+		fail_msg("mechanics without -v:\n%s", text);
+	free(text);
+	o.verbose = true;
+	text = summary_text(&o, &r);
+	if (!strstr(text, "\n  without a stop ") || !strstr(text, "\n  sampler priority ") ||
+	    !strstr(text, "\n  queued for a CPU ") || !strstr(text, "\n  round "))
+		fail_msg("mechanics missing with -v:\n%s", text);
+	free(text);
 }
 
 /* Re-reads of the maps skipped: said only when some were, with the
@@ -287,6 +348,7 @@ int main(void)
 		cmocka_unit_test(cut_stacks),
 		cmocka_unit_test(host_steal),
 		cmocka_unit_test(cost_line),
+		cmocka_unit_test(fits_a_screen),
 		cmocka_unit_test(maps_not_reread),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
