@@ -40,10 +40,14 @@ enum pg_probe {
 	PG_PROBE_TOO_OLD,      /* PostgreSQL 13 or older: no my_wait_event_info */
 	PG_PROBE_GONE,         /* it exited as we looked (its /proc/PID/exe is
 				  gone): nothing to read, nor to say */
+	PG_PROBE_NO_ROOM,      /* its program not read: we are out of
+				  descriptors (descriptors.h), it says
+				  nothing of the process */
 };
 
 /* Looks at process pid through its modules m.  msg gets a line for the
- * user: the reason for PG_PROBE_TOO_OLD and PG_PROBE_NOT_POSTGRES, and for
+ * user: the reason for PG_PROBE_TOO_OLD, PG_PROBE_NOT_POSTGRES and
+ * PG_PROBE_NO_ROOM (the limit, not the process), and for
  * a server whose events can only be numbers (a version with no table)
  * why; otherwise "". */
 enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, char *msg,

@@ -92,6 +92,8 @@ struct sampler_result {
 	uint64_t family_exiting;   /* --pg-wait-events: seized as they exited
 				      (their program gone): no words, nor a
 				      line each */
+	uint64_t family_no_room;   /* processes whose PostgreSQL state was not
+				      read: we were out of descriptors */
 	uint64_t family_deferred;  /* scans that left new processes for the
 				      next (FAMILY_SEIZE_MAX) */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */

@@ -137,6 +137,11 @@ unsigned modules_generation(const struct modules *m);
 unsigned modules_refresh_count(const struct modules *m);
 unsigned modules_images_opened(const struct modules *m);
 
+/* Whether a file it maps could not be opened for want of descriptors
+ * (descriptors.h): its module has no file, which says nothing of the
+ * process - a look-up that failed is ours to explain. */
+bool modules_short_of_descriptors(const struct modules *m);
+
 /* Misses that did not re-read the maps, the last read being too recent
  * (modules_find, modules_read): for the summary. */
 struct modules_skips {

@@ -2,6 +2,7 @@
  * bad input is one line on stderr and exit status 2. */
 #include <stdio.h>
 
+#include "base/descriptors.h"
 #include "cli/modes.h"
 #include "options.h"
 
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 		break;
 	}
 	command_line(argc, argv, command, sizeof(command));
+	/* a server's threads and processes, a file each: as many as allowed */
+	descriptors_raise();
 	switch (o.mode) {
 	case MODE_DIFF:
 		return mode_diff(&o, command);

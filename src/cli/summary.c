@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/descriptors.h"
 #include "base/sigbus.h"
 #include "name/perfmap.h"
 #include "sample/family.h"
@@ -700,6 +701,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 				"PostgreSQL state", r->family_exiting);
 		fputc('\n', f);
 	}
+	if (r->family_no_room)
+		fprintf(f, "  descriptors            out at %" PRIu64 " (ulimit -n): %" PRIu64 " process%s' "
+			"PostgreSQL state not read\n", descriptors_limit(), r->family_no_room,
+			r->family_no_room > 1 ? "es" : "");
 	print_processes(f, o, ts, n_targets, s);
 	print_shared_names(f, o, ts, n_targets, s);
 	print_left_out(f, o, r);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/bqueue.h"
+#include "base/descriptors.h"
 #include "output/output.h"
 #include "output/output_file.h"
 #include "base/priority.h"
@@ -104,19 +105,27 @@ static int write_profile(struct continuous *c, struct window *w, FILE *f)
 }
 
 /* FILE written through a file beside it renamed over it (output_file.h):
- * a reader sees the old profile or the new one, never half of one. */
+ * a reader sees the old profile or the new one, never half of one.  Out
+ * of descriptors (a server of many threads, a file each), the ones kept
+ * aside for it are lent (descriptors.h): the window is still written. */
 static int write_file(struct continuous *c, struct window *w, const char *path)
 {
 	struct output_file of;
-	if (output_file_open(&of, path) != 0)
-		return -1;
-	if (write_profile(c, w, of.f) != 0) {
+	int rc = output_file_open(&of, path);
+	if (rc != 0 && (errno == EMFILE || errno == ENFILE) && descriptors_lend())
+		rc = output_file_open(&of, path);
+	if (rc == 0 && write_profile(c, w, of.f) != 0) {
 		int e = errno;
 		output_file_discard(&of);
 		errno = e;
-		return -1;
+		rc = -1;
+	} else if (rc == 0) {
+		rc = output_file_commit(&of);
 	}
-	return output_file_commit(&of);
+	int e = errno;
+	descriptors_keep_spare();
+	errno = e;
+	return rc;
 }
 
 static int write_stdout(struct continuous *c, struct window *w, const char *what)
@@ -222,6 +231,12 @@ static void handle(struct continuous *c, struct window *w)
 		/* strerror_r: this is the writer thread, the sampler's may be in
 		 * strerror */
 		const char *why = strerror_r(write_errno, ebuf, sizeof(ebuf));
+		char limit[48];
+		if (write_errno == EMFILE) { /* the limit, not the file, is the news */
+			snprintf(limit, sizeof(limit), "out of descriptors (ulimit -n %" PRIu64 ")",
+				 descriptors_limit());
+			why = limit;
+		}
 		c->write_errors++;
 		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", what, why);
 		fprintf(stderr, "ptrace_profiler: cannot write the %s: %s\n", what, why);
@@ -248,6 +263,7 @@ struct continuous *continuous_start(const struct options *o, const char *command
 		return NULL;
 	}
 	c->o = o;
+	descriptors_keep_spare(); /* for writing windows, whatever the sampler opens */
 	c->command = strdup(command);
 	c->target = strdup(target);
 	c->queue = bqueue_new(WRITER_QUEUE);

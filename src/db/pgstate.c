@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/descriptors.h"
 #include "db/pgsym.h"
 #include "tracee/procfs.h"
 
@@ -101,6 +103,13 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 		char again[PATH_MAX];
 		if (readlink(link, again, sizeof(again) - 1) <= 0)
 			return PG_PROBE_GONE; /* its maps went as we read them */
+		if (modules_short_of_descriptors(m) || descriptors_short()) {
+			/* its program unread: ours the fault */
+			snprintf(msg, msglen, "out of descriptors (ulimit -n %" PRIu64 "): process %d's "
+				 "PostgreSQL state not read; raise the limit", descriptors_limit(),
+				 (int)pid);
+			return PG_PROBE_NO_ROOM;
+		}
 		snprintf(msg, msglen, "warning: process %d (%s) is not a PostgreSQL 14+ server process (no "
 			 SYMBOL " in it): [no PostgreSQL state]", (int)pid, exe);
 		return PG_PROBE_NOT_POSTGRES;

@@ -50,7 +50,9 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 		 * 590 lines in a minute of pgbench -C */
 		if (s->r)
 			s->r->family_exiting += r == PG_PROBE_GONE;
-		if (msg[0] && r != PG_PROBE_TOO_OLD)
+		/* out of descriptors: said once, counted in the summary */
+		bool again = r == PG_PROBE_NO_ROOM && s->r && s->r->family_no_room++;
+		if (msg[0] && r != PG_PROBE_TOO_OLD && !again)
 			fprintf(stderr, "ptrace_profiler: %s\n", msg);
 	}
 	p->pgb_ok = r != PG_PROBE_TOO_OLD && open_backend(s, p);

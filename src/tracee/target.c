@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/descriptors.h"
 #include "base/frame.h"
 
 #define STOP_NUDGE_NS 10000000ULL     /* re-interrupt every 10 ms */
@@ -315,6 +316,7 @@ int target_launch(struct target *t, char **argv, char *err, size_t errlen)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		for (int s = 1; s < NSIG; s++)
 			signal(s, SIG_DFL);
+		descriptors_restore();
 		char c;
 		/* Wait until the parent has seized us, so the run is profiled
 		 * from its first instruction. */

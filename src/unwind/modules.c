@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/descriptors.h"
 #include "base/hash_index.h"
 #include "base/regular_file.h"
 #include "unwind/image.h"
@@ -136,6 +137,7 @@ struct modules {
 	void *on_removal_arg;
 	bool frozen;                     /* never re-read: the program is gone */
 	bool refreshing;                 /* in a re-read (its removal hook) */
+	bool short_of_descriptors;       /* a file not opened for want of them */
 };
 
 /* An image we may read: a regular file of at most IMAGE_MAX bytes, opened
@@ -378,6 +380,13 @@ static struct file *file_of(struct modules *m, const size_t *idx, size_t n)
 		ensure_live_task(m);
 		if (m->task != was)
 			fd = open_mapped(m, path, deleted, row->id.inode, row->start, row->end);
+	}
+	if (fd < 0 && descriptors_short()) {
+		/* ours the fault, not the file's: not remembered as unreadable,
+		 * tried again at the next read of the maps */
+		m->n_seen--;
+		m->short_of_descriptors = true;
+		return NULL;
 	}
 	bool added = false;
 	if (fd >= 0)
@@ -940,6 +949,11 @@ unsigned modules_refresh_count(const struct modules *m)
 void modules_skips(const struct modules *m, struct modules_skips *out)
 {
 	*out = m->skips;
+}
+
+bool modules_short_of_descriptors(const struct modules *m)
+{
+	return m->short_of_descriptors;
 }
 
 unsigned modules_images_opened(const struct modules *m)

@@ -148,6 +148,7 @@ EOF
 	done
 	[ -n "$other" ] || pg_running_test "$backends"
 	[ -n "$other" ] || pg_churn_test
+	[ -n "$other" ] || pg_few_descriptors_test
 	pg_late_backend_test "$sql"
 	[ -n "$other" ] || pg_burst_test "$sql"
 	pg_test_stop
@@ -315,6 +316,39 @@ pg_churn_test() {
 	if [ $rc = 0 ] && [ "${seized:-0}" -ge 20 ] && [ "$clients" -gt 0 ] && [ "$lines" -le 2 ]; then
 		pass "$name: exit 0, ${seized} processes seized, $clients client-backend samples, $lines lines on stderr besides the summary (<= 2)"
 	else fail "$name" "exit $rc, ${seized:-no} processes seized (>= 20), $clients client-backend samples, $lines lines on stderr besides the summary (<= 2)" "$TMP/pgc.err"; fi
+}
+
+# The same churn with 120 descriptors (ulimit -n 120, soft and hard: our
+# own raise to the hard limit cannot help).  A backend whose program we
+# had no descriptor left to open was called "not a PostgreSQL 14+ server
+# process", a line each (124 in 10 s).  Now the shortage is said once
+# with the limit, counted in the summary, never blamed on the process;
+# every window is written (descriptors kept aside for it) and the middle
+# ones hold client backends (issue 30).
+pg_few_descriptors_test() {
+	local name="PostgreSQL $PGMAJOR, pgbench -C under ulimit -n 120, --period 2s"
+	local dir=$TMP/pgfd rc windows said blamed empty=0 f n=0 k
+	mkdir -p "$dir"
+	"$PGBENCH" "${PG_CONN[@]}" -n -C -c 4 -j 2 -T 30 postgres >"$TMP/pgfd.log" 2>&1 &
+	local bench=$!
+	sleep 0.5
+	(ulimit -n 120 && exec "$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 10ms -t 6s \
+		--period 2s -o "$dir/w.folded") 2>"$TMP/pgfd.err"
+	rc=$?
+	kill $bench 2>/dev/null
+	wait $bench 2>/dev/null
+	windows=$(find "$dir" -name 'w.*.folded' | wc -l)
+	said=$(grep -c '^ptrace_profiler: out of descriptors (ulimit -n 120): ' "$TMP/pgfd.err")
+	blamed=$(grep -c 'not a PostgreSQL' "$TMP/pgfd.err")
+	for f in $(find "$dir" -name 'w.*.folded' | sort); do
+		n=$((n + 1))
+		k=$(grep ' client backend;' "$f" | total /dev/stdin)
+		[ "$n" = 1 ] || [ "$n" = "$windows" ] || [ "$k" -gt 0 ] || empty=$((empty + 1))
+	done
+	if [ $rc = 0 ] && [ "$windows" -ge 3 ] && [ "$said" = 1 ] && [ "$blamed" = 0 ] && [ $empty = 0 ] &&
+		grep -q '^  descriptors  *out at 120 (ulimit -n): [0-9]* process' "$TMP/pgfd.err"; then
+		pass "$name: exit 0, the shortage said once with the limit and in the summary, no process called not PostgreSQL, $windows windows written, the middle ones with client backends"
+	else fail "$name" "exit $rc, $windows windows (>= 3), $empty middle ones without client backends, shortage said $said times (1), $blamed processes called not PostgreSQL (0)" "$TMP/pgfd.err"; fi
 }
 
 # A backend that serves a 2-3 ms query 50 times a second (pgbench -R 50):
