@@ -124,11 +124,13 @@ struct process_figures {
 	uint64_t samples, ended_samples;
 };
 
-static int busiest_first(const void *a, const void *b)
+/* Those still running first, busiest first; then those that exited. */
+static int running_busiest_first(const void *a, const void *b)
 {
-	uint64_t na = ((const struct process_figures *)a)->samples;
-	uint64_t nb = ((const struct process_figures *)b)->samples;
-	return na > nb ? -1 : na < nb;
+	const struct process_figures *x = a, *y = b;
+	if (x->t->exited != y->t->exited)
+		return x->t->exited ? 1 : -1;
+	return x->samples > y->samples ? -1 : x->samples < y->samples;
 }
 
 #define PROCESSES_SHOWN 20
@@ -253,17 +255,27 @@ static void print_processes(FILE *f, const struct options *o, const struct targe
 				break;
 			}
 	}
-	qsort(pf, n_targets, sizeof(*pf), busiest_first);
-	size_t shown = summary_rows_shown(n_targets, PROCESSES_SHOWN);
+	qsort(pf, n_targets, sizeof(*pf), running_busiest_first);
+	/* Those that exited are listed when they are few: a server whose
+	 * clients connect without a pool ends hundreds of backends a minute
+	 * (pgbench -C: 14 of the 20 lines were ended backends of 5 samples) */
+	size_t running = 0;
+	while (running < n_targets && !pf[running].t->exited)
+		running++;
+	size_t exited = n_targets - running;
+	size_t listed = running + (exited <= 2 ? exited : 0);
+	size_t shown = summary_rows_shown(listed, PROCESSES_SHOWN);
 	size_t rows_left = THREAD_ROWS;
 	for (size_t k = 0; k < shown; k++)
 		print_process(f, o, &pf[k], s, &rows_left);
-	if (shown < n_targets) {
-		uint64_t rest = 0;
-		for (size_t k = shown; k < n_targets; k++)
-			rest += pf[k].samples;
-		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", n_targets - shown, rest);
-	}
+	uint64_t rest = 0, gone = 0;
+	for (size_t k = shown; k < n_targets; k++)
+		*(k < listed ? &rest : &gone) += pf[k].samples;
+	if (shown < listed)
+		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", listed - shown, rest);
+	if (listed < n_targets)
+		fprintf(f, "  and %zu processes that exited, %" PRIu64 " samples\n", n_targets - listed,
+			gone);
 	free(pf);
 }
 

@@ -275,6 +275,44 @@ static void cost_line(void **state)
 	}
 }
 
+/* Processes that exited are summed in one line unless there are at most
+ * two of them; those still running come first. */
+static void exited_processes_summed(void **state)
+{
+	(void)state;
+	struct options o = { .interval_ns = 10000000 };
+	struct sampler_result r = { .samples = 0, .ticks = 1 };
+	static struct target ts[30];
+	const size_t counts[] = { 30, 3 };
+	for (size_t c = 0; c < 2; c++) {
+		size_t n = counts[c];
+		for (size_t i = 0; i < n; i++) {
+			ts[i] = (struct target){ .pid = (pid_t)(1000 + i), .exited = i % 6 != 0 };
+			snprintf(ts[i].comm, sizeof(ts[i].comm), "p%zu", i);
+		}
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		assert_non_null(f);
+		summary_print(f, &o, ts, n, NULL, &r);
+		fclose(f);
+		size_t lines = 0;
+		for (const char *p = text; (p = strstr(p, "\n  process ")); p++)
+			lines++;
+		if (c == 0) { /* 5 running, 25 exited */
+			if (lines != 5 || !strstr(text, "\n  and 25 processes that exited, 0 samples\n") ||
+			    !strstr(text, "\n  process 1000 "))
+				fail_msg("%s", text);
+		} else { /* 1 running, 2 exited: all listed, the running one first */
+			const char *first = strstr(text, "\n  process ");
+			if (lines != 3 || strstr(text, "that exited") || !first ||
+			    strncmp(first, "\n  process 1000 ", 16) != 0)
+				fail_msg("%s", text);
+		}
+		free(text);
+	}
+}
+
 /* The summary fits a screen: with every figure at its widest, no line
  * over 100 columns; how samples were read and timed only with -v. */
 static void fits_a_screen(void **state)
@@ -349,6 +387,7 @@ int main(void)
 		cmocka_unit_test(host_steal),
 		cmocka_unit_test(cost_line),
 		cmocka_unit_test(fits_a_screen),
+		cmocka_unit_test(exited_processes_summed),
 		cmocka_unit_test(maps_not_reread),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
