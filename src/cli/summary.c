@@ -748,9 +748,8 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	/* A process of many mappings that jumps where none is: its maps are
 	 * re-read only as often as their reading allows (modules.h). */
 	if (r->maps_skipped)
-		fprintf(f, "  maps not re-read       %u%s address%s in no mapping we knew left unknown "
-			"(%" PRIu64 " look-up%s) rather than re-read the maps: the slowest read took "
-			"%.1f ms, the longest wait after one %.0f ms\n", r->maps_skipped_addrs,
+		fprintf(f, "  maps not re-read       %u%s address%s left unknown (%" PRIu64 " look-up%s): "
+			"slowest read %.1f ms, longest wait %.0f ms\n", r->maps_skipped_addrs,
 			r->maps_skipped_more ? "+" : "", r->maps_skipped_addrs == 1 &&
 			!r->maps_skipped_more ? "" : "es", r->maps_skipped, r->maps_skipped == 1 ? "" : "s",
 			(double)r->maps_read_max_ns / 1e6, (double)r->maps_wait_max_ns / 1e6);

@@ -351,8 +351,8 @@ void continuous_summary(FILE *f, const struct continuous *c)
 		snprintf(every, sizeof(every), "%.3g s", (double)c->o->period_ns / 1e9);
 		fprintf(f, "  windows                %" PRIu64 " of %s", c->windows, every);
 		if (c->windows)
-			fprintf(f, ", named between ticks in %.1f ms on average (max %.1f ms), %" PRIu64
-				" ticks skipped for it", (double)c->naming_ns_total / (double)c->windows / 1e6,
+			fprintf(f, ", named between ticks: %.1f ms mean, %.1f ms max, %" PRIu64
+				" ticks skipped", (double)c->naming_ns_total / (double)c->windows / 1e6,
 				(double)c->naming_ns_max / 1e6, c->naming_skipped);
 		fputc('\n', f);
 	}
