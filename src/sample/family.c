@@ -135,7 +135,12 @@ bool family_follow(struct sampler *s)
 				return false;
 			}
 			if (s->n_targets == s->cap_targets) {
-				s->r->family_full++;
+				/* said when it happens, not only at the end: every
+				 * window after it is blind to new processes */
+				if (!s->r->family_full++)
+					fprintf(stderr, "ptrace_profiler: warning: %zu processes followed, "
+						"the most one run holds: new ones (%d first) not followed "
+						"from now on\n", s->n_targets, (int)kids[k]);
 				return true;
 			}
 			if (!array_reserve((void **)&s->procs, s->n_targets + 1, &s->cap_procs,
