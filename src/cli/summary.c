@@ -14,6 +14,7 @@
 #include "base/descriptors.h"
 #include "base/sigbus.h"
 #include "name/perfmap.h"
+#include "profile/cut.h"
 #include "sample/family.h"
 #include "tracee/procfs.h"
 
@@ -29,8 +30,6 @@ uint64_t summary_peak_rss_kb(void)
 		return 0;
 	return kb;
 }
-
-#include "profile/cut.h"
 
 const char *format_duration(uint64_t ns, char *out, size_t outsz)
 {

@@ -325,18 +325,19 @@ void push_summary(FILE *f, const struct pusher *p)
 {
 	struct bqueue_counts c;
 	bqueue_counts(p->queue, &c);
-	fprintf(f, "  pushed                 %" PRIu64 " of %" PRIu64 " windows to %s/ingest as %s.wall, %" PRIu64
-		" bytes", p->sent, c.pushed, p->o->push_url, p->app, p->bytes_sent);
+	/* where on a line of its own: a URL is as long as it is */
+	fprintf(f, "  pushed to              %s/ingest as %s.wall\n", p->o->push_url, p->app);
+	fprintf(f, "  pushed                 %" PRIu64 " of %" PRIu64 " windows, %" PRIu64 " bytes",
+		p->sent, c.pushed, p->bytes_sent);
 	if (p->o->group_by == GROUP_TYPE)
 		fprintf(f, " in %" PRIu64 " pushes, one per " GROUP_LABEL, p->pushes);
 	if (p->pushes)
 		fprintf(f, ", %.1f ms per push (max %.1f ms)",
 			(double)p->push_ns_total / (double)p->pushes / 1e6, (double)p->push_ns_max / 1e6);
 	fputc('\n', f);
-	fprintf(f, "  push failures          %" PRIu64 " retries, %" PRIu64 " windows given up after %d tries, %"
-		PRIu64 " refused, %" PRIu64 " dropped (queue of %zu full), %" PRIu64 " unsent at the end\n",
-		p->retries, p->given_up, PUSH_TRIES, p->refused, c.dropped, p->o->push_queue,
-		p->unsent + c.length);
+	fprintf(f, "  push failures          %" PRIu64 " retries, %" PRIu64 " given up after %d tries, %"
+		PRIu64 " refused, %" PRIu64 " dropped (queue full), %" PRIu64 " unsent\n", p->retries,
+		p->given_up, PUSH_TRIES, p->refused, c.dropped, p->unsent + c.length);
 }
 
 void push_free(struct pusher *p)

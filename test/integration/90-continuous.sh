@@ -90,7 +90,7 @@ push_trouble_test() {
 	local line retries given dropped requests
 	line=$(grep "push failures" "$TMP/$mode.err")
 	retries=$(echo "$line" | sed -n 's/.* \([0-9]*\) retries.*/\1/p')
-	given=$(echo "$line" | sed -n 's/.* \([0-9]*\) windows given up.*/\1/p')
+	given=$(echo "$line" | sed -n 's/.* \([0-9]*\) given up.*/\1/p')
 	dropped=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped.*/\1/p')
 	requests=$(wc -l <"$TMP/$mode.log")
 	local ok=1 why="" tok=1 twhy="" bound
