@@ -941,16 +941,30 @@ void capture_keep_off(struct sampler *s)
 	s->n_resumed = 0;
 }
 
+/* The process's last thread ended: nothing of it is unwound any more
+ * (pgbench -C, a backend per transaction: 130 kB kept for each one that
+ * ended, 500 MB in a minute).  Whether we sampled it or not: half of
+ * those backends end before their first tick. */
+static void process_ended(struct sampler *s, struct target *t)
+{
+	bool all_gone = t->exited;
+	for (size_t i = 0; all_gone && i < t->n_threads; i++)
+		all_gone = t->threads[i].gone;
+	struct process *p = process_of(s, t);
+	if (all_gone && p->t == t && p->program)
+		program_ended(p->program);
+}
+
 /* target.h's on_drop: a thread ended.  Its ticks still waiting for a trap
  * are counted as read; its record stays for the summary. */
 void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 {
 	struct sampler *s = arg;
-	if (!th->slot)
+	struct sampled_thread *st = th->slot ? sampled_of(s, process_of(s, t), th) : NULL;
+	if (!st) {
+		process_ended(s, t);
 		return;
-	struct sampled_thread *st = sampled_of(s, process_of(s, t), th);
-	if (!st)
-		return;
+	}
 	idle_flush(s, st);
 	capture_unstopped(s, &s->procs[st->proc], st);
 	if (owed_any(st)) /* refused a stop, and none came */
@@ -962,13 +976,5 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	st->memory = NULL;
 	free(st->owed);
 	st->owed = NULL;
-	/* The process's last thread: nothing of it is unwound any more
-	 * (pgbench -C, a backend per transaction: 130 kB kept for each one
-	 * that ended, 500 MB in a minute) */
-	struct process *p = &s->procs[st->proc];
-	bool all_gone = t->exited;
-	for (size_t i = 0; all_gone && i < t->n_threads; i++)
-		all_gone = t->threads[i].gone;
-	if (all_gone && p->program)
-		program_ended(p->program);
+	process_ended(s, t);
 }

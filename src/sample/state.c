@@ -21,9 +21,10 @@ void sampler_fail(struct sampler *s, const char *what, int err)
 
 struct process *process_of(struct sampler *s, const struct target *t)
 {
-	for (size_t i = 0; i < s->n_targets; i++)
-		if (s->procs[i].t == t)
-			return &s->procs[i];
+	/* process i is target i (sampler_new, family.c) */
+	size_t i = (size_t)(t - s->ts);
+	if (t >= s->ts && i < s->n_targets && s->procs[i].t == t)
+		return &s->procs[i];
 	return &s->procs[0];
 }
 
