@@ -94,6 +94,11 @@ struct sampler_result {
 				      line each */
 	uint64_t family_no_room;   /* processes whose PostgreSQL state was not
 				      read: we were out of descriptors */
+	/* --period: what ended, let go after its window (retire.h) */
+	uint64_t retired_processes; /* processes whose slot was let go */
+	uint64_t retired_samples;  /* their samples */
+	uint64_t retired_signals;  /* signals forwarded to them */
+	uint64_t retired_threads;  /* thread records let go */
 	uint64_t family_deferred;  /* scans that left new processes for the
 				      next (FAMILY_SEIZE_MAX) */
 	uint64_t start_unix_ns;    /* wall clock at the first tick */
@@ -157,6 +162,10 @@ bool sampler_stopped_running(const struct sampler *s);
  * root_frame): its backend type ("client backend") or the title it gave
  * itself ("nginx: worker process"); NULL when neither, or s is NULL. */
 const char *sampler_process_words(const struct sampler *s, pid_t pid);
+
+/* Samples of process pid's ended threads whose records were let go
+ * (retire.h): sampler_thread_figures no longer has them.  0 if none. */
+uint64_t sampler_retired_samples(const struct sampler *s, pid_t pid);
 
 /* Reads the modules of every target.  ts has room for cap_targets: with
  * --subprocesses the descendants seized on the way are added there, and

@@ -102,6 +102,7 @@ struct sampled_thread {
 	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
 	char comm_raw[COMM_MAX]; /* as stat gave it: sanitized again only when it changes */
 	bool ended;
+	bool retired;           /* let go (retire.h): a free record, no thread's */
 	struct thread_memory *memory;  /* what samples proved (decide.h) */
 	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
 	/* How often it leaves a CPU, by its run count over windows of
@@ -218,6 +219,8 @@ struct process {
 	bool word_fresh;               /* read for a sample not counted yet */
 	/* Its words as a thread not stopped last read them (count_read_words),
 	 * and its threads' run time then: unchanged, they are unchanged. */
+	/* samples of its threads whose records were let go (retire.h) */
+	uint64_t retired_samples;
 	struct words_read {
 		bool valid;
 		uint64_t run_ns;
@@ -357,6 +360,14 @@ struct sampler {
 	struct window *closing;           /* cut, its stacks being named */
 	/* --pg-queries: the server's id of each statement text read (pgshape.h) */
 	struct pg_shape_ids shapes;
+	/* --period: what ended, let go once its window is handed over
+	 * (retire.h): records and process slots free for reuse */
+	bool retire_due;       /* a window was handed over since the last */
+	size_t n_fixed;        /* the processes given at the start: kept */
+	size_t *free_records;  /* indices of records let go */
+	size_t n_free_records, cap_free_records;
+	size_t *free_procs;    /* slots let go */
+	size_t n_free_procs, cap_free_procs;
 };
 
 /* A reference to th, of process p. */

@@ -42,6 +42,8 @@ struct target {
 	pid_t pid;          /* thread group id */
 	bool launched;      /* we forked it: we reap it */
 	bool exited;        /* the whole process is gone */
+	bool retired;       /* and its slot let go: free for the next
+			       (the sampler's retire.h); no process */
 	int exit_status;    /* wait status of the leader, when launched */
 	bool kernel_stacks; /* /proc/.../stack readable */
 	struct thread *threads;

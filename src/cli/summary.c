@@ -236,18 +236,24 @@ static void print_process(FILE *f, const struct options *o, const struct process
 
 /* The processes, busiest first; a server's hundreds in one line. */
 static void print_processes(FILE *f, const struct options *o, const struct target *ts,
-			    size_t n_targets, const struct sampler *s)
+			    size_t n_slots, const struct sampler *s, const struct sampler_result *r)
 {
-	struct process_figures *pf = calloc(n_targets ? n_targets : 1, sizeof(*pf));
+	struct process_figures *pf = calloc(n_slots ? n_slots : 1, sizeof(*pf));
 	if (!pf)
 		return;
-	for (size_t p = 0; p < n_targets; p++)
-		pf[p].t = &ts[p];
+	/* the processes in a slot; those let go are summed (retire.h) */
+	size_t n_targets = 0;
+	for (size_t p = 0; p < n_slots; p++) {
+		if (ts[p].retired)
+			continue;
+		uint64_t retired = sampler_retired_samples(s, ts[p].pid);
+		pf[n_targets++] = (struct process_figures){ &ts[p], retired, retired };
+	}
 	for (size_t i = 0; i < sampler_thread_count(s); i++) {
 		struct thread_figures tf;
 		sampler_thread_figures(s, i, &tf);
 		for (size_t p = 0; p < n_targets; p++)
-			if (ts[p].pid == tf.pid) {
+			if (pf[p].t->pid == tf.pid) {
 				pf[p].samples += tf.samples;
 				if (tf.ended)
 					pf[p].ended_samples += tf.samples;
@@ -267,14 +273,15 @@ static void print_processes(FILE *f, const struct options *o, const struct targe
 	size_t rows_left = THREAD_ROWS;
 	for (size_t k = 0; k < shown; k++)
 		print_process(f, o, &pf[k], s, &rows_left);
-	uint64_t rest = 0, gone = 0;
+	uint64_t rest = 0, gone = r->retired_samples;
 	for (size_t k = shown; k < n_targets; k++)
 		*(k < listed ? &rest : &gone) += pf[k].samples;
 	if (shown < listed)
 		fprintf(f, "  and %zu more processes, %" PRIu64 " samples\n", listed - shown, rest);
-	if (listed < n_targets)
-		fprintf(f, "  and %zu processes that exited, %" PRIu64 " samples\n", n_targets - listed,
-			gone);
+	uint64_t not_listed = n_targets - listed + r->retired_processes;
+	if (not_listed)
+		fprintf(f, "  and %" PRIu64 " processes that exited, %" PRIu64 " samples\n",
+			not_listed, gone);
 	free(pf);
 }
 
@@ -315,6 +322,8 @@ static void print_shared_names(FILE *f, const struct options *o, const struct ta
 	const char **names = malloc(cap * sizeof(*names));
 	size_t most = 0, at = 0;
 	for (size_t p = 0; names && p < n_targets; p++) {
+		if (ts[p].retired)
+			continue;
 		size_t shared = sharing_a_name(s, ts[p].pid, names, cap);
 		if (shared > most)
 			most = shared, at = p;
@@ -635,6 +644,11 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
 			r->still_unmoved);
 	fputs(")\n", f);
+	/* --period: what ended, let go after its window (retire.h) */
+	if (r->retired_processes || r->retired_threads)
+		fprintf(f, "  let go after windows   %" PRIu64 " processes and %" PRIu64 " thread records "
+			"of what ended, their samples summed; slots and records reused\n",
+			r->retired_processes, r->retired_threads);
 	if (r->peeked_early)
 		fprintf(f, "  read before the look   %" PRIu64 " of those read without a stop: where it "
 			"slept and its stack, read just before the look that proved them\n",
@@ -692,14 +706,17 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 {
 	double wall_s = (double)r->wall_ns / 1e9;
 	print_checks(f, o, s);
-	fprintf(f, "ptrace_profiler: %zu process%s, %" PRIu64 " ticks in %.3f s, %" PRIu64
-		" thread samples\n", n_targets, n_targets > 1 ? "es" : "", r->ticks, wall_s,
-		r->samples);
+	/* every process seen: those in a slot, those let go (retire.h) */
+	uint64_t seen = r->retired_processes;
+	for (size_t p = 0; p < n_targets; p++)
+		seen += !ts[p].retired;
+	fprintf(f, "ptrace_profiler: %" PRIu64 " process%s, %" PRIu64 " ticks in %.3f s, %" PRIu64
+		" thread samples\n", seen, seen > 1 ? "es" : "", r->ticks, wall_s, r->samples);
 	print_rate(f, o, r);
 	print_cost(f, s, r, stopped_share(r));
-	uint64_t forwarded = 0;
+	uint64_t forwarded = r->retired_signals;
 	for (size_t p = 0; p < n_targets; p++)
-		forwarded += ts[p].signals_forwarded;
+		forwarded += ts[p].retired ? 0 : ts[p].signals_forwarded;
 	if (r->family_joined || r->family_full) {
 		fprintf(f, "  subprocesses           %" PRIu64 " seized on the way%s", r->family_joined,
 			r->family_full ? ", more not: no room for them" : "");
@@ -716,7 +733,7 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		fprintf(f, "  descriptors            out at %" PRIu64 " (ulimit -n): %" PRIu64 " process%s' "
 			"PostgreSQL state not read\n", descriptors_limit(), r->family_no_room,
 			r->family_no_room > 1 ? "es" : "");
-	print_processes(f, o, ts, n_targets, s);
+	print_processes(f, o, ts, n_targets, s, r);
 	print_shared_names(f, o, ts, n_targets, s);
 	print_left_out(f, o, r);
 	if (o->pg_queries)

@@ -3,6 +3,7 @@
 #include "sample/family.h"
 #include "sample/capture.h"
 #include "sample/owed.h"
+#include "sample/retire.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ void follow_exec(struct sampler *s, struct process *p)
 static bool traced(const struct sampler *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->n_targets; i++)
-		if (s->ts[i].pid == pid)
+		if (s->ts[i].pid == pid && !s->ts[i].retired)
 			return true;
 	for (size_t i = 0; i < s->n_pg_skipped; i++)
 		if (s->pg_skipped[i] == pid)
@@ -134,7 +135,9 @@ bool family_follow(struct sampler *s)
 				s->r->family_deferred++;
 				return false;
 			}
-			if (s->n_targets == s->cap_targets) {
+			/* a slot let go by a process that ended, or a new one */
+			size_t at = retire_slot_for_new(s);
+			if (at == SIZE_MAX) {
 				/* said when it happens, not only at the end: every
 				 * window after it is blind to new processes */
 				if (!s->r->family_full++)
@@ -146,14 +149,18 @@ bool family_follow(struct sampler *s)
 			if (!array_reserve((void **)&s->procs, s->n_targets + 1, &s->cap_procs,
 					   sizeof(*s->procs)))
 				return true;
-			struct target *t = &s->ts[s->n_targets];
+			struct target *t = &s->ts[at];
+			struct target was = *t; /* a slot let go stays so, if not taken */
+			*t = (struct target){ 0 };
 			char err[256];
 			seized++; /* tried: what it cost is spent, taken or not */
 			/* One that ended or exec'd a setuid program meanwhile is
 			 * simply not followed. */
-			if (target_attach(t, kids[k], NULL, 0, err, sizeof(err)) != ATTACH_OK)
+			if (target_attach(t, kids[k], NULL, 0, err, sizeof(err)) != ATTACH_OK) {
+				*t = was;
 				continue;
-			struct process *p = &s->procs[s->n_targets];
+			}
+			struct process *p = &s->procs[at];
 			*p = (struct process){ .t = t, .execs_seen = t->execs };
 			t->on_drop = capture_thread_ended;
 			t->drop_arg = s;
@@ -163,15 +170,16 @@ bool family_follow(struct sampler *s)
 			if (!p->program) {
 				target_detach(t);
 				target_free(t);
+				*t = was;
 				continue;
 			}
 			char msg[512];
 			if (family_probe_pg(s, p, msg, sizeof(msg)) == PG_PROBE_TOO_OLD) {
 				skip_descendant(s, p, msg);
+				*t = was;
 				continue;
 			}
-			s->n_targets++;
-			*s->n_out = s->n_targets;
+			retire_slot_taken(s, at);
 			s->r->family_joined++;
 		}
 	}

@@ -19,6 +19,7 @@
 #include "sample/family.h"
 #include "sample/idle.h"
 #include "sample/owed.h"
+#include "sample/retire.h"
 #include "sample/round.h"
 #include "sample/schedule.h"
 #include "sample/state.h"
@@ -75,6 +76,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		return NULL;
 	}
 	s->cap_procs = s->n_targets;
+	s->n_fixed = s->n_targets;
 	s->snap->n_words = 0;
 	if (format_info(o->format)->keeps_time && !(s->timeline = timeline_new())) {
 		/* (timeline_new sets errno) */
@@ -128,6 +130,8 @@ void sampler_free(struct sampler *s)
 	free(s->resumed);
 	free(s->pending);
 	free(s->follow);
+	free(s->free_records);
+	free(s->free_procs);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free(sampled_at(s, i)->memory);
 		free(sampled_at(s, i)->owed);
@@ -348,6 +352,10 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		if (s->placement.follows != follows)
 			next = settled(&sc, next, end);
 		windows_between_ticks(s, next, &sc, quit);
+		if (s->retire_due) {
+			s->retire_due = false;
+			retire_ended(s);
+		}
 		targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
 	}
 	/* Stops still pending complete when their threads get a CPU: wait
@@ -437,13 +445,21 @@ const char *sampler_process_words(const struct sampler *s, pid_t pid)
 {
 	for (size_t i = 0; s && i < s->n_targets; i++) {
 		const struct process *p = &s->procs[i];
-		if (p->t->pid != pid)
+		if (p->t->pid != pid || p->t->retired)
 			continue;
 		if (p->pgb_ok)
 			return pg_backend_type_last(&p->pgb);
 		return p->title[0] ? p->title : NULL;
 	}
 	return NULL;
+}
+
+uint64_t sampler_retired_samples(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; s && i < s->n_targets; i++)
+		if (s->procs[i].t->pid == pid && !s->procs[i].t->retired)
+			return s->procs[i].retired_samples;
+	return 0;
 }
 
 bool sampler_stopped_running(const struct sampler *s)

@@ -1,5 +1,6 @@
 /* state.c - the sampler's records: made at first sight of a thread, found
- * again by slot or by reference, kept after the thread ends (state.h). */
+ * again by slot or by reference, kept after the thread ends - with
+ * --period until its window is handed over (state.h, retire.h). */
 #define _GNU_SOURCE
 #include "sample/state.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "sample/retire.h"
 
 void sampler_fail(struct sampler *s, const char *what, int err)
 {
@@ -44,8 +46,9 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 	if (th->slot)
 		return sampled_at(s, th->slot - 1);
 	/* Records never move: the look holds one across calls that may
-	 * meet a new thread. */
-	if (s->n_threads == s->cap_threads) {
+	 * meet a new thread.  One let go is taken first (retire.h). */
+	size_t at = retire_reuse_record(s);
+	if (at == SIZE_MAX && s->n_threads == s->cap_threads) {
 		size_t b = s->cap_threads / 64;
 		if (!array_reserve((void **)&s->blocks, b + 1, &s->cap_blocks,
 				   sizeof(*s->blocks)) ||
@@ -53,13 +56,15 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 			return NULL;
 		s->cap_threads += 64;
 	}
-	struct sampled_thread *st = &s->blocks[s->n_threads / 64][s->n_threads % 64];
+	if (at == SIZE_MAX)
+		at = s->n_threads++;
+	struct sampled_thread *st = sampled_at(s, at);
 	memset(st, 0, sizeof(*st));
 	st->pid = p->t->pid;
 	st->tid = th->tid;
 	st->proc = (size_t)(p - s->procs);
 	st->last_cpu = -1;
 	overhead_thread_start(&st->cost, now_ns());
-	th->slot = (uint32_t)++s->n_threads;
+	th->slot = (uint32_t)at + 1;
 	return st;
 }

@@ -1,0 +1,122 @@
+/* retire.c - what ended is let go once its samples are counted and named
+ * (retire.h). */
+#define _GNU_SOURCE
+#include "sample/retire.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "sample/capture.h"
+#include "sample/state.h"
+#include "tracee/switch_regs.h"
+
+/* Are all of p's stacks (and its older programs') named: none counted
+ * since the cut, its window's batch done? */
+static bool program_settled(const struct program *p)
+{
+	for (; p; p = p->older)
+		if (stack_table_distinct(p->pending) || p->batch.pending)
+			return false;
+	return true;
+}
+
+/* The lists the sampler keeps between rounds (stops to poll, threads
+ * followed), without the threads that are gone: a process with no
+ * thread left is named by none of them.  (A stop's list is pruned only
+ * while stops are pending, the followed at the next round's end.) */
+static void prune_lists(struct sampler *s)
+{
+	capture_poll_pending(s);
+	size_t kept = 0;
+	for (size_t k = 0; k < s->n_follow; k++) {
+		struct thread *th = thread_of(s, &s->follow[k]);
+		if (th && !th->gone)
+			s->follow[kept++] = s->follow[k];
+	}
+	s->n_follow = kept;
+}
+
+static bool push_index(size_t **list, size_t *n, size_t *cap, size_t i)
+{
+	if (!array_reserve((void **)list, *n + 1, cap, sizeof(**list)))
+		return false; /* kept as it is: let go at the next window */
+	(*list)[(*n)++] = i;
+	return true;
+}
+
+/* An ended thread's record: its samples to its process's sum, the rest
+ * let go. */
+static void retire_record(struct sampler *s, size_t i)
+{
+	struct sampled_thread *st = sampled_at(s, i);
+	assert(st->ended && !st->retired && !st->pending && !st->still_ticks);
+	if (!push_index(&s->free_records, &s->n_free_records, &s->cap_free_records, i))
+		return;
+	s->procs[st->proc].retired_samples += st->samples;
+	s->r->retired_threads++;
+	switch_regs_unwatch(s->switches, st->switched);
+	free(st->memory);
+	free(st->owed);
+	memset(st, 0, sizeof(*st));
+	st->ended = st->retired = true; /* no thread's: every loop passes it by */
+}
+
+void retire_ended(struct sampler *s)
+{
+	/* the records first: a process goes once none of them is its */
+	size_t *live = calloc(s->n_targets ? s->n_targets : 1, sizeof(*live));
+	if (!live)
+		return;
+	prune_lists(s);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct sampled_thread *st = sampled_at(s, i);
+		if (st->retired)
+			continue;
+		if (st->ended && !st->pending && !st->still_ticks)
+			retire_record(s, i);
+		if (!st->retired)
+			live[st->proc]++;
+	}
+	for (size_t i = s->n_fixed; i < s->n_targets; i++) {
+		struct process *p = &s->procs[i];
+		struct target *t = p->t;
+		if (t->retired || !t->exited || t->n_threads || live[i] ||
+		    !program_settled(p->program) ||
+		    !push_index(&s->free_procs, &s->n_free_procs, &s->cap_free_procs, i))
+			continue;
+		s->r->retired_processes++;
+		s->r->retired_samples += p->retired_samples;
+		s->r->retired_signals += t->signals_forwarded;
+		program_free(p->program);
+		target_free(t);
+		*p = (struct process){ .t = t };
+		*t = (struct target){ .pid = t->pid, .exited = true, .retired = true };
+	}
+	free(live);
+}
+
+size_t retire_reuse_record(struct sampler *s)
+{
+	return s->n_free_records ? s->free_records[--s->n_free_records] : SIZE_MAX;
+}
+
+size_t retire_slot_for_new(const struct sampler *s)
+{
+	if (s->n_free_procs)
+		return s->free_procs[s->n_free_procs - 1];
+	return s->n_targets < s->cap_targets ? s->n_targets : SIZE_MAX;
+}
+
+void retire_slot_taken(struct sampler *s, size_t i)
+{
+	if (s->n_free_procs && s->free_procs[s->n_free_procs - 1] == i) {
+		s->n_free_procs--;
+		return;
+	}
+	assert(i == s->n_targets);
+	s->n_targets++;
+	*s->n_out = s->n_targets;
+}
