@@ -80,7 +80,8 @@ struct options {
 	/* --diff (docs/diff.md) */
 	const char *diff_before;   /* --diff BEFORE AFTER: the two folded files */
 	const char *diff_after;
-	bool diff_counts;          /* --diff-counts: raw samples, not shares */
+	bool diff_counts;          /* --diff-counts: raw samples (the default) */
+	bool diff_shares;          /* --diff-shares: shares of each total */
 };
 
 #define DEFAULT_INTERVAL_NS 10000000ULL /* 10 ms: see docs/usage.md "Defaults" */

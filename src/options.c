@@ -618,11 +618,16 @@ static const struct option_row option_rows[] = {
 	  "two folded profiles (ours, or any stackcollapse\n"
 	  "output) as the two-count lines flamegraph.pl draws\n"
 	  "a differential flame graph from (stack COUNT1\n"
-	  "COUNT2, COUNT1 scaled to AFTER's total); with -o\n"
-	  "x.svg or --format svg, that flame graph: AFTER's\n"
-	  "shapes, red where a frame grew, blue where it shrank" },
+	  "COUNT2, counts as they are, as difffolded.pl's);\n"
+	  "with -o x.svg or --format svg, that flame graph:\n"
+	  "AFTER's shapes, red where a frame grew, blue where\n"
+	  "it shrank" },
 	{ "diff-counts", 0, NULL, FLAG(diff_counts), NULL,
-	  "compare raw sample counts, not shares of each total" },
+	  "compare the sample counts as they are (the default)" },
+	{ "diff-shares", 0, NULL, FLAG(diff_shares), NULL,
+	  "compare shares of each profile's total (COUNT1\n"
+	  "scaled to AFTER's total, difffolded.pl -n): for\n"
+	  "runs of different lengths or rates" },
 	{ .label = "" },
 	{ "help", 'h', NULL, option_help, 0, NULL, "show this help" },
 	{ "version", 'V', NULL, option_version, 0, NULL, "show the version" },
@@ -832,6 +837,8 @@ static enum parse_result diff_rules(struct parsing *ps)
 			    o->command ? "')" : "");
 	if (o->format != FORMAT_FOLDED && o->format != FORMAT_SVG)
 		return fail(ps, "--diff writes folded or svg, not --format %s", format_name(o->format));
+	if (o->diff_counts && o->diff_shares)
+		return fail(ps, "--diff-counts and --diff-shares are mutually exclusive");
 	return PARSE_OK;
 }
 
@@ -872,8 +879,9 @@ static enum parse_result combination_rules(struct parsing *ps)
 	struct options *o = ps->o;
 	if (o->mode == MODE_DIFF)
 		return diff_rules(ps);
-	if (o->diff_counts)
-		return fail(ps, "--diff-counts needs --diff BEFORE AFTER");
+	if (o->diff_counts || o->diff_shares)
+		return fail(ps, "%s needs --diff BEFORE AFTER",
+			    o->diff_counts ? "--diff-counts" : "--diff-shares");
 	bool have_pid = o->n_pids > 0;
 	if (have_pid && o->command)
 		return fail(ps, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);

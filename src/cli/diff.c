@@ -46,7 +46,9 @@ int mode_diff(const struct options *o, const char *command)
 {
 	char err[512];
 	static struct stack_diff d;
-	if (stack_diff_read(&d, o->diff_before, o->diff_after, o->diff_counts, err, sizeof(err)) != 0) {
+	/* counts by default, as difffolded.pl: shares made a stack that did
+	 * not change look like the widest growth when others vanished */
+	if (stack_diff_read(&d, o->diff_before, o->diff_after, !o->diff_shares, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ptrace_profiler: %s\n", err);
 		stack_diff_free(&d);
 		return 2;

@@ -112,7 +112,8 @@ static size_t label_chars(double w)
 }
 
 /* A diff box's change, after its samples and share: "(before: 405
- * samples, 20.25%; +20.35 points)", or in samples with --diff-counts. */
+ * samples; +380 samples)", or in shares with --diff-shares: "(before:
+ * 405 samples, 20.25%; +20.35 points)". */
 static void write_change(FILE *f, const struct stack_diff *d, uint64_t before, uint64_t after)
 {
 	double change = stack_diff_delta(d, before, after);
@@ -420,6 +421,8 @@ static void write_header(FILE *f, const struct profile *p, const struct svg_layo
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f2\"/>\n", width,
 		l->height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\">", PAD);
+	if (l->diff) /* what its colours measure, first */
+		fputs(l->diff->raw ? "Change in samples: " : "Change in shares of each total: ", f);
 	xml_escape(f, p->command && p->command[0] ? p->command : "ptrace_profiler", SIZE_MAX);
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
 	if (l->diff)

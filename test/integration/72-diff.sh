@@ -2,6 +2,14 @@
 D=$TMP/diff
 mkdir -p "$D"
 
+# svg_box FILE NAME: "SAMPLES R G B" of the widest box named NAME (its title
+# is NAME, a newline, then its samples).
+svg_box() {
+	tr -d '\n' <"$1" | grep -o "<title>$2[0-9][^<]*</title><rect [^>]*fill=\"rgb([0-9,]*)\"" |
+		sed 's/^<title>[^0-9]*\([0-9]*\) sample.*rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))"$/\1 \2 \3 \4/' |
+		sort -n | tail -n 1
+}
+
 # Crafted profiles: x grew, y shrank, b stayed, gone vanished, new came.
 printf 'main;a;x 10\nmain;b 30\nmain;gone 20\nmain;a;y 40\n' >"$D/before.folded"
 printf 'main;new 5\nmain;a;y 15\nmain;a;x 50\n\nmain;b 30\n' >"$D/after.folded"
@@ -17,15 +25,36 @@ if [ $rc = 0 ] && [ "$(cat "$D/two.txt")" = "$want" ] &&
 	pass "--diff: grown, shrunk, unchanged, vanished and new stacks, line by line, in text order"
 else fail "--diff" "exit $rc: $(tr '\n' '|' <"$D/two.txt") $(cat "$D/two.err")"; fi
 
-# BEFORE twice as long with the same split: shares unchanged, the first
-# column scaled to AFTER's total; --diff-counts leaves it as it is.
+# BEFORE twice as long with the same split: counted as they are by
+# default (--diff-counts says so), as difffolded.pl does; --diff-shares
+# scales the first column to AFTER's total (difffolded.pl -n).
 printf 'main;a 60\nmain;b 140\n' >"$D/long.folded"
 printf 'main;a 30\nmain;b 70\n' >"$D/short.folded"
-scaled=$("$PP" --diff "$D/long.folded" "$D/short.folded" 2>/dev/null | tr '\n' '|')
-raw=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-counts 2>/dev/null | tr '\n' '|')
-if [ "$scaled" = "main;a 30 30|main;b 70 70|" ] && [ "$raw" = "main;a 60 30|main;b 140 70|" ]; then
-	pass "--diff: BEFORE scaled to AFTER's total (shares), --diff-counts as counted"
-else fail "--diff normalization" "shares '$scaled', raw '$raw'"; fi
+raw=$("$PP" --diff "$D/long.folded" "$D/short.folded" 2>/dev/null | tr '\n' '|')
+counts=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-counts 2>/dev/null | tr '\n' '|')
+scaled=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-shares 2>/dev/null | tr '\n' '|')
+if [ "$raw" = "main;a 60 30|main;b 140 70|" ] && [ "$counts" = "$raw" ] &&
+	[ "$scaled" = "main;a 30 30|main;b 70 70|" ]; then
+	pass "--diff: counts as they are by default and with --diff-counts, BEFORE scaled to AFTER's total with --diff-shares"
+else fail "--diff normalization" "default '$raw', --diff-counts '$counts', --diff-shares '$scaled'"; fi
+
+# A whole instance before and after an index (issue 34): the sequential
+# scans vanish, the checkpointer sleeps as before (810 and 812 samples).
+# In shares of each total its sleep went 16.9 -> 54.4 % and was the
+# widest, reddest box; in counts, the default, it has not changed.
+printf 'pg;checkpointer;sleep 810\npg;backend;seqscan 3990\n' >"$D/noindex.folded"
+printf 'pg;checkpointer;sleep 812\npg;backend;indexscan 680\n' >"$D/index.folded"
+"$PP" --diff "$D/noindex.folded" "$D/index.folded" -o "$D/index.svg" 2>"$D/index.err"
+rc=$?
+"$PP" --diff "$D/noindex.folded" "$D/index.folded" --diff-shares -o "$D/index_shares.svg" 2>/dev/null
+read -r _ r g b <<<"$(svg_box "$D/index.svg" sleep)"
+read -r _ r2 g2 b2 <<<"$(svg_box "$D/index_shares.svg" sleep)"
+if [ $rc = 0 ] && [ "${g:-0}" -ge 200 ] && [ "${b:-0}" -ge 200 ] && [ "${r2:-0}" = 255 ] && [ "${g2:-255}" -lt 150 ] &&
+	grep -q '<text id="title"[^>]*>Change in samples: ' "$D/index.svg" &&
+	grep -q '<text id="title"[^>]*>Change in shares of each total: ' "$D/index_shares.svg" &&
+	grep -q 'counts compared as they are' "$D/index.err"; then
+	pass "--diff: an unchanged sleep beside vanished scans stays pale in counts rgb($r,$g,$b), red in shares rgb($r2,$g2,$b2); the titles say which"
+else fail "--diff's default" "exit $rc, the sleep rgb($r,$g,$b) in counts (pale), rgb($r2,$g2,$b2) in shares (red); titles: $(grep -o '<text id="title"[^<]*' "$D/index.svg" "$D/index_shares.svg" | tr '\n' ' ')" "$D/index.err"; fi
 
 printf 'main;a 5\nmain;b five\n' >"$D/bad.folded"
 bad_input "--diff of a line that is not folded" "$D/bad.folded:2: not a folded stack 'main;b five'" --diff "$D/bad.folded" "$D/after.folded"
@@ -39,14 +68,6 @@ echo previous >"$D/keep.svg"
 rc=$?
 if [ $rc = 2 ] && [ "$(cat "$D/keep.svg")" = previous ]; then pass "--diff of a bad file with -o FILE: exit 2, FILE as it was"
 else fail "--diff of a bad file with -o FILE" "exit $rc, FILE now '$(head -c 60 "$D/keep.svg")'"; fi
-
-# svg_box FILE NAME: "SAMPLES R G B" of the widest box named NAME (its title
-# is NAME, a newline, then its samples).
-svg_box() {
-	tr -d '\n' <"$1" | grep -o "<title>$2[0-9][^<]*</title><rect [^>]*fill=\"rgb([0-9,]*)\"" |
-		sed 's/^<title>[^0-9]*\([0-9]*\) sample.*rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))"$/\1 \2 \3 \4/' |
-		sort -n | tail -n 1
-}
 
 # Two real runs of shift: work_a 20 % then 80 % of the time.
 diff_runs() {

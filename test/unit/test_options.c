@@ -936,6 +936,10 @@ static void diff_option(void **state)
 	assert_string_equal(o.diff_after, "b");
 	assert_int_equal(o.format, FORMAT_FOLDED);
 	assert_false(o.diff_counts);
+	assert_false(o.diff_shares); /* counts, by default (mode_diff) */
+	const char *w4[] = { "--diff", "a", "b", "--diff-shares", NULL };
+	assert_int_equal(parse(&o, err, w4), PARSE_OK);
+	assert_true(o.diff_shares);
 	/* a first word that is not an option is still a command */
 	const char *w3[] = { "top", NULL };
 	assert_int_equal(parse(&o, err, w3), PARSE_OK);
@@ -958,6 +962,9 @@ static void diff_option(void **state)
 		  "--diff writes folded or svg, not --format speedscope" },
 		{ { "--diff", "a", "b", "-o", "x.pb.gz" }, "--diff writes folded or svg, not --format pprof" },
 		{ { "-p", "1", "--diff-counts" }, "--diff-counts needs --diff BEFORE AFTER" },
+		{ { "-p", "1", "--diff-shares" }, "--diff-shares needs --diff BEFORE AFTER" },
+		{ { "--diff", "a", "b", "--diff-shares", "--diff-counts" },
+		  "--diff-counts and --diff-shares are mutually exclusive" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';

@@ -633,6 +633,7 @@ static void differential_graph(void **state)
 	assert_non_null(strstr(svg, "<title>x\n50 samples, 50.00% (before: 10 samples, 10.00%; +40.00 points)</title>"));
 	assert_non_null(strstr(svg, "<title>y\n15 samples, 15.00% (before: 40 samples, 40.00%; -25.00 points)</title>"));
 	assert_non_null(strstr(svg, "widths: new.folded (100 samples); red grew, blue shrank since old &lt;1&gt;.folded (100 samples), in shares of each total"));
+	assert_non_null(strstr(svg, ">Change in shares of each total: ptrace_profiler --diff x y</text>"));
 	assert_null(strstr(svg, "not drawn")); /* "gone" is no narrow frame */
 	free(svg);
 
@@ -641,6 +642,7 @@ static void differential_graph(void **state)
 	svg = svg_of(&p, &o);
 	assert_non_null(strstr(svg, "<title>x\n50 samples, 50.00% (before: 10 samples; +40 samples)</title>"));
 	assert_non_null(strstr(svg, "in samples</text>"));
+	assert_non_null(strstr(svg, ">Change in samples: ptrace_profiler --diff x y</text>"));
 	free(svg);
 	stack_table_free(none);
 	stack_diff_free(&d);
