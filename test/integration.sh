@@ -27,8 +27,11 @@ cd "$(dirname "$0")/.."
 run_try() {
 	: >"$TMP/misses"
 	echo "0 0 0" >"$TMP/counts"
-	local counts=$TMP/counts
 	(
+		# readonly: a test that names a variable the same cannot send
+		# the counts elsewhere (72-diff's "counts" did: its results were
+		# lost, "0 passed", and a file named after its value was left)
+		readonly RUN_COUNTS=$TMP/counts
 		TRY=$2 MISSES=$TMP/misses passed=0 failed=0 skipped=0 PIDS=() CGROUP=
 		TMP=$(mktemp -d "$TMP/try.XXXXXX")
 		# what the file started is ended with it: lib.sh's cleanup, less
@@ -37,7 +40,7 @@ run_try() {
 		cleanup() {
 			for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 			[ -z "$CGROUP" ] || { sleep 0.1; rmdir "$CGROUP" 2>/dev/null; }
-			echo "$passed $failed $skipped" >"$counts"
+			echo "$passed $failed $skipped" >"$RUN_COUNTS"
 		}
 		trap cleanup EXIT
 		. "$1"

@@ -31,12 +31,12 @@ else fail "--diff" "exit $rc: $(tr '\n' '|' <"$D/two.txt") $(cat "$D/two.err")";
 printf 'main;a 60\nmain;b 140\n' >"$D/long.folded"
 printf 'main;a 30\nmain;b 70\n' >"$D/short.folded"
 raw=$("$PP" --diff "$D/long.folded" "$D/short.folded" 2>/dev/null | tr '\n' '|')
-counts=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-counts 2>/dev/null | tr '\n' '|')
+as_counted=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-counts 2>/dev/null | tr '\n' '|')
 scaled=$("$PP" --diff "$D/long.folded" "$D/short.folded" --diff-shares 2>/dev/null | tr '\n' '|')
-if [ "$raw" = "main;a 60 30|main;b 140 70|" ] && [ "$counts" = "$raw" ] &&
+if [ "$raw" = "main;a 60 30|main;b 140 70|" ] && [ "$as_counted" = "$raw" ] &&
 	[ "$scaled" = "main;a 30 30|main;b 70 70|" ]; then
 	pass "--diff: counts as they are by default and with --diff-counts, BEFORE scaled to AFTER's total with --diff-shares"
-else fail "--diff normalization" "default '$raw', --diff-counts '$counts', --diff-shares '$scaled'"; fi
+else fail "--diff normalization" "default '$raw', --diff-counts '$as_counted', --diff-shares '$scaled'"; fi
 
 # A whole instance before and after an index (issue 34): the sequential
 # scans vanish, the checkpointer sleeps as before (810 and 812 samples).
