@@ -20,6 +20,7 @@
 #include "profile/aggregate.h"
 #include "options.h"
 #include "profile/profile.h"
+#include "profile/thread_list.h"
 #include "profile/timeline.h"
 
 enum window_kind {
@@ -36,8 +37,7 @@ struct window {
 	struct stack_table *stacks;      /* named */
 	struct timeline *timeline;       /* WINDOW_PERIOD, formats that keep time */
 	struct timeline_view *view;      /* WINDOW_DUMP, formats that keep time */
-	struct profile_thread *threads;  /* a copy of the array */
-	size_t n_threads;
+	struct thread_list threads;      /* the threads its samples name */
 	uint64_t run_start_unix_ns;      /* the samples' times count from there */
 	uint64_t start_unix_ns, end_unix_ns;
 	uint64_t samples;                /* thread samples in it */

@@ -26,6 +26,7 @@
 #include "db/pgstate.h"
 #include "db/title.h"
 #include "profile/program.h"
+#include "profile/thread_list.h"
 #include "sample/decide.h"
 #include "sample/overhead.h"
 #include "sample/placement.h"
@@ -148,7 +149,8 @@ struct sampled_thread {
 	struct owed_ticks *owed; /* ticks refused a stop, not counted yet */
 	uint64_t frozen_round;  /* a round that kept it stopped, */
 	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */
-	uint32_t profile_index; /* in the profile's thread list, + 1; 0 none */
+	uint32_t profile_index; /* in the thread list, + 1; 0 none */
+	unsigned profile_window; /* of the window that list is (windows_cut) */
 	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
 	/* Its schedstat at the first and the last tick that read it: what
 	 * the kernel says it spent on a CPU, beside what the samples say. */
@@ -288,8 +290,8 @@ struct sampler {
 	size_t cap_blocks;
 	struct stack_table *table; /* where every program's stacks are named */
 	struct timeline *timeline; /* the formats that keep time; else NULL */
-	struct profile_thread *profile_threads; /* every thread sampled, for them */
-	size_t n_profile_threads, cap_profile_threads;
+	struct thread_list threads;    /* the threads sampled, for them (with
+					  --period: in the window) */
 	uint64_t start_ns;     /* the first tick */
 	int error;             /* errno of the first failure, 0 if none */
 	struct snapshot *snap; /* one copy buffer, reused by every capture */

@@ -44,7 +44,7 @@ void window_free(struct window *w)
 	stack_table_free(w->stacks);
 	timeline_free(w->timeline);
 	timeline_view_free(w->view);
-	free(w->threads);
+	thread_list_clear(&w->threads);
 	free(w);
 }
 
@@ -81,8 +81,8 @@ static int write_profile(struct continuous *c, struct window *w, FILE *f)
 {
 	struct profile p = {
 		.stacks = w->stacks,
-		.threads = w->threads,
-		.n_threads = w->n_threads,
+		.threads = w->threads.v,
+		.n_threads = w->threads.n,
 		.command = c->command,
 		.target = c->target,
 		.interval_ns = c->o->interval_ns,

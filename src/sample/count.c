@@ -333,48 +333,28 @@ static void root_frame(const struct sampler *s, struct process *p,
 	}
 }
 
-/* A new entry of the profile's thread list.  0, or -1 out of memory. */
-static int new_profile_thread(struct sampler *s, pid_t pid, pid_t tid, const char *process,
-			      const char *name)
-{
-	if (!array_reserve((void **)&s->profile_threads, s->n_profile_threads + 1,
-			   &s->cap_profile_threads, sizeof(*s->profile_threads)))
-		return -1;
-	struct profile_thread *pt = &s->profile_threads[s->n_profile_threads];
-	*pt = (struct profile_thread){ pid, tid, strdup(process), strdup(name) };
-	if (!pt->process || !pt->name) {
-		free((char *)pt->process);
-		free((char *)pt->name);
-		return -1;
-	}
-	s->n_profile_threads++;
-	return 0;
-}
-
-/* The sample's index in the profile's list (formats that keep time): its
- * thread's (--group-by pid, thread), or with --group-by type or all its
- * root's - processes merged
- * are one timeline, named after the root, with no pid or tid (0). */
+/* The sample's index in the window's thread list (formats that keep
+ * time): its thread's (--group-by pid, thread), or with --group-by type or
+ * all its root's - processes merged are one timeline, named after the
+ * root, with no pid or tid (0).  Each --period window lists its own. */
 static int profile_index(struct sampler *s, struct process *p, struct sampled_thread *st,
 			 const char *root, uint32_t *out)
 {
+	long i;
 	if (s->o->group_by == GROUP_TYPE || s->o->group_by == GROUP_ALL) {
-		for (size_t i = 0; i < s->n_profile_threads; i++)
-			if (strcmp(s->profile_threads[i].name, root) == 0) {
-				*out = (uint32_t)i;
-				return 0;
-			}
-		if (new_profile_thread(s, 0, 0, root, root) != 0)
+		i = thread_list_find(&s->threads, root);
+		if (i < 0 && (i = thread_list_add(&s->threads, 0, 0, root, root)) < 0)
 			return -1;
-		*out = (uint32_t)(s->n_profile_threads - 1);
+		*out = (uint32_t)i;
 		return 0;
 	}
-	if (!st->profile_index) {
+	if (!st->profile_index || st->profile_window != s->windows_cut) {
 		char proc[COMM_MAX];
 		frame_sanitize(p->t->comm, proc, sizeof(proc));
-		if (new_profile_thread(s, p->t->pid, st->tid, proc, st->comm) != 0)
+		if ((i = thread_list_add(&s->threads, p->t->pid, st->tid, proc, st->comm)) < 0)
 			return -1;
-		st->profile_index = (uint32_t)s->n_profile_threads;
+		st->profile_index = (uint32_t)i + 1;
+		st->profile_window = s->windows_cut;
 	}
 	*out = st->profile_index - 1;
 	return 0;

@@ -140,11 +140,7 @@ void sampler_free(struct sampler *s)
 	for (size_t b = 0; b < s->cap_threads / 64; b++)
 		free(s->blocks[b]);
 	free(s->blocks);
-	for (size_t i = 0; i < s->n_profile_threads; i++) {
-		free((char *)s->profile_threads[i].process);
-		free((char *)s->profile_threads[i].name);
-	}
-	free(s->profile_threads);
+	thread_list_clear(&s->threads);
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
 	window_free(s->closing);
@@ -397,8 +393,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 void sampler_profile(struct sampler *s, struct profile *p)
 {
 	p->samples = s->timeline ? timeline_source(s->timeline) : NULL;
-	p->threads = s->profile_threads;
-	p->n_threads = s->n_profile_threads;
+	p->threads = s->threads.v;
+	p->n_threads = s->threads.n;
 }
 
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r)

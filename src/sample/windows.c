@@ -44,15 +44,6 @@ static uint64_t unix_ns(const struct sampler *s, uint64_t mono_ns)
 	return s->r->start_unix_ns + (mono_ns - s->start_ns);
 }
 
-static struct profile_thread *copy_threads(const struct sampler *s)
-{
-	size_t n = s->n_profile_threads;
-	struct profile_thread *t = malloc((n ? n : 1) * sizeof(*t));
-	if (t && n)
-		memcpy(t, s->profile_threads, n * sizeof(*t));
-	return t;
-}
-
 static void hand_off(struct sampler *s)
 {
 	struct window *w = s->closing;
@@ -106,18 +97,16 @@ static void window_cut(struct sampler *s, uint64_t now)
 	struct stack_table *next = stack_table_new();
 	struct timeline *next_tl = s->timeline ? timeline_new() : NULL;
 	int err = s->timeline && !next_tl ? errno : ENOMEM; /* else an allocation's */
-	struct profile_thread *threads = copy_threads(s);
-	if (!w || !next || (s->timeline && !next_tl) || !threads) {
+	if (!w || !next || (s->timeline && !next_tl)) {
 		free(w);
 		stack_table_free(next);
 		timeline_free(next_tl);
-		free(threads);
 		sampler_fail(s, "cannot start a new window", err);
 		return;
 	}
 	*w = (struct window){
 		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
-		.timeline = s->timeline, .threads = threads, .n_threads = s->n_profile_threads,
+		.timeline = s->timeline, .threads = s->threads, /* its own: the next starts empty */
 		.run_start_unix_ns = s->r->start_unix_ns,
 		.start_unix_ns = unix_ns(s, s->window_start_ns), .end_unix_ns = unix_ns(s, now),
 		.rounds = s->r->rounds - s->window_rounds,
@@ -125,6 +114,7 @@ static void window_cut(struct sampler *s, uint64_t now)
 		.stopped_ns = s->r->frozen.total_ns - s->window_stopped_ns,
 	};
 	s->closing = w;
+	s->threads = (struct thread_list){ 0 };
 	s->window_table = next;
 	s->timeline = next_tl;
 	for (size_t i = 0; i < s->n_targets; i++)
@@ -161,11 +151,11 @@ static void dump_so_far(struct sampler *s, uint64_t now)
 	*w = (struct window){
 		.kind = WINDOW_DUMP, .number = ++s->dumps, .stacks = stack_table_copy(s->table),
 		.view = s->timeline ? timeline_view_new(s->timeline) : NULL,
-		.threads = copy_threads(s), .n_threads = s->n_profile_threads,
 		.run_start_unix_ns = s->r->start_unix_ns, .start_unix_ns = s->r->start_unix_ns,
 		.end_unix_ns = unix_ns(s, now), .rounds = s->r->rounds,
 	};
-	if (!w->stacks || (s->timeline && !w->view) || !w->threads) {
+	if (!w->stacks || (s->timeline && !w->view) ||
+	    thread_list_copy(&s->threads, &w->threads) != 0) {
 		window_free(w);
 		fprintf(stderr, "ptrace_profiler: SIGUSR1: cannot copy the profile so far (out of memory)\n");
 		return;
@@ -236,17 +226,13 @@ int windows_last(struct sampler *s)
 		name_closing(s, 0, 0, 0);
 	if (count_merge_shapes(s, s->window_table, s->timeline) != 0)
 		return -1;
-	struct profile_thread *threads = copy_threads(s);
 	struct window *w = calloc(1, sizeof(*w));
-	if (!w || !threads) {
-		free(w);
-		free(threads);
+	if (!w)
 		return -1;
-	}
 	uint64_t end = s->start_ns + s->r->wall_ns;
 	*w = (struct window){
 		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
-		.timeline = s->timeline, .threads = threads, .n_threads = s->n_profile_threads,
+		.timeline = s->timeline, .threads = s->threads,
 		.run_start_unix_ns = s->r->start_unix_ns,
 		.start_unix_ns = unix_ns(s, s->window_start_ns),
 		.end_unix_ns = unix_ns(s, end > s->window_start_ns ? end : s->window_start_ns),
@@ -257,6 +243,7 @@ int windows_last(struct sampler *s)
 	};
 	s->window_table = NULL;
 	s->timeline = NULL;
+	s->threads = (struct thread_list){ 0 };
 	if (w->samples == 0) /* the run ended right after a cut */
 		window_free(w);
 	else
