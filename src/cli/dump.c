@@ -28,6 +28,7 @@
 #include "db/oracle.h"
 #include "db/pgstate.h"
 #include "name/symbolize.h"
+#include "sample/decide.h"
 #include "tracee/procfs.h"
 #include "tracee/snapshot.h"
 #include "tracee/target.h"
@@ -49,6 +50,7 @@ struct thread_look {
 	struct thread *th;
 	pid_t tid;
 	char state;
+	bool group_stop;                   /* our stop found it in a group stop */
 	char comm[COMM_MAX];
 	struct kernel_stack ks;            /* filtered, innermost first */
 	enum look how;
@@ -184,6 +186,7 @@ static void stop_thread(struct dump_run *run, struct process_look *p, struct thr
 	switch (thread_wait_stop(p->t, tl->th, now_ns() + STOP_SPIN_NS, &seen)) {
 	case STOP_OK:
 		tl->at_once = true;
+		tl->group_stop = tl->th->group_stop; /* (before the resume) */
 		copy_and_resume(run, p, tl, seen);
 		break;
 	case STOP_PENDING:
@@ -388,7 +391,11 @@ static void print_thread(FILE *f, struct process_look *p, const struct thread_lo
 {
 	char comm[COMM_MAX * 2], how[64];
 	frame_sanitize(tl->comm, comm, sizeof(comm));
-	fprintf(f, "TID %d (%s) %s", (int)tl->tid, comm, state_description(tl->state));
+	/* a SIGSTOPped thread, seized, reads 't': said as a recording says
+	 * it (decide.h), "T (stopped)", not "t (tracing stop)" */
+	bool stopped = tl->group_stop && (tl->state == 't' || tl->state == 'T');
+	fprintf(f, "TID %d (%s) %s", (int)tl->tid, comm,
+		stopped ? reported_state(tl->state, true, false) : state_description(tl->state));
 	if (tl->app_state[0])
 		fprintf(f, ", %s", tl->app_state);
 	fprintf(f, ", %s\n", how_seen(tl, how, sizeof(how)));

@@ -96,6 +96,26 @@ dump_tests() {
 	else fail "--dump of a thread that cannot be stopped" "exit $rc: $(cat "$TMP/vfork.err")" "$TMP/vfork.txt"; fi
 	stop_target "$TPID"
 
+	# A process stopped by SIGSTOP (Ctrl-Z): seized, its threads read 't',
+	# which --dump printed as "t (tracing stop)" where a recording says
+	# "T (stopped)" (issue 34).  Said as a recording says it, and left in
+	# its stop, untraced; SIGCONT wakes it as before.
+	start sleep 30
+	kill -STOP "$TPID"
+	until_true "[ \"\$(sed 's/.*) //' /proc/$TPID/stat | cut -d' ' -f1)\" = T ]" 5
+	"$PP" --dump -p "$TPID" >"$TMP/stopped.txt" 2>"$TMP/stopped.err"
+	rc=$?
+	local after
+	after=$(sed 's/.*) //' "/proc/$TPID/stat" | cut -d' ' -f1)
+	kill -CONT "$TPID"
+	if [ $rc = 0 ] && grep -q "^TID $TPID (sleep) T (stopped), " "$TMP/stopped.txt" &&
+		! grep -q 'tracing stop' "$TMP/stopped.txt" && [ "$after" = T ] &&
+		until_true "[ \"\$(sed 's/.*) //' /proc/$TPID/stat | cut -d' ' -f1)\" = S ]" 5 &&
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$TPID/status")" = 0 ]; then
+		pass "--dump of a SIGSTOPped process: T (stopped), as a recording says it; left stopped and untraced, SIGCONT wakes it"
+	else fail "--dump of a SIGSTOPped process" "exit $rc, state after $after (T), $(head -n 1 "$TMP/stopped.txt")" "$TMP/stopped.txt"; fi
+	stop_target "$TPID"
+
 	# PostgreSQL's wait event per thread (the stand-in)
 	start "$T/fake_pg"
 	sleep 0.5
