@@ -644,9 +644,9 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 		fprintf(f, ", %" PRIu64 " of them by their record of switches, with no read",
 			r->still_unmoved);
 	fputs(")\n", f);
-	/* --period: what ended, let go after its window (retire.h) */
+	/* --period: what ended, let go once its stacks were named (retire.h) */
 	if (r->retired_processes || r->retired_threads)
-		fprintf(f, "  let go after windows   %" PRIu64 " processes and %" PRIu64 " thread records "
+		fprintf(f, "  let go once named      %" PRIu64 " processes and %" PRIu64 " thread records "
 			"of what ended, their samples summed; slots and records reused\n",
 			r->retired_processes, r->retired_threads);
 	if (r->peeked_early)

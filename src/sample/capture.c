@@ -951,8 +951,13 @@ static void process_ended(struct sampler *s, struct target *t)
 	for (size_t i = 0; all_gone && i < t->n_threads; i++)
 		all_gone = t->threads[i].gone;
 	struct process *p = process_of(s, t);
-	if (all_gone && p->t == t && p->program)
+	if (all_gone && p->t == t && p->program) {
 		program_ended(p->program);
+		/* --period: its stacks named and its slot let go between
+		 * ticks, not at the window's end (retire.h) */
+		if (s->cont && s->o->period_ns)
+			s->retire_due = true;
+	}
 }
 
 /* target.h's on_drop: a thread ended.  Its ticks still waiting for a trap

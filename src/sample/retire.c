@@ -4,6 +4,7 @@
 #include "sample/retire.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,15 @@ static bool program_settled(const struct program *p)
 		if (stack_table_distinct(p->pending) || p->batch.pending)
 			return false;
 	return true;
+}
+
+/* Is a window still to name some of p's stacks (the closing one's batch)? */
+static bool batch_left(const struct program *p)
+{
+	for (; p; p = p->older)
+		if (p->batch.pending)
+			return true;
+	return false;
 }
 
 /* The lists the sampler keeps between rounds (stops to poll, threads
@@ -64,7 +74,7 @@ static void retire_record(struct sampler *s, size_t i)
 	st->ended = st->retired = true; /* no thread's: every loop passes it by */
 }
 
-void retire_ended(struct sampler *s)
+void retire_ended(struct sampler *s, uint64_t deadline_ns)
 {
 	/* the records first: a process goes once none of them is its */
 	size_t *live = calloc(s->n_targets ? s->n_targets : 1, sizeof(*live));
@@ -80,12 +90,30 @@ void retire_ended(struct sampler *s)
 		if (!st->retired)
 			live[st->proc]++;
 	}
-	for (size_t i = s->n_fixed; i < s->n_targets; i++) {
+	for (size_t i = s->n_fixed; i < s->n_targets && !s->error; i++) {
 		struct process *p = &s->procs[i];
 		struct target *t = p->t;
-		if (t->retired || !t->exited || t->n_threads || live[i] ||
-		    !program_settled(p->program) ||
-		    !push_index(&s->free_procs, &s->n_free_procs, &s->cap_free_procs, i))
+		if (t->retired || !t->exited || t->n_threads || live[i])
+			continue;
+		/* What it counted since the cut is named now, into the window's
+		 * table, as the window would at its end: then its slot need not
+		 * wait for the cut (70 backends a second, a minute's windows:
+		 * 4200 processes held, past the 4096 slots).  Between ticks, as
+		 * long as the next one allows; a batch of the closing window
+		 * is that window's to name. */
+		if (!program_settled(p->program)) {
+			if (batch_left(p->program))
+				continue;
+			if (now_ns() >= deadline_ns) {
+				s->retire_due = true; /* the rest after the next round */
+				break;
+			}
+			if (program_name_now(p->program) != 0) {
+				sampler_fail(s, "out of memory naming the stacks", ENOMEM);
+				break;
+			}
+		}
+		if (!push_index(&s->free_procs, &s->n_free_procs, &s->cap_free_procs, i))
 			continue;
 		s->r->retired_processes++;
 		s->r->retired_samples += p->retired_samples;

@@ -350,7 +350,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		windows_between_ticks(s, next, &sc, quit);
 		if (s->retire_due) {
 			s->retire_due = false;
-			retire_ended(s);
+			retire_ended(s, next);
 		}
 		targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
 	}

@@ -201,7 +201,7 @@ requests_tests() {
 	at8=$(awk '$1 >= 8 { print; exit }' "$dir/readings")
 	last=$(tail -n 1 "$dir/readings")
 	flat=$(echo "$at8 $last" | awk '{ print ($5 <= 1.3 * $2 + 5120 && $6 <= $3 + 50) ? 1 : 0 }')
-	let_go=$(sed -n 's/^  let go after windows *[0-9]* processes and \([0-9]*\) thread records.*/\1/p' "$dir/err")
+	let_go=$(sed -n 's/^  let go once named *[0-9]* processes and \([0-9]*\) thread records.*/\1/p' "$dir/err")
 	local got="exit $rc, RSS $(echo "$at8" | awk '{ print $2 }') kB at 8 s and $(echo "$last" | awk '{ print $2 }') kB at the end (<= 1.3x + 5 MB), descriptors $(echo "$at8" | awk '{ print $3 }') and $(echo "$last" | awk '{ print $3 }') (<= +50), ${let_go:-no} records let go, $windows windows (>= 9), $empty without request_work"
 	if [ $rc = 0 ] && [ -n "$at8" ] && [ "$flat" = 1 ] && [ "${let_go:-0}" -gt 100 ] &&
 		[ "$windows" -ge 9 ] && [ $empty = 0 ]; then

@@ -104,7 +104,7 @@ static void ended_records_are_reused(void **state)
 	a->samples = 5;
 	a->ended = true;
 	b->samples = 7; /* still running */
-	retire_ended(w->s);
+	retire_ended(w->s, UINT64_MAX);
 	assert_true(a->retired);
 	assert_false(b->retired);
 	assert_int_equal(a->samples, 0);
@@ -120,7 +120,7 @@ static void ended_records_are_reused(void **state)
 	assert_false(c->retired);
 	assert_int_equal(c->tid, w->th[2].tid);
 	assert_int_equal(sampler_thread_count(w->s), 2);
-	retire_ended(w->s); /* nothing more ended: nothing let go */
+	retire_ended(w->s, UINT64_MAX); /* nothing more ended: nothing let go */
 	assert_int_equal(w->r.retired_threads, 1);
 }
 
@@ -138,7 +138,7 @@ static void exited_processes_give_their_slot_back(void **state)
 	w->s->procs[one].retired_samples = 3;
 	w->ts[one].exited = true;
 	w->ts[one].signals_forwarded = 2;
-	retire_ended(w->s);
+	retire_ended(w->s, UINT64_MAX);
 	assert_true(w->ts[one].retired);
 	assert_false(w->ts[two].retired);
 	assert_int_equal(w->r.retired_processes, 1);
@@ -151,7 +151,7 @@ static void exited_processes_give_their_slot_back(void **state)
 	assert_int_equal(w->n_targets, 3);
 	assert_false(w->ts[one].retired);
 	assert_int_equal(retire_slot_for_new(w->s), SIZE_MAX);
-	retire_ended(w->s); /* let go once only */
+	retire_ended(w->s, UINT64_MAX); /* let go once only */
 	assert_int_equal(w->r.retired_processes, 1);
 }
 
@@ -165,7 +165,7 @@ static void kept_while_anything_names_them(void **state)
 	w->ts[0].exited = true; /* given at the start: the summary names it */
 	w->ts[0].n_threads = 0;
 	size_t one = seized(w, 1001), two = seized(w, 1002);
-	retire_ended(s); /* both running */
+	retire_ended(s, UINT64_MAX); /* both running */
 	assert_int_equal(w->r.retired_processes, 0);
 
 	w->ts[one].exited = w->ts[two].exited = true;
@@ -175,7 +175,7 @@ static void kept_while_anything_names_them(void **state)
 	st->pending = calloc(1, sizeof(*st->pending)); /* its stop's trap to come */
 	assert_non_null(st->pending);
 	st->ended = true;
-	retire_ended(s);
+	retire_ended(s, UINT64_MAX);
 	assert_int_equal(w->r.retired_processes, 0);
 	assert_false(st->retired);
 
@@ -186,7 +186,7 @@ static void kept_while_anything_names_them(void **state)
 	struct thread_ref ref = { two, 101, 0 };
 	s->pending = &ref; /* listed, its thread gone */
 	s->n_pending = 1;
-	retire_ended(s);
+	retire_ended(s, UINT64_MAX);
 	assert_int_equal(s->n_pending, 0);
 	s->pending = NULL;
 	assert_true(st->retired);
