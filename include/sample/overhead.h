@@ -22,6 +22,7 @@
 #define PTRACE_PROFILER_SAMPLE_OVERHEAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define OVERHEAD_WINDOW_NS 250000000ULL /* the sliding window's time constant */
@@ -126,5 +127,14 @@ double overhead_floor(double wall_ns, double needs);
  * OVERHEAD_MAX_SCALE]; 1 before anything was measured. */
 double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 			   double interval_ns);
+
+/* What the bound makes of the rate, said once at the start (a tenth of a
+ * second in, from the CPU the rounds took): "ptrace_profiler:
+ * --max-overhead 1%: about 22 ticks a second, not the 1000 of -d 1ms (a
+ * round costs 455 us of our CPU); -n 5000 takes about 3.8 min".  Into
+ * out; 0 (out "") when the rate held is near the one asked (scale < 1.5):
+ * nothing to say.  count is -n, 0 none. */
+size_t overhead_rate_line(char *out, size_t outsz, double budget, uint64_t interval_ns,
+			  double scale, uint64_t count, double round_cpu_ns);
 
 #endif

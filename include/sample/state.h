@@ -345,6 +345,7 @@ struct sampler {
 	double highest_scale;
 	uint64_t scale_checked_ns, scale_cpu_ns, scale_rounds;
 	bool scale_settled;      /* past keep_own_cost's first look */
+	unsigned scale_checks;   /* its looks: the second says the rate (stderr) */
 	int cpus;              /* the machine's, online */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */

@@ -2,6 +2,8 @@
 #include "sample/overhead.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 void overhead_thread_start(struct overhead_thread *t, uint64_t now_ns)
 {
@@ -69,6 +71,35 @@ double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 	if (scale > OVERHEAD_MAX_SCALE)
 		scale = OVERHEAD_MAX_SCALE;
 	return scale < 1 ? 1 : scale;
+}
+
+size_t overhead_rate_line(char *out, size_t outsz, double budget, uint64_t interval_ns,
+			  double scale, uint64_t count, double round_cpu_ns)
+{
+	if (!outsz)
+		return 0;
+	out[0] = '\0';
+	if (scale < 1.5 || !interval_ns)
+		return 0;
+	double asked = 1e9 / (double)interval_ns, held = asked / scale;
+	/* -d as it would be written: 1ms, 100us, 2s */
+	char d[32];
+	if (interval_ns % 1000000000ULL == 0)
+		snprintf(d, sizeof(d), "%llus", (unsigned long long)(interval_ns / 1000000000ULL));
+	else if (interval_ns % 1000000ULL == 0)
+		snprintf(d, sizeof(d), "%llums", (unsigned long long)(interval_ns / 1000000ULL));
+	else
+		snprintf(d, sizeof(d), "%.6gus", (double)interval_ns / 1e3);
+	int n = snprintf(out, outsz, "ptrace_profiler: --max-overhead %.3g%%: about %.*f ticks a "
+			 "second, not the %.0f of -d %s (a round costs %.0f us of our CPU)",
+			 100 * budget, held < 10 ? 1 : 0, held, asked, d, round_cpu_ns / 1e3);
+	if (count && n > 0 && (size_t)n < outsz) {
+		double secs = (double)count / held;
+		n += snprintf(out + n, outsz - (size_t)n, "; -n %llu takes about %.2g %s",
+			      (unsigned long long)count, secs < 120 ? secs : secs / 60,
+			      secs < 120 ? "s" : "min");
+	}
+	return n > 0 ? strlen(out) : 0;
 }
 
 bool overhead_may_stop(struct overhead_thread *t, uint64_t now_ns, double budget)

@@ -51,6 +51,13 @@ overhead_tests() {
 	done
 	if [ -z "$why" ]; then pass "--max-overhead at -d 100us: exit 0, reports written, the bound acted with 1 % and 0.5 %"
 	else fail "--max-overhead at -d 100us" "${why# }" "$TMP/fz.1%.err"; fi
+	# the rate it holds, said first, before the end (issue 34: -n 5000 at
+	# -d 100us took 20 s with nothing said until then)
+	local said
+	said=$(head -n 1 "$TMP/fz.1%.err")
+	if [[ $said =~ ^ptrace_profiler:\ --max-overhead\ 1%:\ about\ [0-9.]+\ ticks\ a\ second,\ not\ the\ 10000\ of\ -d\ 100us\ \(a\ round\ costs\ [0-9]+\ us\ of\ our\ CPU\)$ ]]; then
+		pass "--max-overhead 1% at -d 100us: the rate it holds said first: ${said#ptrace_profiler: }"
+	else fail "--max-overhead 1%: the rate said at the start" "first line '$said'" "$TMP/fz.1%.err"; fi
 	if [ $ok = 1 ]; then pass "--max-overhead at -d 100us, freeze_target's own view:$line"
 	else tfail "--max-overhead at -d 100us: freeze_target's stopped share" "without the bound >= 5 %, with 1 % under 2 %, with 0.5 % under 1 %:$line" "$TMP/fz.1%.err"; fi
 	# the sampler's own CPU too: the summary's share of the machine

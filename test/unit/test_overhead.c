@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "sample/overhead.h"
@@ -49,6 +50,31 @@ static void scale_from_costs(void **state)
 	assert_true(overhead_next_scale(0.5, 2, 1000 * 40000.0, 1000, 100000) == 1);
 	assert_true(overhead_next_scale(0.01, 2, 0, 0, 100000) == 1);
 	assert_true(overhead_next_scale(1e-9, 2, 1000 * 40000.0, 1000, 100000) == OVERHEAD_MAX_SCALE);
+}
+
+/* The rate the bound holds, said at the start: the ticks a second, those
+ * -d asks, what a round costs, and how long -n takes; nothing where the
+ * rate is near the one asked. */
+static void rate_said(void **state)
+{
+	(void)state;
+	char line[256];
+	assert_true(overhead_rate_line(line, sizeof(line), 0.01, 1000000, 45.5, 0, 455000) > 0);
+	assert_string_equal(line, "ptrace_profiler: --max-overhead 1%: about 22 ticks a second, not "
+				  "the 1000 of -d 1ms (a round costs 455 us of our CPU)");
+	overhead_rate_line(line, sizeof(line), 0.005, 100000, 500, 5000, 187000);
+	assert_string_equal(line, "ptrace_profiler: --max-overhead 0.5%: about 20 ticks a second, "
+				  "not the 10000 of -d 100us (a round costs 187 us of our CPU); -n "
+				  "5000 takes about 4.2 min");
+	overhead_rate_line(line, sizeof(line), 0.01, 10000000, 20, 50, 90000);
+	assert_string_equal(line, "ptrace_profiler: --max-overhead 1%: about 5.0 ticks a second, not "
+				  "the 100 of -d 10ms (a round costs 90 us of our CPU); -n 50 takes "
+				  "about 10 s");
+	overhead_rate_line(line, sizeof(line), 0.01, 1500000, 2, 0, 90000);
+	assert_non_null(strstr(line, " of -d 1500us "));
+	assert_int_equal(overhead_rate_line(line, sizeof(line), 0.01, 1000000, 1.4, 0, 1000), 0);
+	assert_string_equal(line, "");
+	assert_int_equal(overhead_rate_line(line, 20, 0.01, 1000000, 45.5, 0, 455000), 19);
 }
 
 /* Driven tick by tick, a thread whose stops cost 20 us each at 10 000
@@ -158,6 +184,7 @@ int main(void)
 		cmocka_unit_test(offcpu_between_running_stops),
 		cmocka_unit_test(wait_after_running_stop_apart),
 		cmocka_unit_test(scale_from_costs),
+		cmocka_unit_test(rate_said),
 		cmocka_unit_test(a_thread_kept_within_budget),
 	};
 	return cmocka_run_group_tests_name("overhead", tests, NULL, NULL);
