@@ -359,15 +359,19 @@ pg_few_descriptors_test() {
 # Now they are let go once their window is written (retire.h).  Our RSS
 # and descriptors are read every second; at the end within 1.3 times
 # (+5 MB) and +50 of their reading at 25 s, every window but the first
-# and last with client-backend samples, at most 40 lines on stderr.
+# and last with client-backend samples, at most 40 lines on stderr.  In
+# the sanitizer's pass (memory, not time) a shorter run: ASan's quarantine
+# grows our resident set, which is judged in the plain pass.
 pg_soak_test() {
-	local name="PostgreSQL $PGMAJOR, pgbench -C -c 4 under --period 10s for 65 s"
+	local secs=65 period=10s from=25 want=6
+	[ "$SANITIZED" = 1 ] && secs=18 period=4s from=8 want=3
+	local name="PostgreSQL $PGMAJOR, pgbench -C -c 4 under --period $period for $secs s"
 	local dir=$TMP/pgsoak rc windows empty=0 f n=0 k lines
 	mkdir -p "$dir/w"
 	"$PGBENCH" "${PG_CONN[@]}" -n -C -c 4 -j 2 -T 100 postgres >"$TMP/pgsoak.log" 2>&1 &
 	local bench=$!
 	sleep 0.5
-	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events --period 10s -t 65s \
+	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events --period "$period" -t "${secs}s" \
 		-o "$dir/w/w.folded" 2>"$TMP/pgsoak.err" &
 	local pp=$! start=$SECONDS
 	: >"$dir/readings"
@@ -390,13 +394,14 @@ pg_soak_test() {
 	done
 	lines=$(wc -l <"$TMP/pgsoak.err")
 	local at25 last seized
-	at25=$(awk '$1 >= 25 { print; exit }' "$dir/readings")
+	at25=$(awk -v from=$from '$1 >= from { print; exit }' "$dir/readings")
 	last=$(tail -n 1 "$dir/readings")
 	seized=$(sed -n 's/^  subprocesses *\([0-9]*\) seized.*/\1/p' "$TMP/pgsoak.err")
 	local flat
 	flat=$(echo "$at25 $last" | awk '{ print ($5 <= 1.3 * $2 + 5120 && $6 <= $3 + 50) ? 1 : 0 }')
-	local got="exit $rc, ${seized:-no} processes seized, RSS ${at25:+$(echo "$at25" | awk '{ print $2 }')} kB at 25 s and ${last:+$(echo "$last" | awk '{ print $2 }')} kB at the end (<= 1.3x + 5 MB), descriptors $(echo "$at25" | awk '{ print $3 }') and $(echo "$last" | awk '{ print $3 }') (<= +50), $windows windows (>= 6), $empty middle ones without client backends, $lines lines on stderr (<= 40)"
-	if [ $rc = 0 ] && [ -n "$at25" ] && [ "$flat" = 1 ] && [ "$windows" -ge 6 ] && [ $empty = 0 ] &&
+	[ "$SANITIZED" = 1 ] && flat=1 # (ASan's own memory: not judged)
+	local got="exit $rc, ${seized:-no} processes seized, RSS ${at25:+$(echo "$at25" | awk '{ print $2 }')} kB at $from s and ${last:+$(echo "$last" | awk '{ print $2 }')} kB at the end (<= 1.3x + 5 MB), descriptors $(echo "$at25" | awk '{ print $3 }') and $(echo "$last" | awk '{ print $3 }') (<= +50)$([ "$SANITIZED" = 1 ] && echo ' (memory not judged under ASan)'), $windows windows (>= $want), $empty middle ones without client backends, $lines lines on stderr (<= 40)"
+	if [ $rc = 0 ] && [ -n "$at25" ] && [ "$flat" = 1 ] && [ "$windows" -ge $want ] && [ $empty = 0 ] &&
 		[ "$lines" -le 40 ]; then
 		pass "$name: $got"
 	else fail "$name" "$got" "$dir/readings"; fi
