@@ -182,15 +182,8 @@ requests_tests() {
 	mkdir -p "$dir/w"
 	"$PP" -v -d 1ms --period 2s -t "${secs}s" -o "$dir/w/w.speedscope.json" -- "$T/requests" 30 \
 		>"$dir/out" 2>"$dir/err" &
-	local pp=$! start=$SECONDS
-	: >"$dir/readings"
-	while kill -0 $pp 2>/dev/null; do
-		local rss fds
-		rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$pp/status 2>/dev/null)
-		fds=$(find /proc/$pp/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-		[ -n "$rss" ] && echo "$((SECONDS - start)) $rss $fds" >>"$dir/readings"
-		sleep 1
-	done
+	local pp=$!
+	readings $pp "$dir/readings"
 	wait $pp
 	rc=$?
 	windows=$(find "$dir/w" -name 'w.*.speedscope.json' | wc -l)
@@ -199,14 +192,12 @@ requests_tests() {
 		k=$(grep -c '"request_work"' "$f")
 		[ "$n" = "$windows" ] || [ "$k" -gt 0 ] || empty=$((empty + 1))
 	done
-	local at8 last flat let_go
-	at8=$(awk -v from=$((secs / 3)) '$1 >= from { print; exit }' "$dir/readings")
-	last=$(tail -n 1 "$dir/readings")
-	flat=$(echo "$at8 $last" | awk '{ print ($5 <= 1.3 * $2 + 5120 && $6 <= $3 + 50) ? 1 : 0 }')
+	local flat let_go r0 r1 d0 d1
+	read -r flat r0 r1 d0 d1 < <(flat_since "$dir/readings" $((secs / 3)))
 	[ "$SANITIZED" = 1 ] && flat=1 # (ASan's own memory: not judged)
 	let_go=$(sed -n 's/^  let go once named *[0-9]* processes and \([0-9]*\) thread records.*/\1/p' "$dir/err")
-	local got="exit $rc, RSS $(echo "$at8" | awk '{ print $2 }') kB at $((secs / 3)) s and $(echo "$last" | awk '{ print $2 }') kB at the end (<= 1.3x + 5 MB), descriptors $(echo "$at8" | awk '{ print $3 }') and $(echo "$last" | awk '{ print $3 }') (<= +50), ${let_go:-no} records let go, $windows windows (>= $want), $empty without request_work"
-	if [ $rc = 0 ] && [ -n "$at8" ] && [ "$flat" = 1 ] && [ "${let_go:-0}" -gt 20 ] &&
+	local got="exit $rc, RSS ${r0:-?} kB at $((secs / 3)) s and ${r1:-?} kB at the end (<= 1.3x + 5 MB), descriptors ${d0:-?} and ${d1:-?} (<= +50), ${let_go:-no} records let go, $windows windows (>= $want), $empty without request_work"
+	if [ $rc = 0 ] && [ -n "$r0" ] && [ "$flat" = 1 ] && [ "${let_go:-0}" -gt 20 ] &&
 		[ "$windows" -ge $want ] && [ $empty = 0 ]; then
 		pass "a thread per request under --period 2s for $secs s: $got"
 	else fail "a thread per request under --period 2s" "$got" "$dir/err"; fi

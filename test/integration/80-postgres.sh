@@ -373,15 +373,8 @@ pg_soak_test() {
 	sleep 0.5
 	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events --period "$period" -t "${secs}s" \
 		-o "$dir/w/w.folded" 2>"$TMP/pgsoak.err" &
-	local pp=$! start=$SECONDS
-	: >"$dir/readings"
-	while kill -0 $pp 2>/dev/null; do
-		local rss fds
-		rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$pp/status 2>/dev/null)
-		fds=$(find /proc/$pp/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-		[ -n "$rss" ] && echo "$((SECONDS - start)) $rss $fds" >>"$dir/readings"
-		sleep 1
-	done
+	local pp=$!
+	readings $pp "$dir/readings"
 	wait $pp
 	rc=$?
 	kill $bench 2>/dev/null
@@ -393,15 +386,12 @@ pg_soak_test() {
 		[ "$n" = 1 ] || [ "$n" = "$windows" ] || [ "$k" -gt 0 ] || empty=$((empty + 1))
 	done
 	lines=$(wc -l <"$TMP/pgsoak.err")
-	local at25 last seized
-	at25=$(awk -v from=$from '$1 >= from { print; exit }' "$dir/readings")
-	last=$(tail -n 1 "$dir/readings")
+	local seized flat r0 r1 d0 d1
+	read -r flat r0 r1 d0 d1 < <(flat_since "$dir/readings" $from)
 	seized=$(sed -n 's/^  subprocesses *\([0-9]*\) seized.*/\1/p' "$TMP/pgsoak.err")
-	local flat
-	flat=$(echo "$at25 $last" | awk '{ print ($5 <= 1.3 * $2 + 5120 && $6 <= $3 + 50) ? 1 : 0 }')
 	[ "$SANITIZED" = 1 ] && flat=1 # (ASan's own memory: not judged)
-	local got="exit $rc, ${seized:-no} processes seized, RSS ${at25:+$(echo "$at25" | awk '{ print $2 }')} kB at $from s and ${last:+$(echo "$last" | awk '{ print $2 }')} kB at the end (<= 1.3x + 5 MB), descriptors $(echo "$at25" | awk '{ print $3 }') and $(echo "$last" | awk '{ print $3 }') (<= +50)$([ "$SANITIZED" = 1 ] && echo ' (memory not judged under ASan)'), $windows windows (>= $want), $empty middle ones without client backends, $lines lines on stderr (<= 40)"
-	if [ $rc = 0 ] && [ -n "$at25" ] && [ "$flat" = 1 ] && [ "$windows" -ge $want ] && [ $empty = 0 ] &&
+	local got="exit $rc, ${seized:-no} processes seized, RSS ${r0:-?} kB at $from s and ${r1:-?} kB at the end (<= 1.3x + 5 MB), descriptors ${d0:-?} and ${d1:-?} (<= +50)$([ "$SANITIZED" = 1 ] && echo ' (memory not judged under ASan)'), $windows windows (>= $want), $empty middle ones without client backends, $lines lines on stderr (<= 40)"
+	if [ $rc = 0 ] && [ -n "$r0" ] && [ "$flat" = 1 ] && [ "$windows" -ge $want ] && [ $empty = 0 ] &&
 		[ "$lines" -le 40 ]; then
 		pass "$name: $got"
 	else fail "$name" "$got" "$dir/readings"; fi

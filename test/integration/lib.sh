@@ -143,6 +143,27 @@ total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
+# readings PID OUT: every second while PID lives, "SECONDS RSS_KB FDS" (its
+# resident set and open descriptors) appended to OUT, SECONDS from now.
+readings() {
+	local start=$SECONDS rss fds
+	: >"$2"
+	while kill -0 "$1" 2>/dev/null; do
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+		fds=$(find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+		[ -n "$rss" ] && echo "$((SECONDS - start)) $rss $fds" >>"$2"
+		sleep 1
+	done
+}
+# flat_since OUT FROM: "FLAT RSS0 RSS1 FDS0 FDS1" of readings OUT: the
+# first reading at FROM s or later, the last one, FLAT 1 when the last
+# holds within 1.3 times (+5 MB) and +50 descriptors of the first.
+# Nothing when no reading reached FROM.
+flat_since() {
+	awk -v from="$2" '$1 >= from && !f { f = 1; r0 = $2; d0 = $3 } { r1 = $2; d1 = $3 }
+		END { if (f) print (r1 <= 1.3 * r0 + 5120 && d1 <= d0 + 50) ? 1 : 0, r0, r1, d0, d1 }' "$1"
+}
+
 # cpu_ticks: "TOTAL STEAL" of /proc/stat's cpu line, to tell afterwards how
 # much of a run's CPU time the hypervisor gave to other guests.
 cpu_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9 && i <= NF; i++) t += $i; print t, (NF >= 9 ? $9 : 0); exit }' /proc/stat; }
