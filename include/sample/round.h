@@ -6,7 +6,9 @@
  *              that ran since its last sample is peeked at at once (its
  *              stack read without a stop: the sooner, the fewer wake
  *              first); a thread queued for a CPU is asked to stop and not
- *              waited for.
+ *              waited for.  Threads R on another CPU at the round's first
+ *              read (of every thread's state) are looked at first: the
+ *              soonest to change.
  *   2. stop    the threads that were on a CPU at the tick, one by one:
  *              their state changes soonest, and stopping one lets a thread
  *              queued behind it run - a thread looked at after that would

@@ -170,6 +170,7 @@ struct sampled_thread {
 	uint64_t tick_round;    /* the round that read them; 0 none */
 	struct task_stat tick_stat; /* its stat then */
 	struct sched_counts tick_sc; /* its schedstat then */
+	uint64_t first_round;   /* a round that looked at it first (round.c) */
 	/* idle.h: asleep and not run for several looks: its run count
 	 * first, its state in turn */
 	unsigned quiet_looks;

@@ -119,6 +119,8 @@ EOF
 
 	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 10ms -t 10s -o "$TMP/pg.folded" 2>"$TMP/pg.err" &
 	local pp=$!
+	sched_running "$TMP/pg.sched" 0.5 9 $backends &
+	local schedr=$!
 	PGAPPNAME=pp_sampler "$sql" "${conn[@]}" -X -q -c "set synchronous_commit = off" -c "call pp_sample(10)" \
 		postgres >"$TMP/pgcall.log" 2>&1 &
 	local psa=$! sampler=
@@ -137,6 +139,7 @@ EOF
 	local sampled=$?
 	wait $pp
 	local rc=$?
+	wait $schedr
 	"$sql" "${conn[@]}" -X -A -t -F ' ' -c "select coalesce(wtype || ':' || wevent, 'CPU'), count(*)
 		from pp_activity group by 1" postgres >"$TMP/psa.counts" 2>>"$TMP/pgcall.log"
 	local snapshots
@@ -252,46 +255,81 @@ pg_wait_running() {
 		END { printf "%.2f", t ? 100 * w / t : 0 }' "$1"
 }
 
-# The pgbench backends on a CPU in their samples as their schedstat says
-# (issue 41): at -d 1ms, each backend's R (running) share against the
-# time its schedstat counts on a CPU over the seconds the profiler samples
-# (not its start, nor its naming after); and, in that run and in the main
-# one (10 ms), none of their running samples in a blocking wait's kernel
-# frames.  The issue asks for 2.5 points; at 1 ms the shares read 0 to 4
-# points under schedstat's (4 backends, 5 runs), at 10 ms 1 to 7: make
-# truth holds 5 at 1 ms, and 10 ms is not checked yet.
-pg_running_test() {
-	local backends=$1 b d line="" ok=1 tol max run_p run_t n t0 t1 wait1 wait10
-	if timing_only "PostgreSQL backends on a CPU against their schedstat"; then return; fi
-	tol=$(pick 8 5)
-	max=1
+# sched_running OUT DELAY SPAN PID...: each PID's share of the wall time
+# on a CPU by its schedstat, from DELAY s on for SPAN s (the seconds a
+# profiler started with it samples, not its start nor its naming after):
+# "PID SHARE" lines in OUT, "PID -" for one that ended.
+sched_running() {
+	local out=$1 delay=$2 span=$3 b t0 t1
+	shift 3
 	local -A r0 r1
+	sleep "$delay"
+	for b in "$@"; do read -r r0[$b] _ <"/proc/$b/schedstat" || r0[$b]=; done
+	t0=$(date +%s%N)
+	sleep "$span"
+	for b in "$@"; do read -r r1[$b] _ <"/proc/$b/schedstat" || r1[$b]=; done
+	t1=$(date +%s%N)
+	for b in "$@"; do
+		if [ -z "${r0[$b]}" ] || [ -z "${r1[$b]}" ]; then echo "$b -"; continue; fi
+		awk -v b="$b" -v r=$((r1[$b] - r0[$b])) -v w=$((t1 - t0)) 'BEGIN { printf "%s %.1f\n", b, 100 * r / w }'
+	done >"$out"
+}
+
+# running_against_sched FOLDED SCHED: per backend of SCHED (sched_running),
+# "PID PROFILE SCHEDSTAT SAMPLES" - its R (running) share in FOLDED.
+running_against_sched() {
+	local b run_t run_p
+	while read -r b run_t; do
+		grep "^postgres\[$b\] " "$1" >"$1.$b"
+		run_p=$(share "$1.$b" ';R .running.;')
+		echo "$b $run_p $run_t $(total "$1.$b")"
+	done <"$2"
+}
+
+# The pgbench backends on a CPU in their samples as their schedstat says
+# (issue 41): each backend's R (running) share against the time its
+# schedstat counts on a CPU.  At 1 ms (5 s, 5000 samples a backend) each
+# backend's; at 10 ms (the main run, 1000 a backend: a share's sampling
+# error alone is 1.4 points) the four backends' mean.  And, in both runs,
+# none of their running samples in a blocking wait's kernel frames.
+# Measured: 0.1 to 2.0 points over schedstat at 1 ms, -4.4 to +4.4 for a
+# backend at 10 ms (their mean within 1.5).  make truth holds the issue's
+# 2.5 points, make check 5.
+pg_running_test() {
+	local backends=$1 b line="" ok=1 tol max rc n run_p run_t sum_p=0 sum_t=0 k=0
+	if timing_only "PostgreSQL backends on a CPU against their schedstat"; then return; fi
+	tol=$(pick 5 2.5)
+	max=1
 	"$PP" -p "$PG_PM" --subprocesses -d 1ms -t 5s -o "$TMP/pgrun.folded" 2>"$TMP/pgrun.err" &
 	local pp=$!
-	sleep 0.5
-	for b in $backends; do read -r r0[$b] _ <"/proc/$b/schedstat" || r0[$b]=; done
-	t0=$(date +%s%N)
-	sleep 4
-	for b in $backends; do read -r r1[$b] _ <"/proc/$b/schedstat" || r1[$b]=; done
-	t1=$(date +%s%N)
+	sched_running "$TMP/pgrun.sched" 0.5 4 $backends
 	wait $pp
-	local rc=$?
-	for b in $backends; do
-		if [ -z "${r0[$b]}" ] || [ -z "${r1[$b]}" ]; then ok=0; line="$line $b: no schedstat;"; continue; fi
-		run_t=$(awk -v r=$((r1[$b] - r0[$b])) -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * r / w }')
-		grep "^postgres\[$b\] " "$TMP/pgrun.folded" >"$TMP/pgrun.$b.folded"
-		run_p=$(share "$TMP/pgrun.$b.folded" ';R .running.;')
-		n=$(total "$TMP/pgrun.$b.folded")
-		[ "$n" -ge 2000 ] && near "$run_p" "$run_t" "$tol" || ok=0
+	rc=$?
+	while read -r b run_p run_t n; do
+		[ "$run_t" != - ] && [ "$n" -ge 2000 ] && near "$run_p" "$run_t" "$tol" || ok=0
 		line="$line $b: ${run_p}% (schedstat ${run_t}%) of $n;"
-	done
-	local re
-	re="^postgres\\[($(echo "$backends" | paste -sd'|'))\\] client backend"
-	wait1=$(pg_wait_running "$TMP/pgrun.folded" "$re")
-	wait10=$(pg_wait_running "$TMP/pg.folded" "$re")
+	done < <(running_against_sched "$TMP/pgrun.folded" "$TMP/pgrun.sched")
 	if [ $rc = 0 ] && [ $ok = 1 ]; then
 		pass "PostgreSQL $PGMAJOR, pgbench -c 4, -d 1ms: each backend's running share within $tol points of its schedstat:$line"
 	else tfail "PostgreSQL $PGMAJOR, pgbench -c 4, -d 1ms: backends' running share" "within $tol points of schedstat, profiler exit $rc:$line" "$TMP/pgrun.folded"; fi
+	line="" ok=1
+	while read -r b run_p run_t n; do
+		[ "$run_t" != - ] && [ "$n" -ge 500 ] || ok=0
+		line="$line $b: ${run_p}% (schedstat ${run_t}%) of $n;"
+		sum_p=$(awk -v a="$sum_p" -v b="$run_p" 'BEGIN { print a + b }')
+		sum_t=$(awk -v a="$sum_t" -v b="${run_t/-/0}" 'BEGIN { print a + b }')
+		k=$((k + 1))
+	done < <(running_against_sched "$TMP/pg.folded" "$TMP/pg.sched")
+	local mean_p mean_t
+	mean_p=$(awk -v a="$sum_p" -v k="$k" 'BEGIN { printf "%.1f", k ? a / k : 0 }')
+	mean_t=$(awk -v a="$sum_t" -v k="$k" 'BEGIN { printf "%.1f", k ? a / k : 0 }')
+	if [ "$k" = 4 ] && [ $ok = 1 ] && near "$mean_p" "$mean_t" "$tol"; then
+		pass "PostgreSQL $PGMAJOR, pgbench -c 4, -d 10ms: the backends' mean running share ${mean_p}% within $tol points of schedstat's ${mean_t}%:$line"
+	else tfail "PostgreSQL $PGMAJOR, pgbench -c 4, -d 10ms: the backends' mean running share" "${mean_p}% within $tol points of schedstat's ${mean_t}%:$line" "$TMP/pg.folded"; fi
+	local re wait1 wait10
+	re="^postgres\\[($(echo "$backends" | paste -sd'|'))\\] client backend"
+	wait1=$(pg_wait_running "$TMP/pgrun.folded" "$re")
+	wait10=$(pg_wait_running "$TMP/pg.folded" "$re")
 	if [ $rc = 0 ] && atleast "$max" "$wait1" && atleast "$max" "$wait10"; then
 		pass "PostgreSQL $PGMAJOR, pgbench -c 4: backends' running samples in a blocking wait's kernel frames ${wait1}% at 1 ms, ${wait10}% at 10 ms (<= $max%)"
 	else fail "PostgreSQL $PGMAJOR, pgbench -c 4: backends' running samples in a blocking wait's kernel frames" "${wait1}% at 1 ms, ${wait10}% at 10 ms (<= $max%)" "$TMP/pgrun.folded"; fi
