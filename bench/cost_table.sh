@@ -15,6 +15,16 @@
 # over the rounds: the share of its time the target lost, the profiler's
 # CPU as a share of the machine, and the sampling rate achieved.
 #
+# Then a thread that enters the kernel every few microseconds (sysmix,
+# 1 us of user work between 4 KiB preads; issue 41) at 1 ms and 100 us:
+# followed to its CPU (placement.h), and, for comparison, pinned to CPU 0
+# with the profiler on CPU 1, stopped from afar (as before issue 41, and
+# wherever the sampler may not follow: not root, one CPU allowed).
+# Rounds interleaved.  Reported: the work it lost (its loops against the
+# same round's unprofiled run, pinned alike), the profiler's CPU per
+# sample and of the machine, and the truth bought: user_work's share in
+# the profile against its own clock.
+#
 # Then a server's shape: 1000 threads waking every 0.5 s (many_threads
 # ... nap) at 10 ms and 1 ms: the share of ticks sampled, the profiler's
 # CPU, and its CPU per thread per round.
@@ -99,6 +109,53 @@ END {
 			kk[2], (kk[3] == "none" ? "none" : "--max-overhead " kk[3]), median(l, m), median(c, m), median(r, m)
 	}
 }' "$OUT/rows"
+
+# A thread between fast system calls: followed to its CPU (unpinned, as
+# the profiler runs by default), and stopped from afar (the profiler kept
+# off its CPU with taskset: what it did before it followed such threads).
+SM=build/test/targets/sysmix
+sm_run() { # CONFIG ROUND
+	local c=$1 r=$2 out=$OUT/sm.$1.$2 pp=() tgt=("$SM")
+	case $c in
+	*-apart) pp=(taskset -c 1) tgt=(taskset -c 0 "$SM") ;;
+	esac
+	case $c in
+	none) "$SM" "$SECS" >"$out" 2>/dev/null || true ;;
+	none-apart) taskset -c 0 "$SM" "$SECS" >"$out" 2>/dev/null || true ;;
+	*)
+		"${pp[@]}" "$PP" -v -d "${c%-apart}" -o "$OUT/sm.folded" -- "${tgt[@]}" "$SECS" >"$out" 2>"$out.err" || true
+		awk '{ n = $NF; t += n; if ($0 ~ /;user_work(;| )/) m += n } END { printf "%.1f\n", t ? 100 * m / t : 0 }' \
+			"$OUT/sm.folded" >"$out.user"
+		;;
+	esac
+}
+if [ "$(nproc)" -ge 2 ]; then
+	echo
+	echo "| sysmix (a pread every ~2 us) | work lost | profiler CPU per sample | profiler CPU (of the machine) | user_work, profile / its clock |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	for r in $(seq "$ROUNDS"); do
+		for c in none none-apart 1ms 100us 1ms-apart 100us-apart; do sm_run "$c" "$r"; done
+	done
+	for c in 1ms 100us 1ms-apart 100us-apart; do
+		base=none
+		[ "$c" = "${c%-apart}" ] || base=none-apart
+		for r in $(seq "$ROUNDS"); do
+			per=$(sed -n 's/^  profiler CPU *\([0-9.]*\) us per sample, \([0-9.]*\)%.*/\1 \2/p' "$OUT/sm.$c.$r.err")
+			echo "$(field "$OUT/sm.$base.$r" loops) $(field "$OUT/sm.$c.$r" loops) ${per:-0 0}" \
+				"$(sed -n 's/^user_share=\([0-9.]*\).*/\1/p' "$OUT/sm.$c.$r") $(cat "$OUT/sm.$c.$r.user")"
+		done | awk -v c="$c" '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+		}
+		{ n++; lost[n] = $1 > 0 ? 100 * (1 - $2 / $1) : 0; per[n] = $3; cpu[n] = $4; own[n] = 100 * $5; prof[n] = $6 }
+		END {
+			split(c, k, "-")
+			printf "| -d %s, %s | %.1f %% | %.1f us | %.2f %% | %.1f / %.1f |\n", k[1],
+				(k[2] == "apart" ? "stopped from another CPU" : "followed to its CPU"),
+				median(lost, n), median(per, n), median(cpu, n), median(prof, n), median(own, n) }'
+	done
+fi
 
 # A thousand threads.
 echo
