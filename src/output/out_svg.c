@@ -42,6 +42,9 @@
 #define CHAR_W 7.2     /* monospace at 12 px: 0.6 em */
 #define PAD 10         /* left and right */
 #define TOP 62         /* title, subtitle, buttons */
+#define TITLE_CHAR_W 10.2 /* the title's monospace at 17 px */
+#define SEARCH_ROOM 58    /* "Search" at the title's right, and a gap */
+#define RESET_ROOM 101    /* "Reset search" at the subtitle's right, and a gap */
 #define BOTTOM 34      /* the details line */
 
 struct open_frame {
@@ -380,15 +383,14 @@ static const char svg_script[] =
 	"})();\n"
 	"]]></script>\n";
 
-/* "db (PID 1234), every 10 ms, 5913 samples in 3.0 s" */
+/* "db (PID 1234), every 10 ms, 5913 samples in 3.0 s" (as is: escaped
+ * when written) */
 static void write_run_subtitle(FILE *f, const struct profile *p)
 {
 	char interval[32];
 	format_ns(interval, sizeof(interval), p->interval_ns);
-	if (p->target && p->target[0]) {
-		xml_escape(f, p->target, SIZE_MAX);
-		fputs(", ", f);
-	}
+	if (p->target && p->target[0])
+		fprintf(f, "%s, ", p->target);
 	fprintf(f, "every %s, %" PRIu64 " samples", interval, p->total_samples);
 	if (p->duration_ns >= 1000000000ULL)
 		fprintf(f, " in %.1f s", (double)p->duration_ns / 1e9);
@@ -399,12 +401,34 @@ static void write_run_subtitle(FILE *f, const struct profile *p)
 /* What a differential graph shows: whose widths, whose change. */
 static void write_diff_subtitle(FILE *f, const struct stack_diff *d)
 {
-	fputs("widths: ", f);
-	xml_escape(f, d->after_name, SIZE_MAX);
-	fprintf(f, " (%" PRIu64 " samples); red grew, blue shrank since ", d->total_after);
-	xml_escape(f, d->before_name, SIZE_MAX);
-	fprintf(f, " (%" PRIu64 " samples), %s", d->total_before,
+	fprintf(f, "widths: %s (%" PRIu64 " samples); red grew, blue shrank since %s (%" PRIu64
+		   " samples), %s",
+		d->after_name, d->total_after, d->before_name, d->total_before,
 		d->raw ? "in samples" : "in shares of each total");
+}
+
+/* How many characters of char_w pixels fit in room pixels (at least 10). */
+static size_t chars_in(double room, double char_w)
+{
+	double fit = room / char_w;
+	return fit < 10 ? 10 : (size_t)fit;
+}
+
+/* The text of a header line, escaped: whole when it has at most max
+ * characters; else its first max - 2 and "..", the whole text its
+ * tooltip (a long command line ran under the Search button, a whole
+ * instance's subtitle under Reset search). */
+static void write_fitted(FILE *f, const char *text, size_t max)
+{
+	if (utf8_chars(text) <= max) {
+		xml_escape(f, text, SIZE_MAX);
+		return;
+	}
+	fputs("<title>", f);
+	xml_escape(f, text, SIZE_MAX);
+	fputs("</title>", f);
+	xml_escape(f, text, max - 2);
+	fputs("..", f);
 }
 
 static void write_header(FILE *f, const struct profile *p, const struct svg_layout *l,
@@ -420,19 +444,33 @@ static void write_header(FILE *f, const struct profile *p, const struct svg_layo
 	fputs(svg_style, f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f2\"/>\n", width,
 		l->height);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (m) {
+		if (l->diff) /* what its colours measure, first */
+			fputs(l->diff->raw ? "Change in samples: " : "Change in shares of each total: ", m);
+		fputs(p->command && p->command[0] ? p->command : "ptrace_profiler", m);
+		fputc('\0', m);
+		if (l->diff)
+			write_diff_subtitle(m, l->diff);
+		else
+			write_run_subtitle(m, p);
+		if (l->omitted)
+			fprintf(m, "; %" PRIu64 " frame%s narrower than %.2g px not drawn", l->omitted,
+				l->omitted == 1 ? "" : "s", l->min_width);
+		fputc('\0', m);
+	}
+	bool ok = m && fclose(m) == 0;
+	const char *title = ok ? text : "ptrace_profiler";
+	const char *subtitle = ok ? text + strlen(text) + 1 : "";
+	double room = (double)width - 2 * PAD;
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\">", PAD);
-	if (l->diff) /* what its colours measure, first */
-		fputs(l->diff->raw ? "Change in samples: " : "Change in shares of each total: ", f);
-	xml_escape(f, p->command && p->command[0] ? p->command : "ptrace_profiler", SIZE_MAX);
+	write_fitted(f, title, chars_in(room - SEARCH_ROOM, TITLE_CHAR_W));
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
-	if (l->diff)
-		write_diff_subtitle(f, l->diff);
-	else
-		write_run_subtitle(f, p);
-	if (l->omitted)
-		fprintf(f, "; %" PRIu64 " frame%s narrower than %.2g px not drawn", l->omitted,
-			l->omitted == 1 ? "" : "s", l->min_width);
+	write_fitted(f, subtitle, chars_in(room - RESET_ROOM, CHAR_W));
 	fputs("</text>\n", f);
+	free(text);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"22\" text-anchor=\"end\">Search</text>\n",
 		width - PAD);
 	fprintf(f, "<text id=\"clearsearch\" class=\"btn hid\" x=\"%u\" y=\"40\" text-anchor=\"end\">Reset search</text>\n",

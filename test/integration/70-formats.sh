@@ -62,6 +62,21 @@ if [ -n "$CHROMIUM" ]; then
 	if [ "$blank" -gt 0 ] && [ "$shot" -gt $((blank * 5)) ]; then
 		pass "formats: svg screenshot is not blank ($shot bytes of PNG, a blank page $blank)"
 	else fail "formats: svg screenshot" "$shot bytes of PNG, a blank page $blank"; fi
+	# The header as seen: a command line of 300 characters (issue 34: one
+	# ran under the Search button) stays clear of Search, and the
+	# subtitle of Reset search, measured by the browser's own layout.
+	"$PP" -d 1ms -o "$F/long.svg" -- sleep $(printf '0.005 %.0s' $(seq 1 56)) 2>"$F/long.err"
+	# (a script of ours in a copy: the boxes of the header's texts, Reset
+	# search shown)
+	sed 's|</svg>|<script>window.addEventListener("load", function () { var c = document.getElementById("clearsearch"); c.classList.remove("hid"); var t = document.getElementById("title").getBBox(), s = document.getElementById("search").getBBox(), u = document.getElementById("subtitle").getBBox(), r = c.getBBox(), d = document.documentElement; d.setAttribute("data-gap-title", Math.round(s.x - t.x - t.width)); d.setAttribute("data-gap-subtitle", Math.round(r.x - u.x - u.width)); });</script></svg>|' \
+		"$F/long.svg" >"$F/long-measured.svg"
+	chrome "$F/c4" --dump-dom "file://$F/long-measured.svg" >"$F/long-dom.txt"
+	gap1=$(sed -n 's/.*data-gap-title="\(-\{0,1\}[0-9]*\)".*/\1/p' "$F/long-dom.txt" | head -n 1)
+	gap2=$(sed -n 's/.*data-gap-subtitle="\(-\{0,1\}[0-9]*\)".*/\1/p' "$F/long-dom.txt" | head -n 1)
+	cut=$(grep -c '<text id="title" x="10" y="22"><title>[^<]*ptrace_profiler -d 1ms -o [^<]* -- sleep 0.005 [^<]*0.005</title>' "$F/long.svg")
+	if [ -n "$gap1" ] && [ "$gap1" -ge 4 ] && [ -n "$gap2" ] && [ "$gap2" -ge 4 ] && [ "$cut" = 1 ]; then
+		pass "formats: svg in chromium: a 300-character command line cut ${gap1} px before Search (whole in its tooltip), the subtitle ${gap2} px before Reset search"
+	else fail "formats: svg header in chromium" "title ${gap1:-?} px before Search, subtitle ${gap2:-?} px before Reset search (>= 4 each), the command cut with a tooltip: $cut (1)" "$F/long.err"; fi
 else
 	skip "formats: svg in a browser" "chromium not installed (apt-get install chromium)"
 fi

@@ -434,6 +434,29 @@ static void header_tells_the_run(void **state)
 	assert_non_null(strstr(svg, ">db (PID 42), every 1ms, 200 samples in 99.0 ms</text>"));
 	assert_non_null(strstr(svg, "data-total=\"200\""));
 	free(svg);
+
+	/* A command line longer than the room left of Search (1180 px less
+	 * 58, 10.2 px a character: 110) is cut, whole in its tooltip; so is
+	 * a subtitle longer than the room left of Reset search (149). */
+	char cmd[301], target[241];
+	memset(cmd, 'c', 300);
+	cmd[300] = '\0';
+	memset(target, 't', 240);
+	target[240] = '\0';
+	fx.p.command = cmd;
+	fx.p.target = target;
+	svg = svg_of(fixture_profile(&fx), NULL);
+	char want[512];
+	snprintf(want, sizeof(want), "<text id=\"title\" x=\"10\" y=\"22\"><title>%s</title>%.108s..</text>",
+		 cmd, cmd);
+	assert_non_null(strstr(svg, want));
+	snprintf(want, sizeof(want), "<text id=\"subtitle\" x=\"10\" y=\"40\"><title>%s, every 1ms, 200 samples in 99.0 ms</title>%.147s..</text>",
+		 target, target);
+	assert_non_null(strstr(svg, want));
+	struct xml_check x;
+	if (xml_wellformed(svg, &x))
+		fail_msg("not well-formed: %s", x.err);
+	free(svg);
 	fixture_free(&fx);
 }
 
