@@ -4,7 +4,7 @@
  *   	0 do_nanosleep ([kernel.kallsyms])
  *   	0 work ([unknown])
  *   	0 main ([unknown])
- *   	0 S (sleeping) ([unknown])
+ *   	0 S [sleeping] ([unknown])
  *   	(blank line)
  *
  * The header is "comm pid/tid time: period event:" (perf_comm: the comm
@@ -16,8 +16,10 @@
  * [kernel.kallsyms], which is how stackcollapse-perf.pl (--kernel, --all)
  * and FlameScope tell them and put "_[k]" back; everything else is in
  * [unknown].  The application and OS state come last, as the outermost
- * frames, so a collapse of this text gives the folded output's stacks
- * (thread, states, code).
+ * frames, their annotation in brackets ("R [running]": the collapse cuts
+ * a name at its first '('), then the root where it is more than the comm,
+ * so that a collapse of this text gives the folded output's stacks
+ * (thread, states, code) under the comm.
  */
 #include "output/output.h"
 #include "output/output_util.h"
@@ -35,14 +37,34 @@ struct perf_pass {
 	uint64_t last_us;
 };
 
-static void frame_line(FILE *f, const char *name, bool kernel)
+static void frame_line(FILE *f, const char *name, enum frame_kind kind)
 {
 	fputs("\t0 ", f);
-	if (kernel)
-		fwrite(name, 1, strlen(name) - 4, f); /* without "_[k]" */
-	else
-		fputs(name, f);
-	fputs(kernel ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
+	size_t len = strlen(name);
+	const char *open = NULL;
+	if (kind == FRAME_KERNEL) {
+		len -= 4; /* without "_[k]" */
+	} else if ((kind == FRAME_OS_STATE || kind == FRAME_APP_STATE) && len > 3 &&
+		   name[len - 1] == ')' && strncmp(name, "query=", 6) != 0) {
+		/* its last " (": stackcollapse-perf.pl cuts a name at its first
+		 * '(' (C++ and Java signatures), so "R (running)" and
+		 * "Client:ClientRead (PostgreSQL state)" would read "R " and
+		 * "Client:ClientRead ": the annotation goes in brackets */
+		for (const char *q = name + len - 2; q > name; q--)
+			if (q[0] == '(' && q[-1] == ' ') {
+				open = q;
+				break;
+			}
+	}
+	if (open) {
+		fwrite(name, 1, (size_t)(open - name), f);
+		fputc('[', f);
+		fwrite(open + 1, 1, len - 2 - (size_t)(open - name), f);
+		fputc(']', f);
+	} else {
+		fwrite(name, 1, len, f);
+	}
+	fputs(kind == FRAME_KERNEL ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
 }
 
 /* Is cp white space to a reader's \s: JavaScript's (speedscope) takes
@@ -102,9 +124,12 @@ static int perf_one(const struct profile_sample *s, void *arg)
 	fprintf(f, " %d/%d %" PRIu64 ".%06" PRIu64 ": 1 wall:\n", (int)t->pid, (int)t->tid,
 		us / 1000000, us % 1000000);
 	size_t code = frame_code_start(pp->frames, n);
-	for (size_t i = n; i-- > 1;)
-		frame_line(f, pp->frames[i],
-			   i >= code && frame_kind_at(pp->frames, code, i) == FRAME_KERNEL);
+	/* the root too, outermost, where it says more than the comm: a
+	 * backend's type, a process's pid ("postgres[4242] client backend") */
+	const char *comm = t->name && t->name[0] ? t->name : n ? pp->frames[0] : "?";
+	size_t last = n && strcmp(pp->frames[0], comm) != 0 ? 0 : 1;
+	for (size_t i = n; i-- > last;)
+		frame_line(f, pp->frames[i], frame_kind_at(pp->frames, code, i));
 	fputc('\n', f);
 	return ferror(f) ? -1 : 0;
 }

@@ -8,13 +8,6 @@
 # (out_perf.c's comm).  FlameGraph is not in Debian: its scripts are found
 # on PATH or in FLAMEGRAPH_DIR, and their checks skipped without them.
 
-# fg_tool NAME: FlameGraph's script NAME, or nothing.
-fg_tool() {
-	local t
-	t=$(command -v "$1" || true)
-	[ -z "$t" ] && [ -x "${FLAMEGRAPH_DIR:-}/$1" ] && t=$FLAMEGRAPH_DIR/$1
-	echo "$t"
-}
 # utf8_ok FILE: is FILE valid UTF-8?
 utf8_ok() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
 # roots FILE: the first frames of a folded file, one each, sorted.

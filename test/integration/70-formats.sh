@@ -119,6 +119,26 @@ ordered=$(awk '/: 1 wall:$/ { t = $(NF - 2); sub(":", "", t); if (t + 0 < last) 
 if [ "$blocks" = 2000 ] && [ "$ordered" = 0 ]; then pass "formats: perf-script has 2000 blocks, time never goes back"
 else fail "formats: perf-script" "$blocks blocks (2000), $ordered times going back"; fi
 
+# perf-script through FlameGraph's own stackcollapse-perf.pl: the roots,
+# events and states whole (issue 34: the script cuts a name at its first
+# '(', and "R (running)" read "R ").
+SC=$(fg_tool stackcollapse-perf.pl)
+if [ -n "$SC" ]; then
+	"$SC" --all "$F/demo.perf-script" >"$F/demo.collapsed" 2>"$F/collapse.err"
+	# each stack's root, events and state, and its count: the folded
+	# output's, its annotations in brackets
+	heads() { awk -v open="$2" '{ n = split($0, f, ";"); c = f[n]; sub(/.* /, "", c); h = f[1]
+		for (i = 2; i < n; i++) { h = h ";" f[i]; if (index(f[i], open) == 2) break }
+		s[h] += c } END { for (h in s) print h, s[h] }' "$1" | sort; }
+	heads "$F/demo.folded" " (" | sed 's/ (\([^;()]*\))\(;\| [0-9]*$\)/ [\1]\2/g' >"$F/heads.want"
+	heads "$F/demo.collapsed" " [" >"$F/heads.got"
+	if [ -s "$F/heads.want" ] && cmp -s "$F/heads.want" "$F/heads.got" && [ "$(total "$F/demo.collapsed")" = 2000 ]; then
+		pass "formats: perf-script through stackcollapse-perf.pl --all: 2000 samples, each stack's root, event and state whole ($(wc -l <"$F/heads.got") of them)"
+	else fail "formats: perf-script through stackcollapse-perf.pl" "roots, events and states: $(diff "$F/heads.want" "$F/heads.got" | head -n 6 | tr '\n' '|')" "$F/demo.collapsed"; fi
+else
+	skip "formats: perf-script through stackcollapse-perf.pl" "stackcollapse-perf.pl is not installed (not in Debian: put FlameGraph's directory in FLAMEGRAPH_DIR)"
+fi
+
 # The real binary: one run per format on the same target, each file read
 # by its own tool, its samples counted against the run's summary.
 if [ "$CAN_ATTACH" = 1 ]; then

@@ -103,8 +103,7 @@ diff_runs() {
 
 	# FlameGraph's own reader of the two counts, where it is installed
 	local fg
-	fg=$(command -v flamegraph.pl || true)
-	[ -z "$fg" ] && [ -x "${FLAMEGRAPH_DIR:-}/flamegraph.pl" ] && fg=$FLAMEGRAPH_DIR/flamegraph.pl
+	fg=$(fg_tool flamegraph.pl)
 	if [ -z "$fg" ]; then
 		skip "--diff read by flamegraph.pl" "flamegraph.pl is not installed (not in Debian: put FlameGraph's directory in FLAMEGRAPH_DIR)"
 	elif "$fg" "$D/shift.two" >"$D/fg.svg" 2>"$D/fg.err" && grep -q '<title>work_a ([0-9,]* samples, [0-9.]*%; +' "$D/fg.svg" &&

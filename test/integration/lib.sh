@@ -143,6 +143,14 @@ total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
+# fg_tool NAME: FlameGraph's script NAME (on PATH, or in FLAMEGRAPH_DIR:
+# FlameGraph is no Debian package), or nothing.
+fg_tool() {
+	local t
+	t=$(command -v "$1" || true)
+	[ -z "$t" ] && [ -x "${FLAMEGRAPH_DIR:-}/$1" ] && t=$FLAMEGRAPH_DIR/$1
+	echo "$t"
+}
 # readings PID OUT: every second while PID lives, "SECONDS RSS_KB FDS" (its
 # resident set and open descriptors) appended to OUT, SECONDS from now.
 readings() {

@@ -1,6 +1,7 @@
 /* Unit tests: perf-script text - the exact block, time that never goes
  * back, lines the importers' patterns take, and a collapse of it (as
- * stackcollapse-perf.pl --all does) that gives back the folded output. */
+ * stackcollapse-perf.pl --all does, its tidying of names included) that
+ * gives back the folded output's stacks, states and roots whole. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <regex.h>
@@ -48,14 +49,14 @@ static void exact_blocks(void **state)
 		"\t0 work ([unknown])\n"
 		"\t0 main ([unknown])\n"
 		"\t0 _start ([unknown])\n"
-		"\t0 S (sleeping) ([unknown])\n"
-		"\t0 event=log file sync (Oracle state) ([unknown])\n"
+		"\t0 S [sleeping] ([unknown])\n"
+		"\t0 event=log file sync [Oracle state] ([unknown])\n"
 		"\n"
 		"db_main 100/100 1764000000.125456: 1 wall:\n"
 		"\t0 mix_[i] ([unknown])\n"
 		"\t0 cpu_work ([unknown])\n"
 		"\t0 main ([unknown])\n"
-		"\t0 R (running) ([unknown])\n"
+		"\t0 R [running] ([unknown])\n"
 		"\n");
 	free(text);
 	fixture_free(&fx);
@@ -190,8 +191,36 @@ static void comm_read_back_whole(void **state)
 	fixture_free(&fx);
 }
 
+/* What stackcollapse-perf.pl does to a frame's name by default (its
+ * "generic tidy"): ';' becomes ':', quotes go, and everything from the
+ * first '(' on is cut - unless that '(' opens "(anonymous namespace)", or
+ * the name looks like a Go method ("pkg.(*T).M"). */
+static void tidy(char *name)
+{
+	for (char *c = name; *c; c++)
+		if (*c == ';')
+			*c = ':';
+	char *w = name;
+	for (char *c = name; *c; c++)
+		if (*c != '"' && *c != '\'')
+			*w++ = *c;
+	*w = '\0';
+	regex_t go;
+	regcomp(&go, "\\.\\(.*\\)\\.", REG_EXTENDED | REG_NOSUB);
+	bool is_go = regexec(&go, name, 0, NULL, 0) == 0;
+	regfree(&go);
+	if (is_go)
+		return;
+	for (char *c = name; (c = strchr(c, '(')); c++)
+		if (strncmp(c, "(anonymous namespace)", 21) != 0) {
+			*c = '\0';
+			return;
+		}
+}
+
 /* stackcollapse-perf.pl --all, in short: the comm is the root, then the
- * frames outermost first; a frame in [kernel.kallsyms] gets "_[k]". */
+ * frames outermost first, each tidied; a frame in [kernel.kallsyms] gets
+ * "_[k]". */
 static char *collapse(const char *text)
 {
 	struct { char *stack; long count; } lines[256];
@@ -215,6 +244,7 @@ static char *collapse(const char *text)
 			char *name = strchr(line, ' ') + 1, *mod = strrchr(line, '(');
 			mod[-1] = '\0';
 			bool kernel = strcmp(mod, "(" "[kernel.kallsyms])") == 0;
+			tidy(name);
 			char tmp[2 * sizeof(stack)];
 			snprintf(tmp, sizeof(tmp), "%s%s%s%s", name, kernel ? "_[k]" : "", stack[0] ? ";" : "", stack);
 			assert_true(strlen(tmp) < sizeof(stack));
@@ -269,17 +299,33 @@ static void collapses_to_the_folded_output(void **state)
 		if (i % 2)
 			fixture_sample(&fx, w, i * 1000000 + 7, 2000000, SLEEP);
 	}
+	/* a root that says more than the comm: it follows the comm; a C++
+	 * signature is cut at its '(' as perf's own names are */
+	size_t b = fixture_thread(&fx, 300, 300, "pg", "postgres");
+	fixture_sample(&fx, b, 60000000, 1000000, (const char *[]){ "postgres[300] client backend",
+			"Client:ClientRead (PostgreSQL state)", "S (sleeping)", "main",
+			"ns::read(int) const", "(anonymous namespace)::f", NULL });
 	const struct profile *p = fixture_profile(&fx);
 	char *perf = write_as(p, FORMAT_PERF_SCRIPT);
-	char *folded = write_as(p, FORMAT_FOLDED);
 	char *collapsed = collapse(perf);
-	assert_string_equal(collapsed, folded);
+	/* the folded output's stacks, the states' and events' annotations in
+	 * brackets: whole */
+	assert_string_equal(collapsed,
+		"db_main;D [disk sleep];main;[libc.so.6];io_schedule_[k] 10\n"
+		"db_main;R [running];main;cpu_work;mix_[i] 40\n"
+		"db_writer;event=log file sync [Oracle state];S [sleeping];_start;main;work;"
+		"entry_SYSCALL_64_after_hwframe_[k];do_nanosleep_[k] 25\n"
+		"postgres;postgres[300] client backend;Client:ClientRead [PostgreSQL state];"
+		"S [sleeping];main;ns::read;(anonymous namespace)::f 1\n");
+	char *folded = write_as(p, FORMAT_FOLDED); /* (its spellings, for the record) */
+	assert_non_null(strstr(folded, "postgres[300] client backend;Client:ClientRead (PostgreSQL state);"
+				       "S (sleeping);main;ns::read(int) const;(anonymous namespace)::f 1\n"));
 	/* and stap: the same samples, one block each */
 	char *stap = write_as(p, FORMAT_STAP);
 	size_t blocks = 0;
 	for (const char *s = strstr(stap, "\n1\n\n"); s; s = strstr(s + 1, "\n1\n\n"))
 		blocks++;
-	assert_int_equal(blocks, 75);
+	assert_int_equal(blocks, 76);
 	assert_non_null(strstr(stap, " 0x0000000000000000 : io_schedule_[k]+0x0\n"
 				     " 0x0000000000000000 : [libc.so.6]+0x0\n"
 				     " 0x0000000000000000 : main+0x0\n"
