@@ -21,7 +21,6 @@
 #define MAX_TARGETS 4096 /* processes in one run, with --subprocesses */
 #define MAX_TIDS 256
 
-/* What a run does (modes.h). */
 /* --group-by: what a stack's root frame names (docs/usage.md). */
 enum group_by {
 	GROUP_PID,   /* each process (and thread): "postgres[1234] client backend" */
@@ -34,6 +33,7 @@ enum group_by {
  * type (its value: the root frame, as a label value may be). */
 #define GROUP_LABEL "backend_type"
 
+/* What a run does (modes.h). */
 enum run_mode {
 	MODE_RECORD,  /* sample the target, write its profile (the default) */
 	MODE_DIFF,    /* --diff BEFORE AFTER: two profiles compared, no target */

@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Splits "1.5ms" into an exact decimal value times a unit, without floating
- * point: 1.5ms = 15 * 10^5 ns.  Returns -1 on anything but digits, at most
- * one '.', and one of the units (or none: ms). */
+/* (options.h) Digits with at most one '.', and '%' or nothing after them;
+ * the share above 0 and at most 100. */
 int parse_share(const char *text, double *out)
 {
 	size_t digits = text ? strspn(text, "0123456789.") : 0;
@@ -35,6 +34,9 @@ int parse_share(const char *text, double *out)
 	return 0;
 }
 
+/* Splits "1.5ms" into an exact decimal value times a unit, without floating
+ * point: 1.5ms = 15 * 10^5 ns.  Returns -1 on anything but digits, at most
+ * one '.', and one of the units (or none: ms). */
 int parse_interval(const char *text, uint64_t *ns_out)
 {
 	if (!text || !isdigit((unsigned char)text[0]))
