@@ -113,8 +113,9 @@ static int oracle_addresses_readable(const struct options *o, const struct targe
 	return 0;
 }
 
-/* --pg-wait-events on a server older than 14, which keeps no pointer to
- * its wait event: refused before sampling, as bad input is.  (Processes
+/* --pg-wait-events or --pg-queries on a server older than 14, which keeps
+ * no pointer to its wait event (nor a query id): refused before sampling,
+ * as bad input is.  (Processes
  * that are no PostgreSQL server at all are only warned about, by the
  * sampler: their samples say [no PostgreSQL state].) */
 static int pg_servers_supported(const struct options *o, const struct target *ts, size_t n,
@@ -235,7 +236,8 @@ static int check_targets(struct session *s)
 	const struct options *o = s->o;
 	char err[512];
 	if ((o->ksuseopc_addr && oracle_addresses_readable(o, &s->ts[0], err, sizeof(err)) != 0) ||
-	    (o->pg_wait_events && pg_servers_supported(o, s->ts, s->n, err, sizeof(err)) != 0)) {
+	    ((o->pg_wait_events || o->pg_queries) &&
+	     pg_servers_supported(o, s->ts, s->n, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "ptrace_profiler: %s\n", err);
 		release(s);
 		return 2;

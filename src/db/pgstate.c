@@ -96,8 +96,8 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 			else
 				pg_version_name(&out->version, name, sizeof(name));
 			snprintf(msg, msglen, "process %d runs PostgreSQL %s (%s), which has no " SYMBOL
-				 ": --pg-wait-events needs PostgreSQL %d or later", (int)pid, name, exe,
-				 PG_WAIT_FIRST_MAJOR);
+				 ": --pg-wait-events and --pg-queries need PostgreSQL %d or later",
+				 (int)pid, name, exe, PG_WAIT_FIRST_MAJOR);
 			return PG_PROBE_TOO_OLD;
 		}
 		char again[PATH_MAX];

@@ -28,6 +28,10 @@ pg_fake_tests() {
 	if [ $CAN_ATTACH = 1 ]; then
 		start "$T/fake_pg13"
 		bad_input "--pg-wait-events on PostgreSQL 13" "runs PostgreSQL 13.11" -p "$TPID" --pg-wait-events -n 5
+		# --pg-queries alone too (issue 31: it sampled on, exit 0, the
+		# warning blaming --pg-wait-events)
+		bad_input "--pg-queries on PostgreSQL 13" "--pg-wait-events and --pg-queries need PostgreSQL 14 or later" \
+			-p "$TPID" --pg-queries -n 5
 		if untouched "$TPID"; then pass "PostgreSQL 13 stand-in running and untraced after the refusal"
 		else fail "PostgreSQL 13 stand-in after the refusal" "$(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' ')"; fi
 		stop_target "$TPID"
