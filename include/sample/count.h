@@ -41,7 +41,7 @@ void count_app_into(struct sampler *s, struct process *p, struct observation *ob
 
 /* This round's observation of a thread: state (static), with the
  * memory's user frames or none, kernel frames packed (n_kernel), the
- * application state read now.  how says which path (tick trace). */
+ * application state read now. */
 void count_observe(struct sampler *s, struct process *p, struct sampled_thread *st,
 		   const char *state, bool user, const char *kernel, int n_kernel);
 
@@ -49,16 +49,34 @@ void count_observe(struct sampler *s, struct process *p, struct sampled_thread *
 void count_observe_memory(struct sampler *s, struct process *p, struct sampled_thread *st,
 			  const char *state);
 
+/* Which path counts a sample: the tick trace names it, and --no-idle
+ * reads two of them (count_now). */
+enum count_path {
+	COUNT_ROUND,     /* the round's own observation */
+	COUNT_FROZEN,    /* ticks of the round that found it held by our stop */
+	COUNT_STILL,     /* idle.h: a thread that had not run, counted together */
+	COUNT_STOP,      /* a stop's ticks, its trap collected in their round */
+	COUNT_LATE,      /* a stop's ticks, its trap collected after their round */
+	COUNT_WAITED,    /* ticks due while it waited for the CPU our round held */
+	COUNT_PARKED,    /* ticks of a thread R only because we aborted its wait */
+	COUNT_UNSTOPPED, /* a stop given up on: the ticks as the looks read them */
+	COUNT_OWED,      /* --max-overhead: refused ticks, with the next stop's stack */
+};
+
+/* Its name in the tick trace ("round", "frozen"...). */
+const char *count_path_name(enum count_path how);
+
 /* Counts count samples of a thread now, taken at ticks first_ns to
  * last_ns (evenly): the observation ob with user frames (n_frames,
- * complete) or none.  how names the path for the tick trace; "still"
- * (idle.h: ticks of a thread that had not run) also tells --no-idle that
- * they are asleep in the wait of its last sample.  With --no-idle a
- * sample in its idle wait is left out of the profile (and of the run's
- * samples), still the thread's own. */
+ * complete) or none, by the path how.  COUNT_STILL (idle.h: ticks of a
+ * thread that had not run) also tells --no-idle that they are asleep in
+ * the wait of its last sample, COUNT_FROZEN that they are its round's.
+ * With --no-idle a sample in its idle wait is left out of the profile
+ * (and of the run's samples), still the thread's own. */
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
-	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how);
+	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns,
+	       enum count_path how);
 
 /* The round has ended, standing for the ticks rt says (the last due at
  * last_ns): every observation of it is counted that many times - those

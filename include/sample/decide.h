@@ -106,6 +106,12 @@ enum thread_action decide(const struct tick_view *v, const struct thread_memory 
  * "T (stopped)". */
 const char *reported_state(char state, bool group_stop, bool on_cpu);
 
+/* reported_state's two states of a thread that runs, these very strings:
+ * a sample's state is told by identity (count.c: on a CPU, queued), not
+ * by its text, which is written only. */
+extern const char STATE_RUNNING[];  /* "R (running)" */
+extern const char STATE_RUNNABLE[]; /* "R (runnable)" */
+
 /* The state of a thread at the tick, for one its look finds R (look):
  * asleep (S, D) when the round began (first, its run count then
  * first_runs) and not put on a CPU since (runs, its count at the look),

@@ -447,7 +447,7 @@ static void swap_words(struct snapshot *sn, struct look_words *w)
 static void count_pending_ticks(struct sampler *s, struct process *p, struct sampled_thread *st,
 				struct pending_stop *ps, const struct unwound_frame *frames,
 				int n_frames, int complete, bool user_stack, bool user_if_blocked,
-				bool group_stop, bool on_cpu_by_runs, const char *how)
+				bool group_stop, bool on_cpu_by_runs, enum count_path how)
 {
 	for (int i = 0; i < ps->n_ticks; i++) {
 		struct pending_tick *pt = &ps->ticks[i];
@@ -496,7 +496,7 @@ void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thre
 	uint64_t ticks = 0;
 	for (int j = 0; j < ps->n_ticks; j++)
 		ticks += ps->ticks[j].count;
-	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, false, "unstopped");
+	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, false, COUNT_UNSTOPPED);
 	s->r->no_user_stack += ticks;
 	free(ps);
 }
@@ -577,7 +577,7 @@ static void count_parked(struct sampler *s, struct process *p, struct thread *th
 	}
 	ps->classify_by_runs = false;
 	count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, true, false,
-			    false, "parked");
+			    false, COUNT_PARKED);
 }
 
 /* What the stop cost the thread, for the summary, the frozen ticks
@@ -700,12 +700,12 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	}
 	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
 	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, blocked_ok,
-			    th->group_stop, on_cpu_by_runs, ps->at_once ? "stop" : "late");
+			    th->group_stop, on_cpu_by_runs, ps->at_once ? COUNT_STOP : COUNT_LATE);
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
-		struct observation ob = { .state = "R (runnable)", .user = c->copied };
+		struct observation ob = { .state = STATE_RUNNABLE, .user = c->copied };
 		count_app_into(s, p, &ob); /* its word, as its other ticks' */
 		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
-			  when->seen_ns, "waited");
+			  when->seen_ns, COUNT_WAITED);
 	}
 }
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sample/count.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,17 +474,28 @@ static bool sample_word(struct process *p, const struct sampled_thread *st,
  * sample: idle only by PostgreSQL's word. */
 static bool left_out(const struct sampler *s, const struct process *p,
 		     const struct sampled_thread *st, const struct observation *ob, bool word_ok,
-		     uint32_t word, const char *how)
+		     uint32_t word, enum count_path how)
 {
 	if (!s->o->no_idle)
 		return false;
 	if (ob == &st->obs)
 		return st->obs_idle;
-	if (strcmp(how, "frozen") == 0)
+	if (how == COUNT_FROZEN)
 		return st->obs_idle;
 	if (p->pg.server && word_ok && word)
 		return pg_wait_is_idle(p->pg.table, word, p->client, p->state);
-	return strcmp(how, "still") == 0 && ob->state[0] == 'S';
+	return how == COUNT_STILL && ob->state[0] == 'S';
+}
+
+const char *count_path_name(enum count_path how)
+{
+	static const char *const names[] = {
+		[COUNT_ROUND] = "round", [COUNT_FROZEN] = "frozen", [COUNT_STILL] = "still",
+		[COUNT_STOP] = "stop", [COUNT_LATE] = "late", [COUNT_WAITED] = "waited",
+		[COUNT_PARKED] = "parked", [COUNT_UNSTOPPED] = "unstopped", [COUNT_OWED] = "owed",
+	};
+	assert((size_t)how < sizeof(names) / sizeof(names[0]) && names[how]);
+	return names[how];
 }
 
 /* --pg-queries: the sample under its process's query frame in the time
@@ -501,7 +513,8 @@ static void add_to_time_model(struct sampler *s, struct process *p, bool on_cpu,
 
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
-	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns, const char *how)
+	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns,
+	       enum count_path how)
 {
 	if (!count)
 		return;
@@ -518,8 +531,8 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	} else {
 		s->r->left_out += count;
 	}
-	bool on_cpu = !ob->held && strcmp(ob->state, "R (running)") == 0;
-	bool queued = !ob->held && strcmp(ob->state, "R (runnable)") == 0;
+	bool on_cpu = !ob->held && ob->state == STATE_RUNNING;
+	bool queued = !ob->held && ob->state == STATE_RUNNABLE;
 	add_to_time_model(s, p, on_cpu, word_ok, word, count);
 	st->samples += count;
 	if (on_cpu)
@@ -527,7 +540,7 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	if (queued)
 		st->samples_queued += count;
 	selfcheck_samples(&st->check, count, on_cpu ? count : 0, queued ? count : 0);
-	tick_trace_counted(s->trace, st->tid, count, how, ob->state);
+	tick_trace_counted(s->trace, st->tid, count, count_path_name(how), ob->state);
 }
 
 /* Of the round's ticks that fell while it ran, those at which st was
@@ -569,7 +582,7 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		int n_frames = user ? m->n_frames : 0, complete = user ? m->complete : 1;
 		uint64_t frozen = frozen_ticks(s, st, rt);
 		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen, s->tick_ns,
-			  last_ns, "round");
+			  last_ns, COUNT_ROUND);
 		if (frozen) {
 			/* a moment we held it: what we saw, not our stop (which
 			 * is the summary's cost), and no time on a CPU - seen
@@ -577,10 +590,10 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 			 * kept off its CPU is */
 			struct observation ob = st->obs;
 			ob.held = true;
-			if (strcmp(ob.state, "R (running)") == 0)
-				ob.state = "R (runnable)";
+			if (ob.state == STATE_RUNNING)
+				ob.state = STATE_RUNNABLE;
 			count_now(s, p, st, &ob, frames, n_frames, complete, frozen, st->frozen_from_ns,
-				  st->frozen_to_ns, "frozen");
+				  st->frozen_to_ns, COUNT_FROZEN);
 		}
 	}
 	s->committed = true;

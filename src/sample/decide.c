@@ -38,14 +38,17 @@ bool not_run_between(const struct sched_counts *then, const struct sched_counts 
 	return then->runs == now->runs && then->run_ns == now->run_ns;
 }
 
+const char STATE_RUNNING[] = "R (running)";
+const char STATE_RUNNABLE[] = "R (runnable)";
+
 const char *reported_state(char state, bool group_stop, bool on_cpu)
 {
 	if (group_stop && (state == 't' || state == 'T'))
 		return "T (stopped)";
 	if (state == 't')
-		return "R (running)";
+		return STATE_RUNNING;
 	if (state == 'R')
-		return on_cpu ? "R (running)" : "R (runnable)";
+		return on_cpu ? STATE_RUNNING : STATE_RUNNABLE;
 	return state_description(state);
 }
 

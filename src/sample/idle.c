@@ -72,7 +72,7 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
 	count_app_into(s, p, &ob);
 	count_now(s, p, st, &ob, m->frames, m->n_frames, m->complete, n, st->still_first_ns,
-		  st->still_last_ns, "still");
+		  st->still_last_ns, COUNT_STILL);
 }
 
 void idle_flush_all(struct sampler *s)

@@ -85,7 +85,7 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 			ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
 		}
 		count_now(s, p, st, &ob, frames, frames ? n_frames : 0, frames ? complete : 1,
-			  o->count[k], o->first_ns[k], o->last_ns[k], "owed");
+			  o->count[k], o->first_ns[k], o->last_ns[k], COUNT_OWED);
 		o->count[k] = 0;
 	}
 }
