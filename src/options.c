@@ -542,7 +542,8 @@ static const struct option_row option_rows[] = {
 	{ "pg-queries", 0, NULL, FLAG(pg_queries), NULL,
 	  "PostgreSQL 14-18: under the root, each backend's\n"
 	  "statement as query=ID TEXT (pg_stat_activity's\n"
-	  "query_id, the text without its constants), or its\n"
+	  "query_id, the text without its constants; without\n"
+	  "an id query=hash:N TEXT), or its\n"
 	  "state (idle, idle in transaction); read from its\n"
 	  "memory, no stop; the summary gives the top 10" },
 	{ "no-idle", 0, NULL, FLAG(no_idle), NULL,

@@ -70,12 +70,13 @@ struct pg_activity {
 };
 
 /* The frame --pg-queries gives a sample: for an active backend
- * "query=ID TEXT" - ID is query_id in decimal, or, when it is 0
- * (compute_query_id off, or not yet computed), text_hash read as a signed
- * 64-bit number, so the same shape is one frame either way - else the
- * state's word ("idle", "idle in transaction"...).  Sanitized (frame.h).
- * Returns strlen(out); 0 (out "") when the process has no such state (a
- * checkpointer, the postmaster): no frame. */
+ * "query=ID TEXT" - ID is query_id in decimal - or, when that is 0
+ * (compute_query_id off, or not yet computed), "query=hash:N TEXT", N the
+ * text_hash read as a signed 64-bit number: the same shape is one frame,
+ * and never passes for the server's id (pg_stat_activity shows NULL
+ * then); else the state's word ("idle", "idle in transaction"...).
+ * Sanitized (frame.h).  Returns strlen(out); 0 (out "") when the process
+ * has no such state (a checkpointer, the postmaster): no frame. */
 size_t pg_query_frame(const struct pg_activity *a, char *out, size_t outsz);
 
 /* Is the wait word (of a process of major version t->major) PostgreSQL's

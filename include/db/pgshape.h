@@ -3,7 +3,7 @@
  *
  * A statement read while the server still parses it has no query id yet
  * (st_query_id is 0 until parse analysis): its frame falls back to the
- * hash of its normalized text, "query=HASH TEXT" (pgactivity.h), unless a
+ * hash of its normalized text, "query=hash:N TEXT" (pgactivity.h), unless a
  * backend of the run already knew the id (pgbackend.h's recent ids,
  * count.c's id_elsewhere).  The first run of a statement in the whole
  * instance has no such luck, and one shape would be two frames.  So the
@@ -50,8 +50,12 @@ int pg_shape_ids_note(struct pg_shape_ids *m, uint64_t hash, int64_t id);
 /* The id noted for hash, 0 if none. */
 int64_t pg_shape_ids_find(const struct pg_shape_ids *m, uint64_t hash);
 
-/* A query frame "query=N TEXT" (or "query=N") whose N, read as a text's
- * hash, was noted with an id other than N: "query=ID TEXT" into out
+/* A query frame whose number is the hash of its text, not the server's
+ * id: "query=hash:N TEXT" (pgactivity.h's pg_query_frame). */
+#define PG_HASH_FRAME_PREFIX "query=hash:"
+
+/* A query frame "query=hash:N TEXT" (or "query=hash:N") whose N, the
+ * text's hash, was noted with an id: "query=ID TEXT" into out
  * (sanitized as the frame was: only the number changes).  Returns its
  * length; 0 (out untouched) when frame stays as it is - not a query frame,
  * no id noted for it, or out too small. */

@@ -17,6 +17,7 @@
  * 18 put STATE_STARTING second (18.6's backend_status.h).
  */
 #include "db/pgactivity.h"
+#include "db/pgshape.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -153,8 +154,12 @@ size_t pg_query_frame(const struct pg_activity *a, char *out, size_t outsz)
 {
 	char text[sizeof(a->text) + 40];
 	if (a->state == PG_STATE_ACTIVE) {
-		int64_t id = a->query_id ? a->query_id : (int64_t)a->text_hash;
-		snprintf(text, sizeof(text), "query=%" PRId64 "%s%s", id, a->text[0] ? " " : "", a->text);
+		if (a->query_id)
+			snprintf(text, sizeof(text), "query=%" PRId64 "%s%s", a->query_id,
+				 a->text[0] ? " " : "", a->text);
+		else
+			snprintf(text, sizeof(text), PG_HASH_FRAME_PREFIX "%" PRId64 "%s%s",
+				 (int64_t)a->text_hash, a->text[0] ? " " : "", a->text);
 		return frame_sanitize(text, out, outsz);
 	}
 	const char *word = pg_state_name(a->state);

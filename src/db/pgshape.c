@@ -49,7 +49,7 @@ int pg_shape_ids_note(struct pg_shape_ids *m, uint64_t hash, int64_t id)
 
 size_t pg_shape_frame(const struct pg_shape_ids *m, const char *frame, char *out, size_t outsz)
 {
-	static const char prefix[] = "query=";
+	static const char prefix[] = PG_HASH_FRAME_PREFIX;
 	if (!m->n || strncmp(frame, prefix, sizeof(prefix) - 1) != 0)
 		return 0;
 	const char *number = frame + sizeof(prefix) - 1;
@@ -61,7 +61,7 @@ size_t pg_shape_frame(const struct pg_shape_ids *m, const char *frame, char *out
 	if (end == number || errno || (*end != ' ' && *end != '\0'))
 		return 0;
 	int64_t id = pg_shape_ids_find(m, (uint64_t)(int64_t)n);
-	if (!id || id == (int64_t)n)
+	if (!id)
 		return 0;
 	int len = snprintf(NULL, 0, "query=%" PRId64 "%s", id, end);
 	if (len <= 0 || (size_t)len >= outsz)

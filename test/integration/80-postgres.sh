@@ -629,7 +629,7 @@ pg_status_compare() {
 	awk -F'\t' '$1 == "active" { print $2 }' "$p" | paste - "$TMP/pgs-$mode.norm" |
 		awk -F'\t' '{ if ($1 != "-") print $1 "\t" $3; print $2 "\t" $3 }' | sort -u >"$TMP/pgs-$mode.theirs"
 	# ours: "query=ID TEXT", counted
-	awk -F'\t' '$4 == "active" { t = $6; sub(/^query=[-0-9]+ ?/, "", t); print $5 "\t" t }' "$f" |
+	awk -F'\t' '$4 == "active" { t = $6; sub(/^query=(hash:)?[-0-9]+ ?/, "", t); print $5 "\t" t }' "$f" |
 		sort | uniq -c | awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' >"$TMP/pgs-$mode.mine"
 	local shapes frames agree total ids_theirs nonnull idle_bad pct=0 want_ids=ok
 	# two statements: two texts; their frames, one each but for a first run
@@ -785,13 +785,18 @@ pg_queries_round() {
 # compute_query_id off the normalized text's hash), and the shares under
 # it and under idle.
 pg_queries_compare() {
-	local mode=$1 rc=$2 out=$3 who pid bad= slow= side= frames queries id want q_mine i_mine q_theirs i_theirs
+	local mode=$1 rc=$2 out=$3 who pid bad= slow= side= frames queries id want q_mine i_mine q_theirs i_theirs hashed
 	for who in A B; do
 		pid=$PGQ_PID_A
 		[ $who = B ] && pid=$PGQ_PID_B
 		frames=$(pg_frames "$out" "$pid")
 		queries=$(printf '%s\n' "$frames" | grep -c '^query=')
-		id=$(printf '%s\n' "$frames" | grep '^query=' | sed -n 's/^query=\([-0-9]*\) .*/\1/p' | paste -sd, -)
+		id=$(printf '%s\n' "$frames" | grep '^query=' | sed -n 's/^query=\(hash:\)\{0,1\}\([-0-9]*\) .*/\2/p' | paste -sd, -)
+		# a text's hash says so, and only it (issue 31): every frame
+		# with ids off, none with them on
+		hashed=$(printf '%s\n' "$frames" | grep -c '^query=hash:')
+		if [ "$mode" = on ]; then [ "$hashed" = 0 ] || bad="$bad $who's frame marked a text hash with ids on;"
+		else [ "$hashed" = "$queries" ] || bad="$bad $who's frame not marked a text hash with ids off;"; fi
 		if [ "$mode" = on ]; then
 			want=$(awk -F'\t' -v p="$pid" '$1 == p && $2 == "active" && $3 != "-" { print $3 }' "$TMP/pgq-$mode.psa" | sort -u | paste -sd, -)
 		else

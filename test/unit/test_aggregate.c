@@ -449,7 +449,7 @@ static void max_depth_sizes_a_buffer(void **state)
 	stack_table_free(t);
 }
 
-/* Renames "query=-9 X" to "query=42 X" (a statement read while parsed,
+/* Renames "query=hash:-9 X" to "query=42 X" (a statement read while parsed,
  * then with its id: pgshape.h), counting how often it is asked. */
 struct renamer {
 	int asked;
@@ -458,7 +458,7 @@ struct renamer {
 static const char *rename_parsed(const char *frame, void *arg)
 {
 	((struct renamer *)arg)->asked++;
-	return strcmp(frame, "query=-9 X") == 0 ? "query=42 X" : NULL;
+	return strcmp(frame, "query=hash:-9 X") == 0 ? "query=42 X" : NULL;
 }
 
 static const char *rename_nothing(const char *frame, void *arg)
@@ -472,9 +472,9 @@ static void renamed_frames_merge_stacks(void **state)
 {
 	(void)state;
 	struct stack_table *t = stack_table_new();
-	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "f"), 3), 0);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=hash:-9 X", "f"), 3), 0);
 	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "f"), 5), 1);
-	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "g", "h"), 1), 2);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=hash:-9 X", "g", "h"), 1), 2);
 	assert_int_equal(stack_table_add(t, STACK("pg", "idle", "f"), 2), 3);
 	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "g", "h"), 4), 4);
 	uint32_t map[5] = { 7, 7, 7, 7, 7 };
@@ -507,14 +507,14 @@ static void renamed_frames_merge_stacks(void **state)
 	assert_int_equal(stack_table_max_depth(t), 4);
 	/* the index answers for the new table: a stack seen is found again */
 	assert_int_equal(stack_table_add(t, STACK("pg", "query=42 X", "f"), 1), 0);
-	assert_int_equal(stack_table_add(t, STACK("pg", "query=-9 X", "f"), 1), 3);
+	assert_int_equal(stack_table_add(t, STACK("pg", "query=hash:-9 X", "f"), 1), 3);
 	struct seen s = { .n = 0 };
 	stack_table_visit_sorted(t, collect, &s);
 	assert_int_equal(s.n, 4);
 	assert_string_equal(s.text[0], "pg;idle;f");
-	assert_string_equal(s.text[1], "pg;query=-9 X;f");
-	assert_string_equal(s.text[2], "pg;query=42 X;f");
-	assert_int_equal(s.count[2], 9);
+	assert_string_equal(s.text[1], "pg;query=42 X;f");
+	assert_int_equal(s.count[1], 9);
+	assert_string_equal(s.text[3], "pg;query=hash:-9 X;f");
 	/* without a map, and a table with nothing in it */
 	assert_int_equal(stack_table_rename(t, rename_parsed, &r, NULL), 1);
 	assert_int_equal(stack_table_distinct(t), 3);

@@ -117,10 +117,11 @@ static void query_frames(void **state)
 	struct pg_activity a = { .state = PG_STATE_ACTIVE, .query_id = -17425642808054694LL,
 				 .text_hash = 7, .text = "select pg_sleep($1)" };
 	assert_string_equal(frame_of(&a), "query=-17425642808054694 select pg_sleep($1)");
-	/* no id from the server: the hash, read as signed */
+	/* no id from the server: the hash, read as signed, marked as one (it
+	 * must never pass for the server's id: pg_stat_activity shows NULL) */
 	a.query_id = 0;
 	a.text_hash = 0xcbf29ce484222325ULL;
-	assert_string_equal(frame_of(&a), "query=-3750763034362895579 select pg_sleep($1)");
+	assert_string_equal(frame_of(&a), "query=hash:-3750763034362895579 select pg_sleep($1)");
 	/* sanitized: a ';' of a multi-statement text, a control character */
 	snprintf(a.text, sizeof(a.text), "select $1; select \"a\tb\"");
 	a.query_id = 12;
@@ -150,7 +151,7 @@ static void shapes_renamed_to_their_id(void **state)
 	char hashed[160], with_id[160], out[160];
 	pg_query_frame(&parsed, hashed, sizeof(hashed));
 	pg_query_frame(&known, with_id, sizeof(with_id));
-	assert_string_equal(hashed, "query=-3750763034362895579 SELECT abalance FROM t WHERE aid = $1");
+	assert_string_equal(hashed, "query=hash:-3750763034362895579 SELECT abalance FROM t WHERE aid = $1");
 	/* nothing noted: nothing renamed */
 	assert_int_equal(pg_shape_frame(&m, hashed, out, sizeof(out)), 0);
 	assert_int_equal(pg_shape_ids_note(&m, parsed.text_hash, 0), 0); /* no id: nothing */
@@ -164,16 +165,18 @@ static void shapes_renamed_to_their_id(void **state)
 	assert_int_equal(pg_shape_frame(&m, with_id, out, sizeof(out)), 0);
 	assert_int_equal(pg_shape_frame(&m, "idle", out, sizeof(out)), 0);
 	assert_int_equal(pg_shape_frame(&m, "query=5 SELECT $1", out, sizeof(out)), 0);
+	/* a server id that is the number of a noted hash is no hash */
+	assert_int_equal(pg_shape_frame(&m, "query=-3750763034362895579 SELECT $1", out, sizeof(out)), 0);
 	/* the first id a text had stays (another search_path, another id) */
 	assert_int_equal(pg_shape_ids_note(&m, parsed.text_hash, 99), 0);
 	assert_int_equal(pg_shape_ids_find(&m, parsed.text_hash), -1744);
 	/* a frame without text; numbers that are not a frame's */
-	assert_int_equal(pg_shape_frame(&m, "query=-3750763034362895579", out, sizeof(out)), 11);
+	assert_int_equal(pg_shape_frame(&m, "query=hash:-3750763034362895579", out, sizeof(out)), 11);
 	assert_string_equal(out, "query=-1744");
-	assert_int_equal(pg_shape_frame(&m, "query=-3750763034362895579x", out, sizeof(out)), 0);
-	assert_int_equal(pg_shape_frame(&m, "query= -3750763034362895579 a", out, sizeof(out)), 0);
-	assert_int_equal(pg_shape_frame(&m, "query=", out, sizeof(out)), 0);
-	assert_int_equal(pg_shape_frame(&m, "xquery=-3750763034362895579 a", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query=hash:-3750763034362895579x", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query=hash: -3750763034362895579 a", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "query=hash:", out, sizeof(out)), 0);
+	assert_int_equal(pg_shape_frame(&m, "xquery=hash:-3750763034362895579 a", out, sizeof(out)), 0);
 	/* out too small: no frame, and nothing cut */
 	strcpy(out, "kept");
 	assert_int_equal(pg_shape_frame(&m, hashed, out, 12), 0);

@@ -99,11 +99,11 @@ static void parsed_shapes_merged(void **state)
 	struct pg_shape_ids m = PG_SHAPE_IDS_INIT;
 	struct pg_time t = PG_TIME_INIT;
 	/* first seen while parsed, then with its id; another text never had one */
-	long parsed = pg_time_entry(&t, "query=-9 SELECT $1 FROM a");
+	long parsed = pg_time_entry(&t, "query=hash:-9 SELECT $1 FROM a");
 	long idle = pg_time_entry(&t, "idle");
 	long known = pg_time_entry(&t, "query=42 SELECT $1 FROM a");
-	long other = pg_time_entry(&t, "query=-5 SELECT $1 FROM b");
-	long lone = pg_time_entry(&t, "query=-7 SELECT $1 FROM c"); /* its id's entry never made */
+	long other = pg_time_entry(&t, "query=hash:-5 SELECT $1 FROM b");
+	long lone = pg_time_entry(&t, "query=hash:-7 SELECT $1 FROM c"); /* its id's entry never made */
 	pg_time_add(&t, (size_t)parsed, 2, true, true, 0, pg15);
 	pg_time_add(&t, (size_t)parsed, 1, false, true, WALSYNC, pg15);
 	pg_time_add(&t, (size_t)known, 10, true, true, 0, pg15);
@@ -133,13 +133,13 @@ static void parsed_shapes_merged(void **state)
 	assert_int_equal(top[1]->samples, 3);
 	assert_string_equal(t.e[1].frame, "idle");
 	assert_int_equal(t.e[1].samples, 50);
-	assert_string_equal(t.e[2].frame, "query=-5 SELECT $1 FROM b");
+	assert_string_equal(t.e[2].frame, "query=hash:-5 SELECT $1 FROM b");
 	assert_string_equal(t.e[3].frame, "query=77 SELECT $1 FROM c"); /* renamed alone */
 	assert_int_equal(t.e[3].samples, 3);
 	/* found by their frames, the old ones gone */
 	assert_int_equal(pg_time_entry(&t, "query=42 SELECT $1 FROM a"), 0);
 	assert_int_equal(pg_time_entry(&t, "query=77 SELECT $1 FROM c"), 3);
-	assert_int_equal(pg_time_entry(&t, "query=-9 SELECT $1 FROM a"), 4); /* a new one */
+	assert_int_equal(pg_time_entry(&t, "query=hash:-9 SELECT $1 FROM a"), 4); /* a new one */
 	/* again: nothing left to rename */
 	pg_time_free(&t);
 	assert_int_equal(pg_time_merge_shapes(&t, &m), 0);
