@@ -721,7 +721,7 @@ EOF
 pg_queries_clients() {
 	PGAPPNAME=pgq_a "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 40 -T 120 -f "$TMP/pgq_a.sql" postgres >"$TMP/pgq-a.log" 2>&1 &
 	PG_BENCH=$!
-	PGAPPNAME=pgq_b "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 20 -T 120 -f "$TMP/pgq_b.sql" postgres >"$TMP/pgq-b.log" 2>&1 &
+	PGAPPNAME=pgq_b "$PGBENCH" "${PG_CONN[@]}" -n -c 1 -R 40 -T 120 -f "$TMP/pgq_b.sql" postgres >"$TMP/pgq-b.log" 2>&1 &
 	PG_BENCH2=$!
 	# (a CI run took the pid of pgbench's own first connection for A's)
 	PGQ_PID_A=$(pg_clients 1 "application_name = 'pgq_a' AND query LIKE 'SELECT abalance%'") &&
