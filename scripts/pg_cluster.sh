@@ -8,7 +8,9 @@
 #                      under 108 bytes), no TCP, the socket in that
 #                      directory; sets PG_WORK, PG_POSTMASTER, PG_CONN (the
 #                      client options); extra postgresql.conf lines from
-#                      $PG_CONF
+#                      $PG_CONF; the server run is $PG_POSTGRES when set
+#                      (pg_ctl -p: a postgres binary other than $PGBIN's,
+#                      its version unchecked)
 #   pg_sql SQL         runs SQL (one value per line)
 #   pg_stop            stops the server (immediate, then SIGKILL of the
 #                      postmaster and its children) and removes the
@@ -54,7 +56,8 @@ unix_socket_directories = '$PG_WORK'
 port = $port
 ${PG_CONF:-}
 CONF
-	pg_as "$PGBIN/pg_ctl" -D "$PG_WORK/data" -l "$PG_WORK/server.log" -w -t 60 start \
+	pg_as "$PGBIN/pg_ctl" -D "$PG_WORK/data" -l "$PG_WORK/server.log" -w -t 60 \
+		${PG_POSTGRES:+-p "$PG_POSTGRES"} start \
 		>/dev/null 2>&1 || {
 		echo "server did not start: $(tail -n 1 "$PG_WORK/server.log" 2>/dev/null)" >&2
 		return 1

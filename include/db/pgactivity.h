@@ -28,6 +28,15 @@ const char *pg_backend_type_name(int major, int32_t type);
 bool pg_backend_type_worker(int major, int32_t type);
 bool pg_backend_type_client(int major, int32_t type); /* "client backend" */
 
+/* Has this build the type numbers of major (14 to 18)?  Without them a
+ * server's types come from its titles (pgtitle.h), and its status, whose
+ * layout may have changed too, is not read. */
+bool pg_backend_types_known(int major);
+
+/* Is words[0..n) a type some known major spells ("checkpointer",
+ * "autovacuum worker")? */
+bool pg_backend_type_spelled(const char *words, size_t n);
+
 /* Does a process of this type report a state and statement in its status
  * (pgstat_report_activity)?  Client backends, walsenders (replication
  * commands), autovacuum workers ("autovacuum: VACUUM ..."), standalone

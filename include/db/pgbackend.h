@@ -73,6 +73,10 @@
 /* BackgroundWorker: bgw_name[BGW_MAXLEN], then bgw_type[BGW_MAXLEN] */
 #define PG_BGW_TYPE PG_BGW_MAXLEN
 
+/* How many looks at a process of a major we have no type numbers for
+ * read its title before it is named by its comm (pg_backend_type). */
+#define PG_TITLE_LOOKS 200
+
 /* What distinct statement shapes a backend keeps the id of (see
  * pg_backend_read). */
 #define PG_RECENT_IDS 8
@@ -86,6 +90,7 @@ struct pg_backend {
 	/* its type, once final */
 	int32_t type;                  /* MyBackendType; -1 not read */
 	bool type_final;               /* never read again */
+	unsigned title_looks;          /* titles read without a type in them */
 	char type_words[PG_BGW_MAXLEN]; /* "" until known */
 
 	/* its status slot, once it has one */
@@ -118,7 +123,12 @@ int pg_backend_open(pid_t pid, struct modules *m, int major, struct pg_backend *
  * cannot be read (then name it by its title or comm).  The answer is
  * final once a type is read - a process's type never changes after its
  * start - so a caller may ask at every sample: until then each call costs
- * one or two process_vm_readv (a few µs), after it nothing. */
+ * one or two process_vm_readv (a few µs), after it nothing.
+ *
+ * A major without type numbers here (pgactivity.h's
+ * pg_backend_types_known) is named by its title (pgtitle.h) instead: two
+ * reads of /proc (tens of µs) at each call until the title says, at most
+ * PG_TITLE_LOOKS calls. */
 const char *pg_backend_type(struct pg_backend *b);
 
 /* The type as pg_backend_type last answered it, without reading anything

@@ -47,9 +47,10 @@ enum pg_probe {
 
 /* Looks at process pid through its modules m.  msg gets a line for the
  * user: the reason for PG_PROBE_TOO_OLD, PG_PROBE_NOT_POSTGRES and
- * PG_PROBE_NO_ROOM (the limit, not the process), and for
- * a server whose events can only be numbers (a version with no table)
- * why; otherwise "". */
+ * PG_PROBE_NO_ROOM (the limit, not the process), and for a server of a
+ * version we have no tables for (newer than 18, or one we cannot tell)
+ * which it is, for the caller to say what is missing (its events are
+ * numbers, table NULL); otherwise "". */
 enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, char *msg,
 		       size_t msglen);
 

@@ -305,6 +305,10 @@ struct sampler {
 				  end of a look): work after that - unwinding,
 				  counting - holds no thread, and ticks due
 				  then are the next round's */
+	/* PostgreSQL versions we have no tables for, said once a run each
+	 * (family.c): their majors, 0 for one we could not tell */
+	int pg_unknown_said[4];
+	unsigned n_pg_unknown_said;
 	struct deferred_stop *running;
 	size_t n_running, cap_running;
 	struct thread_ref *resumed;  /* resumed in it: where are they now? */

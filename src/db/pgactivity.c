@@ -94,6 +94,22 @@ bool pg_backend_type_client(int major, int32_t type)
 	return t && type == t->client;
 }
 
+bool pg_backend_types_known(int major)
+{
+	return types_of(major) != NULL;
+}
+
+bool pg_backend_type_spelled(const char *words, size_t n)
+{
+	for (size_t i = 0; i < sizeof(type_tables) / sizeof(type_tables[0]); i++)
+		for (size_t k = 0; k < type_tables[i].n; k++) {
+			const char *name = type_tables[i].names[k];
+			if (name && strlen(name) == n && memcmp(name, words, n) == 0)
+				return true;
+		}
+	return false;
+}
+
 bool pg_backend_type_reports(int major, int32_t type)
 {
 	static const char *const reporting[] = {

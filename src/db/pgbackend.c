@@ -8,6 +8,8 @@
 #include <sys/uio.h>
 
 #include "db/pgsym.h"
+#include "db/pgtitle.h"
+#include "db/title.h"
 
 #define ST_CHANGECOUNT PG_ST_CHANGECOUNT
 #define ST_PROCPID PG_ST_PROCPID
@@ -47,10 +49,37 @@ static int worker_type(struct pg_backend *b, char *out)
 	return out[0] ? 0 : -1;
 }
 
+/* A major whose type numbers we do not have: the postmaster by
+ * PostmasterPid (a pid_t in every version), every other process by its
+ * title, once it has one. */
+static const char *type_from_title(struct pg_backend *b)
+{
+	int32_t postmaster = 0;
+	if (b->postmaster_pid_addr &&
+	    pg_read(b->pid, b->postmaster_pid_addr, &postmaster, sizeof(postmaster)) == 0 &&
+	    postmaster == b->pid) {
+		strcpy(b->type_words, "postmaster");
+		b->type_final = true;
+		return b->type_words;
+	}
+	char title[TITLE_MAX + 1];
+	if (process_title_read(b->pid, title, sizeof(title)) &&
+	    pg_title_type(title, b->type_words, sizeof(b->type_words))) {
+		b->type_final = true;
+		return b->type_words;
+	}
+	/* a child that has not set its title yet, or a process that never
+	 * will (update_process_title off): named by its comm after these */
+	b->type_final = ++b->title_looks >= PG_TITLE_LOOKS;
+	return NULL;
+}
+
 const char *pg_backend_type(struct pg_backend *b)
 {
 	if (b->type_final)
 		return b->type_words[0] ? b->type_words : NULL;
+	if (!pg_backend_types_known(b->major))
+		return type_from_title(b);
 	int32_t type;
 	if (!b->type_addr || pg_read(b->pid, b->type_addr, &type, sizeof(type)) != 0)
 		return NULL;

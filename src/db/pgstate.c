@@ -121,11 +121,11 @@ enum pg_probe pg_probe(pid_t pid, struct modules *m, struct pg_process *out, cha
 	out->table = out->version_known ? pg_wait_table_for(out->version.major) : NULL;
 	if (!out->version_known)
 		snprintf(msg, msglen, "warning: process %d (%s): cannot tell its PostgreSQL version (no "
-			 "version text in the binary, no PG_VERSION file of its user's in its directory): wait events as numbers",
+			 "version text in the binary, no PG_VERSION file of its user's in its directory)",
 			 (int)pid, exe);
 	else if (!out->table)
-		snprintf(msg, msglen, "warning: process %d runs PostgreSQL %s, whose wait event names we do "
-			 "not have (14 to 18): wait events as numbers", (int)pid,
+		snprintf(msg, msglen, "warning: process %d runs PostgreSQL %s, which this build does not "
+			 "know (it knows 14 to 18)", (int)pid,
 			 pg_version_name(&out->version, name, sizeof(name)));
 	uint64_t ptr;
 	if (pg_read(pid, out->pointer_addr, &ptr, sizeof(ptr)) == 0)

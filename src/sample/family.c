@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/array.h"
 
@@ -26,6 +27,27 @@ static bool open_backend(struct sampler *s, struct process *p)
 	}
 	b.major = p->pg.version_known ? p->pg.version.major : 0;
 	p->pgb = b;
+	return true;
+}
+
+/* A server of a version we have no tables for (pg_probe's msg says which):
+ * true the first time the run meets that version, msg then completed with
+ * what it lacks; false after, for the next process of the same server. */
+static bool unknown_version_first(struct sampler *s, const struct process *p, char *msg,
+				  size_t len)
+{
+	int major = p->pg.version_known ? p->pg.version.major : 0;
+	for (unsigned i = 0; i < s->n_pg_unknown_said; i++)
+		if (s->pg_unknown_said[i] == major)
+			return false;
+	if (s->n_pg_unknown_said < sizeof(s->pg_unknown_said) / sizeof(s->pg_unknown_said[0]))
+		s->pg_unknown_said[s->n_pg_unknown_said++] = major;
+	size_t n = strlen(msg);
+	bool events = s->o->pg_wait_events, queries = s->o->pg_queries;
+	snprintf(msg + n, len - n, ": %s%sits processes named by their titles%s",
+		 events ? "wait events as numbers, " : "", events && !queries ? "and " : "",
+		 queries ? ", and no query frames (--pg-queries): where a session keeps its "
+			   "statement may have moved" : "");
 	return true;
 }
 
@@ -53,6 +75,8 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 			s->r->family_exiting += r == PG_PROBE_GONE;
 		/* out of descriptors: said once, counted in the summary */
 		bool again = r == PG_PROBE_NO_ROOM && s->r && s->r->family_no_room++;
+		if (r == PG_PROBE_SERVER && msg[0])
+			again = !unknown_version_first(s, p, msg, len);
 		if (msg[0] && r != PG_PROBE_TOO_OLD && !again)
 			fprintf(stderr, "ptrace_profiler: %s\n", msg);
 	}

@@ -12,6 +12,7 @@
 
 #include "db/pgactivity.h"
 #include "db/pgshape.h"
+#include "db/pgtitle.h"
 #include "db/title.h"
 
 #define NAME(major, type) pg_backend_type_name(major, type)
@@ -262,6 +263,73 @@ static void titles(void **state)
 	assert_int_equal(process_title("a b", 4, "/x", small, sizeof(small)), 3);
 }
 
+/* pg_title_type: the type of a server process of a major we have no
+ * tables for, from the titles 13 to 18 write (ps_status.c, bgworker.c,
+ * BackendInitialize) */
+static void title_types(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *title, *type;
+	} cases[] = {
+		{ "postgres: checkpointer", "checkpointer" },
+		{ "postgres: main: background writer", "background writer" }, /* cluster_name */
+		{ "postgres: startup recovering 000000010000000000000003", "startup" },
+		{ "postgres: walreceiver streaming 0/3000148", "walreceiver" },
+		{ "postgres: archiver last was 000000010000000000000002", "archiver" },
+		{ "postgres: autovacuum worker", "autovacuum worker" },
+		{ "postgres: autovacuum launcher", "autovacuum launcher" },
+		{ "postgres: walsummarizer", "walsummarizer" },
+		{ "postgres: io worker 2", "io worker" },
+		{ "postgres: alice shop [local] idle", "client backend" },
+		{ "postgres: alice shop 10.0.0.7(52144) SELECT", "client backend" },
+		{ "postgres: main: bob db ::1(40000) idle in transaction", "client backend" },
+		/* a user named as a type is still a session */
+		{ "postgres: checkpointer db [local] idle", "client backend" },
+		{ "postgres: walsender rep [local] streaming 0/3000060", "walsender" },
+		{ "postgres: walsender rep shop 10.0.0.7(52144) START_REPLICATION", "walsender" },
+		{ "postgres: logical replication launcher", "logical replication launcher" },
+		{ "postgres: parallel worker for PID 4242", "parallel worker" },
+		{ "postgres: logical replication apply worker for subscription 16394",
+		  "logical replication apply worker" },
+		{ "postgres: logical replication parallel apply worker for subscription 16394",
+		  "logical replication parallel worker" },
+		{ "postgres: TimescaleDB Background Worker Scheduler",
+		  "TimescaleDB Background Worker Scheduler" },
+	};
+	char out[96];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = pg_title_type(cases[i].title, out, sizeof(out));
+		assert_string_equal(out, cases[i].type);
+		assert_int_equal(n, strlen(cases[i].type));
+	}
+	/* not a title of PostgreSQL's: the postmaster's command line, an
+	 * empty rest, another program's */
+	assert_int_equal(pg_title_type("/usr/lib/postgresql/15/bin/postgres -D /d", out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(pg_title_type("postgres: ", out, sizeof(out)), 0);
+	assert_int_equal(pg_title_type("postgres: main: ", out, sizeof(out)), 0);
+	assert_int_equal(pg_title_type("nginx: worker process", out, sizeof(out)), 0);
+	/* cut to the room given */
+	assert_int_equal(pg_title_type("postgres: checkpointer", out, 6), 5);
+	assert_string_equal(out, "check");
+	/* every type the tables spell is found in a title that starts with it
+	 * (those a title never shows - sessions, bgw_type's stand-in - aside) */
+	for (int major = 14; major <= 18; major++)
+		for (int32_t t = 1; t < 20; t++) {
+			const char *name = NAME(major, t);
+			if (!name || pg_backend_type_client(major, t) || pg_backend_type_worker(major, t))
+				continue;
+			char title[128];
+			snprintf(title, sizeof(title), "postgres: %s now", name);
+			pg_title_type(title, out, sizeof(out));
+			assert_string_equal(out, name);
+		}
+	assert_true(pg_backend_types_known(14) && pg_backend_types_known(18));
+	assert_false(pg_backend_types_known(19) || pg_backend_types_known(0) ||
+		     pg_backend_types_known(13));
+}
+
 static void root_frames(void **state)
 {
 	(void)state;
@@ -285,6 +353,7 @@ int main(void)
 		cmocka_unit_test(shapes_renamed_to_their_id),
 		cmocka_unit_test(idle_waits),
 		cmocka_unit_test(titles),
+		cmocka_unit_test(title_types),
 		cmocka_unit_test(root_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
