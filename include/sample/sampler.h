@@ -94,6 +94,10 @@ struct sampler_result {
 				      line each */
 	uint64_t family_no_room;   /* processes whose PostgreSQL state was not
 				      read: we were out of descriptors */
+	uint64_t family_not_pg;    /* --pg-wait-events: processes that are no
+				      PostgreSQL server (the first said) */
+	uint64_t family_exec_gone; /* processes that ended as they ran a new
+				      program, before it could be read */
 	/* --period: what ended, let go after its window (retire.h) */
 	uint64_t retired_processes; /* processes whose slot was let go */
 	uint64_t retired_samples;  /* their samples */

@@ -309,6 +309,8 @@ struct sampler {
 	 * (family.c): their majors, 0 for one we could not tell */
 	int pg_unknown_said[4];
 	unsigned n_pg_unknown_said;
+	bool not_pg_said;      /* a process that is no PostgreSQL server, said
+				  (the next ones counted in the summary) */
 	struct deferred_stop *running;
 	size_t n_running, cap_running;
 	struct thread_ref *resumed;  /* resumed in it: where are they now? */

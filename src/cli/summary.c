@@ -727,6 +727,12 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 		if (r->family_exiting)
 			fprintf(f, "; %" PRIu64 " of them seen only as they exited, with no "
 				"PostgreSQL state", r->family_exiting);
+		if (r->family_exec_gone)
+			fprintf(f, "; %" PRIu64 " ended as they ran a new program, before it was "
+				"read", r->family_exec_gone);
+		if (r->family_not_pg)
+			fprintf(f, "; %" PRIu64 " no PostgreSQL server (said of the first)",
+				r->family_not_pg);
 		fputc('\n', f);
 	}
 	if (r->family_no_room)

@@ -75,6 +75,13 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 			s->r->family_exiting += r == PG_PROBE_GONE;
 		/* out of descriptors: said once, counted in the summary */
 		bool again = r == PG_PROBE_NO_ROOM && s->r && s->r->family_no_room++;
+		/* a shell the server runs for each WAL file: said once */
+		if (r == PG_PROBE_NOT_POSTGRES) {
+			again = s->not_pg_said;
+			s->not_pg_said = true;
+			if (s->r)
+				s->r->family_not_pg++;
+		}
 		if (r == PG_PROBE_SERVER && msg[0])
 			again = !unknown_version_first(s, p, msg, len);
 		if (msg[0] && r != PG_PROBE_TOO_OLD && !again)
@@ -94,6 +101,14 @@ void follow_exec(struct sampler *s, struct process *p)
 		return;
 	p->execs_seen = p->t->execs;
 	struct program *next = program_exec(p->program, p->t->pid);
+	if (!next && (errno == ENOENT || errno == ESRCH)) {
+		/* It ended as it ran its new program (an archive_command's
+		 * /bin/true): its exit is on its way, and a look before it
+		 * finds a zombie, no sample.  Counted, not an error. */
+		if (s->r)
+			s->r->family_exec_gone++;
+		return;
+	}
 	if (!next) { /* (program_exec sets errno) */
 		sampler_fail(s, "cannot read the modules of the new program", errno);
 		return;

@@ -52,6 +52,30 @@ subprocess_tests() {
 	else fail "kill -9 with children seized" "$bad of 20 left a process stopped or traced"; fi
 	stop_target "$fp"
 	pkill -9 -f "$T/forker" 2>/dev/null
+	exec_and_exit_test
+}
+
+# A child that runs a new program and ends at once (a server's
+# archive_command, /bin/true for each WAL file): its new program may be
+# gone before it is read.  That once ended the run, exit 1 ("cannot read
+# the modules of the new program") in 2 of 6 runs of 2 s; with
+# --pg-wait-events each such child said it was no PostgreSQL server, a
+# line each.
+exec_and_exit_test() {
+	local k rc bad= lines
+	for k in 1 2 3; do
+		"$PP" --subprocesses --pg-wait-events -d 10ms -t 2s -o "$TMP/ee.folded" \
+			-- sh -c 'while :; do /bin/true; done' 2>"$TMP/ee.err"
+		rc=$?
+		lines=$(grep -c '^ptrace_profiler: ' "$TMP/ee.err")
+		[ $rc = 0 ] || bad="$bad run $k exit $rc ($(grep -v '^ ' "$TMP/ee.err" | head -n 1));"
+		# the shell's line, the total's, at most a warning of the summary
+		[ "$lines" -le 3 ] || bad="$bad run $k $lines lines;"
+		grep -q 'no PostgreSQL server (said of the first)' "$TMP/ee.err" || bad="$bad run $k: not counted;"
+	done
+	if [ -z "$bad" ]; then
+		pass "--subprocesses on a shell running /bin/true in a loop, 3 runs of 2 s: exit 0, the children that are no PostgreSQL server said once and counted"
+	else fail "--subprocesses on children that exec and exit" "$bad" "$TMP/ee.err"; fi
 }
 
 if [ $CAN_ATTACH = 1 ]; then subprocess_tests
