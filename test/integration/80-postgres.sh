@@ -64,11 +64,27 @@ pg_fake_tests
 . scripts/pg_cluster.sh
 PG_BENCH=
 PG_BENCH2=
+PG_STANDBY=
 # The cluster and pgbench, whatever happens (EXIT trap and every return).
 pg_test_stop() {
 	if [ -n "$PG_BENCH" ]; then kill "$PG_BENCH" 2>/dev/null; wait "$PG_BENCH" 2>/dev/null; PG_BENCH=; fi
 	if [ -n "$PG_BENCH2" ]; then kill "$PG_BENCH2" 2>/dev/null; wait "$PG_BENCH2" 2>/dev/null; PG_BENCH2=; fi
+	pg_standby_stop
 	pg_stop
+}
+
+# The standby of pg_replica_test, stopped as pg_stop stops a cluster.
+pg_standby_stop() {
+	[ -n "$PG_STANDBY" ] || return 0
+	local pm
+	pm=$(head -n 1 "$PG_STANDBY/data/postmaster.pid" 2>/dev/null)
+	(cd "$PG_STANDBY" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_STANDBY/data" -m immediate -w -t 30 stop) >/dev/null 2>&1
+	if [ -n "$pm" ] && kill -0 "$pm" 2>/dev/null; then
+		# shellcheck disable=SC2046
+		kill -KILL $(pgrep -P "$pm") "$pm" 2>/dev/null
+	fi
+	rm -rf "$PG_STANDBY"
+	PG_STANDBY=
 }
 
 # pg_shares FILE: "name share" lines, heaviest first, from "name count" lines.
@@ -1051,6 +1067,105 @@ pg_other_majors() {
 	PGBIN=$deb PGMAJOR=$debmajor
 }
 
+# A streaming replica pair (issue 31): a primary under pgbench, archiving,
+# and its standby made by pg_basebackup -R, both profiled in one run
+# (-p PM1,PM2 --subprocesses).  Every process of both named as its own
+# instance's pg_stat_activity names it - the walsender and archiver of
+# the primary, the walreceiver and startup of the standby among them -
+# and each of those four in the wait events its view showed: the
+# profile's commonest among the view's, the view's commonest among the
+# profile's (both sampled over the same 5 s).
+pg_replica_test() {
+	local port=$((55520 + RANDOM % 60)) port2 pm2 conn2 rc pp viewer kind pid bad= seen= tab
+	local out=$TMP/pgr.folded err=$TMP/pgr.err psa=$TMP/pgr.psa
+	tab=$(printf '\t')
+	PG_CONF="shared_buffers = 16MB
+max_connections = 20
+archive_mode = on
+archive_command = '/bin/true'"
+	if ! pg_start pp_pgr "$port" 2>"$TMP/pgr-start.log"; then
+		fail "PostgreSQL primary for the replica pair" "$(tail -n 1 "$TMP/pgr-start.log")"
+		pg_test_stop
+		return
+	fi
+	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgr-init.log" 2>&1 ||
+		{ fail "pgbench -i (primary)" "$(tail -n 1 "$TMP/pgr-init.log")"; pg_test_stop; return; }
+	port2=$((port + 60))
+	PG_STANDBY=$(mktemp -d /tmp/pp_pgr2.XXXXXX)
+	chown postgres: "$PG_STANDBY" && chmod 700 "$PG_STANDBY"
+	if ! (cd "$PG_STANDBY" && runuser -u postgres -- "$PGBIN/pg_basebackup" -h "$PG_WORK" -p "$port" -U postgres \
+		-D "$PG_STANDBY/data" -R -X stream) >"$TMP/pgr-base.log" 2>&1; then
+		fail "pg_basebackup -R" "$(tail -n 1 "$TMP/pgr-base.log")"
+		pg_test_stop
+		return
+	fi
+	printf "port = %s\nunix_socket_directories = '%s'\n" "$port2" "$PG_STANDBY" >>"$PG_STANDBY/data/postgresql.conf"
+	if ! (cd "$PG_STANDBY" && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_STANDBY/data" -l "$PG_STANDBY/server.log" \
+		-w -t 60 start) >/dev/null 2>&1; then
+		fail "the standby" "$(tail -n 1 "$PG_STANDBY/server.log" 2>/dev/null)"
+		pg_test_stop
+		return
+	fi
+	pm2=$(head -n 1 "$PG_STANDBY/data/postmaster.pid")
+	conn2=(-h "$PG_STANDBY" -p "$port2" -U postgres)
+	local i streaming=
+	for i in $(seq 100); do
+		streaming=$("$PSQL" "${conn2[@]}" -X -A -t -q -c 'SELECT status FROM pg_stat_wal_receiver' postgres 2>&1)
+		[ "$streaming" = streaming ] && break
+		sleep 0.2
+	done
+	if [ "$streaming" != streaming ]; then
+		fail "the standby streaming" "pg_stat_wal_receiver: $streaming"
+		pg_test_stop
+		return
+	fi
+	"$PGBENCH" "${PG_CONN[@]}" -c 2 -j 2 -T 60 postgres >"$TMP/pgr-bench.log" 2>&1 &
+	PG_BENCH=$!
+	sleep 1
+	"$PP" -p "$PG_POSTMASTER,$pm2" --subprocesses --pg-wait-events -d 10ms -t 5s -o "$out" 2>"$err" &
+	pp=$!
+	# both views, as often as psql allows, while the profiler runs
+	(
+		q="SELECT pid || chr(9) || backend_type || chr(9) || coalesce(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity"
+		while kill -0 $pp 2>/dev/null; do
+			"$PSQL" "${PG_CONN[@]}" -X -A -t -q -c "$q" postgres
+			"$PSQL" "${conn2[@]}" -X -A -t -q -c "$q" postgres
+			sleep 0.03
+		done
+	) >"$psa" 2>/dev/null &
+	viewer=$!
+	wait $pp
+	rc=$?
+	wait $viewer
+	pg_test_stop
+	# every process either view showed, by its root
+	awk -F'\t' '{ print $1 "\t" $2 }' "$psa" | sort -u >"$TMP/pgr-types.theirs"
+	sed -n 's/^postgres\[\([0-9]*\)\] \([^;/]*\)[;/].*/\1\t\2/p' "$out" | sort -u >"$TMP/pgr-types.mine"
+	join -t "$tab" "$TMP/pgr-types.mine" "$TMP/pgr-types.theirs" >"$TMP/pgr-types.joined"
+	bad=$(awk -F'\t' '$2 != $3 { printf "%s ", $0 }' "$TMP/pgr-types.joined" | head -c 300)
+	for kind in walsender archiver walreceiver startup; do
+		pid=$(awk -F'\t' -v k="$kind" '$2 == k { print $1; exit }' "$TMP/pgr-types.theirs")
+		if [ -z "$pid" ]; then bad="$bad no $kind in the views;"; continue; fi
+		grep -q "^$pid$tab$kind\$" "$TMP/pgr-types.mine" || { bad="$bad $kind ($pid) not named so;"; continue; }
+		local pe ve pset vset
+		# its events: the profile's, the views'
+		pset=$(awk -v r="postgres[$pid] $kind" '{ n = $NF; split($0, f, ";"); if (f[1] != r) next
+			e = f[2]; sub(/ \(PostgreSQL state\)$/, "", e); sub(/^event=/, "", e); if (e == "On CPU") e = "CPU"
+			c[e] += n } END { for (e in c) print c[e] "\t" e }' "$out" | sort -k1,1nr)
+		vset=$(awk -F'\t' -v p="$pid" '$1 == p { c[$3]++ } END { for (e in c) print c[e] "\t" e }' "$psa" | sort -k1,1nr)
+		pe=$(printf '%s\n' "$pset" | head -n 1 | cut -f2)
+		ve=$(printf '%s\n' "$vset" | head -n 1 | cut -f2)
+		seen="$seen $kind $pid: profile $(printf '%s\n' "$pset" | head -n 3 | tr '\t\n' ' ,')view $(printf '%s\n' "$vset" | head -n 3 | tr '\t\n' ' ,');"
+		printf '%s\n' "$vset" | cut -f2 | grep -qxF "$pe" || bad="$bad $kind's commonest event $pe not in its view;"
+		printf '%s\n' "$pset" | cut -f2 | grep -qxF "$ve" || bad="$bad its view's commonest $ve not in $kind's profile;"
+	done
+	local joined
+	joined=$(grep -c . "$TMP/pgr-types.joined")
+	if [ $rc = 0 ] && [ -z "$bad" ] && [ "$joined" -ge 10 ]; then
+		pass "PostgreSQL $PGMAJOR replica pair, both profiled in one run: the $joined processes both views show named as they name them, and the events of$seen"
+	else fail "PostgreSQL $PGMAJOR replica pair" "exit $rc; $joined processes in both;${bad:- }$seen" "$err"; fi
+}
+
 # A major newer than the tables (issue 31): npm's newest server, its
 # version text patched to say 19 - the server runs as what it is, only the
 # tool reads 19.  Types from the titles, as pg_stat_activity names them;
@@ -1121,6 +1236,7 @@ else
 		pg_status_test
 		pg_queries_test
 		pg_idle_test
+		pg_replica_test
 		pg_other_majors
 		pg_next_major_test
 		trap cleanup EXIT
