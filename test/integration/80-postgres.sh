@@ -53,7 +53,7 @@ pg_fake_tests() {
 		grep -v '^split;\[no PostgreSQL state\];' "$TMP/nopg.folded" | cut -c1-300 | sed 's/^/    odd: /'
 	fi
 }
-pg_fake_tests
+[ "${PG_PART:-}" = majors ] || pg_fake_tests
 
 # --- a real PostgreSQL under pgbench ----------------------------------------
 # A throwaway cluster in a temporary directory, no TCP (a unix socket
@@ -851,10 +851,10 @@ pg_queries_compare() {
 	local what="the server's query ids"
 	[ "$mode" = off ] && what="the normalized texts' hashes (pg_stat_activity: no id)"
 	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
-		pass "--pg-queries, compute_query_id = $mode, two clients at pgbench -R, 8 s: per backend one query frame, profile/pg_stat_activity:$side ids are $what"
-	else fail "--pg-queries against pg_stat_activity (compute_query_id = $mode)" "exit $rc;$bad ($side)" "$out"; fi
-	if [ -z "$slow" ]; then pass "--pg-queries' shares against pg_stat_activity (compute_query_id = $mode, within $TOL points)"
-	else tfail "--pg-queries' shares against pg_stat_activity (compute_query_id = $mode)" "${slow# } ($side)" "$out"; fi
+		pass "PostgreSQL $PGMAJOR, --pg-queries, compute_query_id = $mode, two clients at pgbench -R, 8 s: per backend one query frame, profile/pg_stat_activity:$side ids are $what"
+	else fail "PostgreSQL $PGMAJOR, --pg-queries against pg_stat_activity (compute_query_id = $mode)" "exit $rc;$bad ($side)" "$out"; fi
+	if [ -z "$slow" ]; then pass "PostgreSQL $PGMAJOR, --pg-queries' shares against pg_stat_activity (compute_query_id = $mode, within $TOL points)"
+	else tfail "PostgreSQL $PGMAJOR, --pg-queries' shares against pg_stat_activity (compute_query_id = $mode)" "${slow# } ($side)" "$out"; fi
 }
 
 # pg_types_check FOLDED ERR: every process's root names its backend type, as
@@ -901,8 +901,8 @@ pg_group_by_type_check() {
 	# two clients' backends under one root: twice the postmaster's samples
 	if [ $rc = 0 ] && [ "$pids" = 0 ] && [ -z "$bad" ] && [ "$queries" = 2 ] &&
 		atleast "$ratio" 1.8 && atleast 2.2 "$ratio"; then
-		pass "--group-by type: one root per type, no PID in any; 'client backend' holds both backends ($clients samples, ${ratio}x the postmaster's) and their 2 statements, one query frame each"
-	else fail "--group-by type" "exit $rc, $pids roots with a PID,$bad client backend ${ratio}x the postmaster (2), $queries query frames (2)" "$out"; fi
+		pass "PostgreSQL $PGMAJOR, --group-by type: one root per type, no PID in any; 'client backend' holds both backends ($clients samples, ${ratio}x the postmaster's) and their 2 statements, one query frame each"
+	else fail "PostgreSQL $PGMAJOR, --group-by type" "exit $rc, $pids roots with a PID,$bad client backend ${ratio}x the postmaster (2), $queries query frames (2)" "$out"; fi
 }
 
 # --push with --group-by type: a request per type, labelled with it, each
@@ -941,8 +941,8 @@ print("; ".join(bad[:4]) if bad else "ok %d requests, labels %s" % (len(reqs), "
 PY
 )
 	if [ $rc = 0 ] && [ "${verdict%% *}" = ok ]; then
-		pass "--push --group-by type: one request per type and window, labelled backend_type=TYPE, its body that type's stacks ($verdict)"
-	else fail "--push --group-by type" "exit $rc: $verdict" "$TMP/pgq-push.err"; fi
+		pass "PostgreSQL $PGMAJOR, --push --group-by type: one request per type and window, labelled backend_type=TYPE, its body that type's stacks ($verdict)"
+	else fail "PostgreSQL $PGMAJOR, --push --group-by type" "exit $rc: $verdict" "$TMP/pgq-push.err"; fi
 }
 
 # --no-idle: the background processes' main loops (Activity events) and
@@ -961,10 +961,10 @@ pg_no_idle_check() {
 	queries=$(grep -c '] client backend;query=' "$out")
 	# what is left out: function; how much of the time was idle: time
 	if [ $rc = 0 ] && [ "$activity" = 0 ] && [ "$idle_read" = 0 ] && [ -n "$left" ] && [ "$queries" -ge 2 ]; then
-		pass "--no-idle: no Activity event nor idle ClientRead left in the profile; the five background processes kept in ${bg_pct}% of their ticks; $left of $taken samples left out, as the summary says"
-	else fail "--no-idle" "exit $rc, $activity Activity lines (0), $idle_read idle ClientRead lines (0), left out ${left:-?} of ${taken:-?} (said), $queries query lines (>= 2)" "$out"; fi
+		pass "PostgreSQL $PGMAJOR, --no-idle: no Activity event nor idle ClientRead left in the profile; the five background processes kept in ${bg_pct}% of their ticks; $left of $taken samples left out, as the summary says"
+	else fail "PostgreSQL $PGMAJOR, --no-idle" "exit $rc, $activity Activity lines (0), $idle_read idle ClientRead lines (0), left out ${left:-?} of ${taken:-?} (said), $queries query lines (>= 2)" "$out"; fi
 	if [ -z "$left" ] || { atleast "$left" $((taken / 2)) && atleast 5 "$bg_pct"; }; then :
-	else tfail "--no-idle: shares left out and kept" "left out $left of $taken (>= half), background processes in ${bg_pct}% of their ticks (<= 5)" "$out"; fi
+	else tfail "PostgreSQL $PGMAJOR, --no-idle: shares left out and kept" "left out $left of $taken (>= half), background processes in ${bg_pct}% of their ticks (<= 5)" "$out"; fi
 }
 
 # pg_time_model_check ERR FOLDED: the summary's top queries, each share as
@@ -982,8 +982,8 @@ pg_time_model_check() {
 		printf '%s\n' "$lines" | grep -q "$who" || bad="$bad no query with $who;"
 	done
 	if [ -n "$lines" ] && [ -z "$bad" ] && grep -q '        waits: .*Timeout:PgSleep' "$err"; then
-		pass "--pg-queries' time model: $n queries in the summary, each one's share as the profile counts it, the sleeping one waiting in Timeout:PgSleep"
-	else fail "--pg-queries' time model" "${bad:- no lines or no Timeout:PgSleep wait}" "$err"; fi
+		pass "PostgreSQL $PGMAJOR, --pg-queries' time model: $n queries in the summary, each one's share as the profile counts it, the sleeping one waiting in Timeout:PgSleep"
+	else fail "PostgreSQL $PGMAJOR, --pg-queries' time model" "${bad:- no lines or no Timeout:PgSleep wait}" "$err"; fi
 }
 
 # --- an idle instance: what our looks cost it (issue 40) -------------------
@@ -1047,11 +1047,17 @@ max_connections = 20"
 	else tfail "an idle PostgreSQL $PGMAJOR instance at -d 1ms" "exit $rc; $line" "$TMP/pgi.err"; fi
 }
 
-# The same pgbench test on every other major the tool supports
-# (scripts/pg_servers.sh: npm's servers, cached by make check's set-up),
-# with Debian's clients; a major with no server here is a skip naming it.
+# The same pgbench and --pg-queries tests on every other major the tool
+# supports (scripts/pg_servers.sh: npm's servers, cached by make check's
+# set-up), with Debian's clients; a major with no server here is a skip
+# naming it.  Not under the sanitizers: the code each major runs is 15's,
+# there (the same reads, other numbers), and time is short.
 pg_other_majors() {
 	local deb=$PGBIN debmajor=$PGMAJOR servers major dir
+	if [ "$SANITIZED" = 1 ]; then
+		skip "PostgreSQL's other majors under the sanitizers" "the same code as $debmajor's, whose tests ran; the other majors run in the plain pass"
+		return
+	fi
 	servers=$(sh scripts/pg_servers.sh list)
 	for major in $(sh scripts/pg_servers.sh wanted); do
 		[ "$major" != "$debmajor" ] || continue
@@ -1063,6 +1069,7 @@ pg_other_majors() {
 		PGBIN=$dir PGMAJOR=$major
 		pg_real_test other
 		pg_test_stop
+		pg_queries_test
 	done
 	PGBIN=$deb PGMAJOR=$debmajor
 }
@@ -1076,6 +1083,10 @@ pg_other_majors() {
 # profile's commonest among the view's, the view's commonest among the
 # profile's (both sampled over the same 5 s).
 pg_replica_test() {
+	if [ "$SANITIZED" = 1 ]; then
+		skip "PostgreSQL $PGMAJOR replica pair under the sanitizers" "two instances' worth of processes: run in the plain pass"
+		return
+	fi
 	local port=$((55520 + RANDOM % 60)) port2 pm2 conn2 rc pp viewer kind pid bad= seen= tab
 	local out=$TMP/pgr.folded err=$TMP/pgr.err psa=$TMP/pgr.psa
 	tab=$(printf '\t')
@@ -1231,14 +1242,17 @@ else
 		trap 'pg_test_stop; cleanup' EXIT
 		trap 'exit 130' INT
 		trap 'exit 143' TERM
-		pg_real_test
-		pg_test_stop
-		pg_status_test
-		pg_queries_test
-		pg_idle_test
-		pg_replica_test
-		pg_other_majors
-		pg_next_major_test
+		if [ "${PG_PART:-}" = majors ]; then # 82-pg-majors.sh
+			pg_other_majors
+			pg_next_major_test
+		else
+			pg_real_test
+			pg_test_stop
+			pg_status_test
+			pg_queries_test
+			pg_idle_test
+			pg_replica_test
+		fi
 		trap cleanup EXIT
 		trap - INT TERM
 	fi
