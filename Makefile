@@ -34,7 +34,8 @@ TARGET_BINS := $(patsubst test/targets/%.c,$(B)/test/targets/%,$(TARGET_SRCS)) \
 	$(patsubst test/targets/%.cpp,$(B)/test/targets/%,$(TARGET_CXX_SRCS)) \
 	$(B)/test/targets/liblate.so $(B)/test/targets/split_dynsym $(B)/test/targets/fake_pg13 \
 	$(B)/test/targets/fake_pg_nover \
-	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static
+	$(B)/test/targets/which_a $(B)/test/targets/which_b $(B)/test/targets/split_static \
+	$(B)/test/targets/cpp_lambdas_ool
 DEMO_BIN := $(B)/demo/workload
 
 .PHONY: all deps build-deps test-deps check check-deps check-run check-programs test-programs truth unit integration fuzz demo bench install uninstall clean pg-layout
@@ -127,6 +128,9 @@ $(B)/test/targets/%: test/targets/%.c test/targets/own_truth.h | $(B)/test/targe
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -pthread -lm
 $(B)/test/targets/%: test/targets/%.cpp | $(B)/test/targets
 	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+# cpp_lambdas with every lambda out of line: the symbol table's names
+$(B)/test/targets/cpp_lambdas_ool: test/targets/cpp_lambdas.cpp | $(B)/test/targets
+	$(CXX) -O2 -g -Wall -Wextra -DOUT_OF_LINE -o $@ $<
 $(B)/test/targets/liblate.so: test/targets/late_lib.c | $(B)/test/targets
 	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
 # lld_gap: linked by lld with 2 MiB pages, its segments 2 MiB apart, all at

@@ -11,11 +11,15 @@
  * that chain, once read from DWARF (symbolize.c), into text; they do no
  * I/O and know nothing of libdw, so they are tested on their own.
  *
- * The spelling is GCC's own, as it writes names into DWARF and as gdb
- * prints such frames: "app::churn(int)::<lambda(int)>::operator()",
- * "std::invoke<main(int, char**)::<lambda()>&>", "const char*".  (c++filt's
- * "{lambda(int)#1}" needs the lambda's number, which only the mangled name
- * has; a name built here never claims it.)
+ * The spelling is c++filt's, as perf, gdb's backtrace of an out-of-line
+ * copy and our own names from the symbol table print it (issue 34: one
+ * search finds both): "app::churn(int)::{lambda(int)#2}::operator()(int)
+ * const", "char const*", "unsigned long".  A closure's number is its place
+ * among the lambdas of the function it is in, from 1, as GCC numbers them
+ * when it mangles (in source order, whatever their parameters); the
+ * DWARF reader counts them.  A template's DW_AT_name keeps GCC's own
+ * spelling of its arguments ("std::invoke<app::churn(int)::<lambda(int)>&,
+ * int&>"): that text is not taken apart.
  */
 #ifndef PTRACE_PROFILER_QUALNAME_H
 #define PTRACE_PROFILER_QUALNAME_H
@@ -33,14 +37,17 @@ enum qual_kind {
 /* One enclosing scope, outermost first.  For QUAL_FUNCTION, full says
  * name is already complete and qualified (a demangled linkage name,
  * "app::churn(int)"): it replaces whatever came before.  Otherwise a
- * function is name followed by params ("main" "(int, char**)"), params
- * NULL when its parameter types are unknown.  For QUAL_LAMBDA params is
- * the operator()'s parameter list, "(int)", or NULL: "<lambda>". */
+ * function is name followed by params, if any (c++filt gives none for a
+ * function whose mangled name has no types: main, extern "C").  For
+ * QUAL_LAMBDA params is the operator()'s parameter list, "(int)", or NULL
+ * when unknown, and number its place, from 1 ("{lambda(int)#2}"), 0 when
+ * unknown ("{lambda(int)}"). */
 struct qual_part {
 	enum qual_kind kind;
 	const char *name;
 	const char *params;
 	bool full;
+	unsigned number;
 };
 
 /* parts[0..n) joined with "::", then leaf (the DIE's own DW_AT_name).
@@ -49,10 +56,12 @@ struct qual_part {
 bool qualname_join(const struct qual_part *parts, size_t n, const char *leaf,
 		   char *out, size_t outsz);
 
-/* A type as GCC prints it, built from the named type inward to outward:
- * steps[0] is the outermost modifier, steps[n-1] a TYPE_NAMED one
- * (base type, typedef, class... by its qualified name).  "const char*",
- * "char* const", "const app::Acc&", "int&&". */
+/* A type as c++filt prints it, built from the named type inward to
+ * outward: steps[0] is the outermost modifier, steps[n-1] a TYPE_NAMED
+ * one (a base type by qualname_base_type's name, a class by its qualified
+ * name; typedefs are seen through, as mangling does).  Qualifiers follow
+ * what they qualify: "char const*", "char* const", "app::Acc const&",
+ * "int&&". */
 enum type_step_kind {
 	TYPE_NAMED, TYPE_CONST, TYPE_VOLATILE, TYPE_POINTER, TYPE_REFERENCE, TYPE_RVALUE_REFERENCE,
 };
@@ -63,6 +72,11 @@ struct type_step {
 /* Returns false (out then holds "") if the steps do not end with exactly
  * one TYPE_NAMED, or the text does not fit. */
 bool qualname_type(const struct type_step *steps, size_t n, char *out, size_t outsz);
+
+/* A base type's name as c++filt prints it, from the name GCC gives it in
+ * DWARF: "long int" is "long", "long unsigned int" "unsigned long", "short
+ * int" "short"; a name c++filt spells the same is returned as it is. */
+const char *qualname_base_type(const char *dwarf_name);
 
 /* Drops GCC's clone suffixes from a symbol's name, as it names the
  * out-of-line copies it makes of one function: in a demangled name

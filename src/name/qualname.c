@@ -1,4 +1,4 @@
-/* qualname.c - C++ names from their scopes, types as GCC prints them. */
+/* qualname.c - C++ names from their scopes, as c++filt prints them. */
 #include "name/qualname.h"
 
 #include <stdio.h>
@@ -45,11 +45,16 @@ bool qualname_join(const struct qual_part *parts, size_t n, const char *leaf,
 			case QUAL_CLASS:
 				fits &= put(out, outsz, &len, p->name ? p->name : "(anonymous class)");
 				break;
-			case QUAL_LAMBDA:
-				fits &= put(out, outsz, &len, "<lambda");
+			case QUAL_LAMBDA: {
+				char number[16] = "";
+				if (p->number)
+					snprintf(number, sizeof(number), "#%u", p->number);
+				fits &= put(out, outsz, &len, "{lambda");
 				fits &= put(out, outsz, &len, p->params ? p->params : "");
-				fits &= put(out, outsz, &len, ">");
+				fits &= put(out, outsz, &len, number);
+				fits &= put(out, outsz, &len, "}");
 				break;
+			}
 			case QUAL_FUNCTION:
 				fits &= put(out, outsz, &len, p->name ? p->name : "(anonymous function)");
 				fits &= put(out, outsz, &len, p->params ? p->params : "");
@@ -73,32 +78,24 @@ bool qualname_type(const struct type_step *steps, size_t n, char *out, size_t ou
 	char text[1024], next[1024];
 	if ((size_t)snprintf(text, sizeof(text), "%s", steps[n - 1].name) >= sizeof(text))
 		return false;
-	/* Is the type built so far a pointer or reference?  GCC then writes a
-	 * qualifier after it ("char* const"), else before ("const char"). */
-	bool indirect = false;
 	for (size_t i = n - 1; i-- > 0;) {
 		int w;
 		switch (steps[i].kind) {
 		case TYPE_NAMED:
 			return false;
 		case TYPE_CONST:
-		case TYPE_VOLATILE: {
-			const char *q = steps[i].kind == TYPE_CONST ? "const" : "volatile";
-			w = indirect ? snprintf(next, sizeof(next), "%s %s", text, q)
-				     : snprintf(next, sizeof(next), "%s %s", q, text);
+		case TYPE_VOLATILE:
+			w = snprintf(next, sizeof(next), "%s %s", text,
+				     steps[i].kind == TYPE_CONST ? "const" : "volatile");
 			break;
-		}
 		case TYPE_POINTER:
 			w = snprintf(next, sizeof(next), "%s*", text);
-			indirect = true;
 			break;
 		case TYPE_REFERENCE:
 			w = snprintf(next, sizeof(next), "%s&", text);
-			indirect = true;
 			break;
 		case TYPE_RVALUE_REFERENCE:
 			w = snprintf(next, sizeof(next), "%s&&", text);
-			indirect = true;
 			break;
 		default:
 			return false;
@@ -111,6 +108,24 @@ bool qualname_type(const struct type_step *steps, size_t n, char *out, size_t ou
 		return false;
 	strcpy(out, text);
 	return true;
+}
+
+const char *qualname_base_type(const char *dwarf_name)
+{
+	/* GCC's DW_AT_name of a base type, and c++filt's word for it */
+	static const char *const names[][2] = {
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+		{ "__int128 unsigned", "unsigned __int128" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(dwarf_name, names[i][0]) == 0)
+			return names[i][1];
+	return dwarf_name;
 }
 
 void qualname_strip_clone(char *name)

@@ -289,10 +289,13 @@ static const char *module_frame(struct namer *n, const struct module_image *img,
  *    this unit), as it is.
  *
  * 4. In C++, the name built from the scopes that enclose the declaration
- *    (qualname.h): "app::churn(int)::<lambda(int)>::operator()",
- *    "std::invoke<main(int, char**)::<lambda()>&>", as gdb names such
- *    frames.  This is for what GCC leaves unmangled: a lambda in a function
- *    that is not a template, templates instantiated with one.
+ *    (qualname.h), as c++filt would print its mangled name:
+ *    "app::churn(int)::{lambda(int)#2}::operator()(int) const" (the
+ *    closure's number counted from the closures declared in its
+ *    function), and "std::invoke<main()::<lambda()>&>" (a template's
+ *    DW_AT_name, its arguments in GCC's spelling).  This is for what GCC
+ *    leaves unmangled: a lambda in a function that is not a template,
+ *    templates instantiated with one.
  *
  * 5. In C, DW_AT_name.
  *
@@ -363,7 +366,7 @@ static bool is_closure(Dwarf_Die *type, Dwarf_Die *op)
 	return lambda && have_op;
 }
 
-/* A type as GCC prints it ("const app::Acc&"), or false. */
+/* A type as c++filt prints it ("app::Acc const&"), or false. */
 static bool type_text(Dwarf_Die *type, char *out, size_t outsz, int depth)
 {
 	struct type_step steps[16];
@@ -382,7 +385,9 @@ static bool type_text(Dwarf_Die *type, char *out, size_t outsz, int depth)
 		case DW_TAG_pointer_type: steps[n++].kind = TYPE_POINTER; break;
 		case DW_TAG_reference_type: steps[n++].kind = TYPE_REFERENCE; break;
 		case DW_TAG_rvalue_reference_type: steps[n++].kind = TYPE_RVALUE_REFERENCE; break;
-		case DW_TAG_base_type: case DW_TAG_unspecified_type: case DW_TAG_typedef:
+		case DW_TAG_typedef:
+			break; /* seen through, as a mangled name sees it */
+		case DW_TAG_base_type: case DW_TAG_unspecified_type:
 		case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
 		case DW_TAG_enumeration_type:
 			if (!scoped_name(&t, named, sizeof(named), depth + 1))
@@ -392,7 +397,9 @@ static bool type_text(Dwarf_Die *type, char *out, size_t outsz, int depth)
 		default:
 			return false; /* arrays, functions, members: not spelled here */
 		}
-		if (!has_next) { /* "void*", "const void" */
+		if (!has_next) { /* "void*", "void const" */
+			if (dwarf_tag(&t) == DW_TAG_typedef)
+				return false;
 			steps[n++] = (struct type_step){ TYPE_NAMED, "void" };
 			return qualname_type(steps, n, out, outsz);
 		}
@@ -443,7 +450,8 @@ static bool param_list(Dwarf_Die *fn, char *out, size_t outsz, int depth)
 }
 
 /* A function that a class is local to, complete: its demangled linkage
- * name, else its own scoped name and parameters. */
+ * name, else (main, an extern "C" function: a mangled name that carries
+ * no types) its own scoped name, as c++filt prints it: "main". */
 static bool function_scope(Dwarf_Die *fn, char *out, size_t outsz, int depth)
 {
 	const char *l = linkage_name(fn);
@@ -451,14 +459,107 @@ static bool function_scope(Dwarf_Die *fn, char *out, size_t outsz, int depth)
 		return true;
 	Dwarf_Die decl;
 	declaring_die(fn, &decl);
-	char params[NAME_MAX_LEN];
-	size_t len;
-	if (!scoped_name(&decl, out, outsz, depth + 1))
+	return scoped_name(&decl, out, outsz, depth + 1);
+}
+
+/* A closure type for counting: an unnamed class with the artificial
+ * constructor GCC calls "<lambda>" (generic lambdas too). */
+static bool closure_type(Dwarf_Die *die)
+{
+	Dwarf_Die child;
+	int tag = dwarf_tag(die);
+	if ((tag != DW_TAG_class_type && tag != DW_TAG_structure_type) || dwarf_diename(die) ||
+	    dwarf_child(die, &child) != 0)
 		return false;
-	len = strlen(out);
-	if (param_list(&decl, params, sizeof(params), depth))
-		snprintf(out + len, outsz - len, "%s", params);
-	return true;
+	do
+		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_diename(&child) &&
+		    strcmp(dwarf_diename(&child), "<lambda>") == 0)
+			return true;
+	while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Where a DIE is declared, line and column as one number, or 0. */
+static uint64_t declared_at(Dwarf_Die *die)
+{
+	int line = 0, column = 0;
+	if (dwarf_decl_line(die, &line) != 0 || line <= 0)
+		return 0;
+	if (dwarf_decl_column(die, &column) != 0 || column < 0)
+		column = 0;
+	return (uint64_t)line << 20 | (uint64_t)column;
+}
+
+/* How many closure types function fn declares (through its lexical
+ * blocks, not inside other closures) before the place at; *found set if
+ * one is declared there. */
+static unsigned closures_before(Dwarf_Die *fn, uint64_t at, bool *found, int depth)
+{
+	Dwarf_Die child;
+	unsigned n = 0;
+	if (depth > 16 || dwarf_child(fn, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_lexical_block) {
+			n += closures_before(&child, at, found, depth + 1);
+		} else if (closure_type(&child)) {
+			uint64_t here = declared_at(&child);
+			n += here < at;
+			*found |= here == at;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/* The number c++filt gives closure sc, "#N": its place, from 1, among the
+ * closure types of function fn, as GCC numbers them in the mangled names
+ * of their operator(): in source order, whatever their parameters (the
+ * DIEs are not in that order: a block's come after its function's own).
+ * 0 when its place is not known. */
+static unsigned closure_number(Dwarf_Die *fn, Dwarf_Die *sc)
+{
+	uint64_t at = declared_at(sc);
+	bool found = false;
+	unsigned before = at ? closures_before(fn, at, &found, 0) : 0;
+	return found ? before + 1 : 0;
+}
+
+/* Closure sc's number in the nearest function around it, scopes[from..n)
+ * (dwarf_getscopes_die's order: innermost first). */
+static unsigned lambda_number(Dwarf_Die *sc, Dwarf_Die *scopes, int from, int n)
+{
+	for (int j = from; j < n; j++)
+		if (dwarf_tag(&scopes[j]) == DW_TAG_subprogram)
+			return closure_number(&scopes[j], sc);
+	return 0;
+}
+
+/* Is op, a closure's operator(), const (its __closure a pointer to const,
+ * as it is unless the lambda is mutable)? */
+static bool const_call(Dwarf_Die *op)
+{
+	Dwarf_Die child, type;
+	Dwarf_Attribute attr;
+	if (dwarf_child(op, &child) != 0)
+		return false;
+	do {
+		bool artificial = false;
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
+		    dwarf_formflag(dwarf_attr_integrate(&child, DW_AT_artificial, &attr), &artificial) != 0 ||
+		    !artificial)
+			continue;
+		if (!dwarf_formref_die(dwarf_attr_integrate(&child, DW_AT_type, &attr), &type))
+			return false;
+		/* "const <lambda>* const": the pointer's own const first */
+		while (dwarf_tag(&type) == DW_TAG_const_type || dwarf_tag(&type) == DW_TAG_volatile_type)
+			if (!dwarf_formref_die(dwarf_attr(&type, DW_AT_type, &attr), &type))
+				return false;
+		return dwarf_tag(&type) == DW_TAG_pointer_type &&
+		       dwarf_formref_die(dwarf_attr(&type, DW_AT_type, &attr), &type) &&
+		       dwarf_tag(&type) == DW_TAG_const_type;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
 }
 
 /* die's name qualified by the namespaces, classes and functions around
@@ -472,21 +573,27 @@ static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth)
 	char closure[NAME_MAX_LEN];
 	Dwarf_Die op;
 	int tag = dwarf_tag(die);
-	if (!leaf && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) && is_closure(die, &op)) {
-		char params[NAME_MAX_LEN - 16]; /* fits in closure whole, or not at all */
-		bool known = param_list(&op, params, sizeof(params), depth);
-		snprintf(closure, sizeof(closure), "<lambda%s>", known ? params : "");
-		leaf = closure;
-	}
-	if (!leaf)
+	bool is_lambda = !leaf && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) &&
+			 is_closure(die, &op);
+	if (!is_lambda && !leaf)
 		return false;
 	if (tag == DW_TAG_base_type || tag == DW_TAG_unspecified_type) {
-		snprintf(out, outsz, "%s", leaf);
+		snprintf(out, outsz, "%s", qualname_base_type(leaf));
 		return true;
 	}
 
 	Dwarf_Die *scopes = NULL;
 	int nscopes = dwarf_getscopes_die(die, &scopes);
+	if (is_lambda) {
+		char params[NAME_MAX_LEN - 32]; /* fits in closure whole, or not at all */
+		bool known = param_list(&op, params, sizeof(params), depth);
+		unsigned number = nscopes > 0 ? lambda_number(die, scopes, 1, nscopes) : 0;
+		char num[16] = "";
+		if (number)
+			snprintf(num, sizeof(num), "#%u", number);
+		snprintf(closure, sizeof(closure), "{lambda%s%s}", known ? params : "", num);
+		leaf = closure;
+	}
 	struct qual_part parts[16];
 	char texts[16][NAME_MAX_LEN];
 	size_t n = 0;
@@ -496,22 +603,23 @@ static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth)
 		Dwarf_Die *sc = &scopes[i];
 		switch (dwarf_tag(sc)) {
 		case DW_TAG_namespace:
-			parts[n++] = (struct qual_part){ QUAL_NAMESPACE, dwarf_diename(sc), NULL, false };
+			parts[n++] = (struct qual_part){ QUAL_NAMESPACE, dwarf_diename(sc), NULL, false, 0 };
 			break;
 		case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
 		case DW_TAG_enumeration_type:
 			if (!dwarf_diename(sc) && (dwarf_tag(sc) == DW_TAG_structure_type ||
 						   dwarf_tag(sc) == DW_TAG_class_type) && is_closure(sc, &op)) {
 				bool known = param_list(&op, texts[n], sizeof(texts[n]), depth);
-				parts[n] = (struct qual_part){ QUAL_LAMBDA, NULL, known ? texts[n] : NULL, false };
+				parts[n] = (struct qual_part){ QUAL_LAMBDA, NULL, known ? texts[n] : NULL, false,
+							       lambda_number(sc, scopes, i + 1, nscopes) };
 			} else {
-				parts[n] = (struct qual_part){ QUAL_CLASS, dwarf_diename(sc), NULL, false };
+				parts[n] = (struct qual_part){ QUAL_CLASS, dwarf_diename(sc), NULL, false, 0 };
 			}
 			n++;
 			break;
 		case DW_TAG_subprogram:
 			ok = function_scope(sc, texts[n], sizeof(texts[n]), depth);
-			parts[n] = (struct qual_part){ QUAL_FUNCTION, texts[n], NULL, true };
+			parts[n] = (struct qual_part){ QUAL_FUNCTION, texts[n], NULL, true, 0 };
 			n++;
 			break;
 		default:
@@ -521,6 +629,15 @@ static bool scoped_name(Dwarf_Die *die, char *out, size_t outsz, int depth)
 	free(scopes);
 	if (!ok || nscopes < 0)
 		return false;
+	/* a closure's operator(), as c++filt ends it: "operator()(int) const" */
+	char call[NAME_MAX_LEN];
+	if (n && parts[n - 1].kind == QUAL_LAMBDA && tag == DW_TAG_subprogram &&
+	    strcmp(leaf, "operator()") == 0 && param_list(die, call + 10, sizeof(call) - 16, depth)) {
+		memcpy(call, "operator()", 10);
+		if (const_call(die))
+			strcat(call, " const");
+		leaf = call;
+	}
 	/* A name too long for out is kept cut, as demangle() and frame_text()
 	 * cut every name: its first outsz - 1 bytes (a type or a parameter
 	 * list that does not fit is left out whole above, never cut, so the

