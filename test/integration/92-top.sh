@@ -111,6 +111,38 @@ top_tests() {
 	stop_target "$TPID"
 }
 
+# A server of 3,001 threads (issue 34): the screen came only after 4-5 s
+# of blank terminal.  Now its frame is up while the threads are seized,
+# and the first window follows.  How soon: time (tfail).
+top_many_threads() {
+	start "$T/many_threads" 3000 1
+	local i t0 up= first= now
+	until_true "[ \$(ls /proc/$TPID/task | wc -l) -ge 3001 ]" 20
+	t0=$(date +%s%N)
+	run_in_tmux "$(realpath "$PP") --top -d 10ms -p $TPID 2>$TMP/many.err"
+	for i in $(seq 1 400); do
+		screen
+		now=$(( ($(date +%s%N) - t0) / 1000000 ))
+		[ -n "$up" ] || ! grep -qF "ptrace_profiler --top: many_threads (PID $TPID)" "$TMP/screen" || up=$now
+		if grep -qF busy_work "$TMP/screen"; then first=$now; break; fi
+		sleep 0.05
+	done
+	"${TM[@]}" send-keys -t top q
+	wait_rc 30
+	local line="the screen at ${up:-never} ms, the first window at ${first:-never} ms; exit $(cat "$TMP/top.rc" 2>/dev/null)"
+	if [ -n "$up" ] && [ -n "$first" ] && [ "$(cat "$TMP/top.rc" 2>/dev/null)" = 0 ] && untouched "$TPID"; then
+		pass "--top on 3,001 threads: $line, the target untraced after q"
+	else fail "--top on 3,001 threads" "$line" "$TMP/many.err"; fi
+	if [ -n "$up" ] && [ "$up" -le 2000 ] && [ -n "$first" ] && [ "$first" -le 6000 ]; then
+		pass "--top on 3,001 threads, how soon: the screen in ${up} ms (<= 2000), the first window in ${first} ms (<= 6000)"
+	else tfail "--top on 3,001 threads, how soon" "the screen at ${up:-never} ms (<= 2000), the first window at ${first:-never} ms (<= 6000)"; fi
+	"${TM[@]}" kill-server 2>/dev/null
+	stop_target "$TPID"
+}
+
 if [ $CAN_ATTACH = 0 ]; then skip "--top" "$WHY_NO_ATTACH"
 elif ! command -v tmux >/dev/null 2>&1; then skip "--top" "tmux is not installed (apt-get install tmux)"
-else top_tests; fi
+else
+	top_tests
+	top_many_threads
+fi
