@@ -49,19 +49,25 @@ static int worker_type(struct pg_backend *b, char *out)
 	return out[0] ? 0 : -1;
 }
 
+/* Is this the postmaster, the process whose PostmasterPid is its own (a
+ * pid_t in every version)?  Then its type is final. */
+static bool postmaster(struct pg_backend *b)
+{
+	int32_t pid = 0;
+	if (!b->postmaster_pid_addr || pg_read(b->pid, b->postmaster_pid_addr, &pid, sizeof(pid)) != 0 ||
+	    pid != b->pid)
+		return false;
+	strcpy(b->type_words, "postmaster");
+	b->type_final = true;
+	return true;
+}
+
 /* A major whose type numbers we do not have: the postmaster by
- * PostmasterPid (a pid_t in every version), every other process by its
- * title, once it has one. */
+ * PostmasterPid, every other process by its title, once it has one. */
 static const char *type_from_title(struct pg_backend *b)
 {
-	int32_t postmaster = 0;
-	if (b->postmaster_pid_addr &&
-	    pg_read(b->pid, b->postmaster_pid_addr, &postmaster, sizeof(postmaster)) == 0 &&
-	    postmaster == b->pid) {
-		strcpy(b->type_words, "postmaster");
-		b->type_final = true;
+	if (postmaster(b))
 		return b->type_words;
-	}
 	char title[TITLE_MAX + 1];
 	if (process_title_read(b->pid, title, sizeof(title)) &&
 	    pg_title_type(title, b->type_words, sizeof(b->type_words))) {
@@ -84,18 +90,8 @@ const char *pg_backend_type(struct pg_backend *b)
 	if (!b->type_addr || pg_read(b->pid, b->type_addr, &type, sizeof(type)) != 0)
 		return NULL;
 	b->type = type;
-	if (type == 0) {
-		/* the postmaster is the process whose PostmasterPid is its own */
-		int32_t postmaster = 0;
-		if (b->postmaster_pid_addr &&
-		    pg_read(b->pid, b->postmaster_pid_addr, &postmaster, sizeof(postmaster)) == 0 &&
-		    postmaster == b->pid) {
-			strcpy(b->type_words, "postmaster");
-			b->type_final = true;
-			return b->type_words;
-		}
-		return NULL; /* a child not yet started: ask again */
-	}
+	if (type == 0) /* the postmaster, or a child not yet started: ask again */
+		return postmaster(b) ? b->type_words : NULL;
 	const char *name = pg_backend_type_name(b->major, type);
 	if (pg_backend_type_worker(b->major, type) && worker_type(b, b->type_words) == 0) {
 		b->type_final = true;

@@ -92,6 +92,22 @@ pg_shares() { awk '{ n[$1] += $2; t += $2 } END { for (k in n) printf "%s %.1f\n
 # pg_share SHARES NAME: NAME's share, 0 if absent.
 pg_share() { awk -v k="$2" '$1 == k { s = $2 } END { print s + 0 }' "$1"; }
 
+# pg_start_bench NAME PORT WHAT: a cluster (pg_start, $PG_CONF) with
+# pgbench's tables; status 1, the failure said for WHAT and the cluster
+# stopped, when it could not be had.
+pg_start_bench() {
+	if ! pg_start "$1" "$2" 2>"$TMP/$1-start.log"; then
+		fail "$3" "$(tail -n 1 "$TMP/$1-start.log")"
+		pg_test_stop
+		return 1
+	fi
+	if ! "$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/$1-init.log" 2>&1; then
+		fail "pgbench -i ($3)" "$(tail -n 1 "$TMP/$1-init.log")"
+		pg_test_stop
+		return 1
+	fi
+}
+
 # pg_real_test [other]: against $PGBIN's server (major $PGMAJOR); "other"
 # leaves out the burst test (the profiler's, not the server's).
 pg_real_test() {
@@ -100,14 +116,8 @@ pg_real_test() {
 max_connections = 20
 fsync = on
 synchronous_commit = on"
-	if ! pg_start pp_pg "$port" 2>"$TMP/pgstart.log"; then
-		fail "PostgreSQL cluster" "$(tail -n 1 "$TMP/pgstart.log")"
-		pg_test_stop
-		return
-	fi
+	pg_start_bench pp_pg "$port" "PostgreSQL cluster" || return
 	local PG_PM=$PG_POSTMASTER conn=("${PG_CONN[@]}")
-	"$PGBENCH" "${conn[@]}" -i -q postgres >"$TMP/pgbench-init.log" 2>&1 ||
-		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgbench-init.log")"; pg_test_stop; return; }
 	"$sql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgsetup.log" 2>&1 <<'EOF' ||
 CREATE UNLOGGED TABLE pp_activity (n int, wtype text, wevent text, state text);
 CREATE PROCEDURE pp_sample(seconds float8) LANGUAGE plpgsql AS $$
@@ -543,13 +553,7 @@ pg_status_test() {
 	PG_CONF="shared_buffers = 16MB
 max_connections = 20
 compute_query_id = on"
-	if ! pg_start pp_pgs "$port" 2>"$TMP/pgs-start.log"; then
-		fail "PostgreSQL cluster for the status reader" "$(tail -n 1 "$TMP/pgs-start.log")"
-		pg_test_stop
-		return
-	fi
-	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgs-init.log" 2>&1 ||
-		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgs-init.log")"; pg_test_stop; return; }
+	pg_start_bench pp_pgs "$port" "PostgreSQL cluster for the status reader" || return
 	"$PSQL" "${PG_CONN[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgs-setup.log" 2>&1 <<'EOF' ||
 CREATE UNLOGGED TABLE pp_status (n int, pid int, state text, query_id bigint, query text);
 CREATE PROCEDURE pp_status_sample(seconds float8) LANGUAGE plpgsql AS $$
@@ -700,13 +704,7 @@ pg_queries_test() {
 	PG_CONF="shared_buffers = 16MB
 max_connections = 20
 compute_query_id = on"
-	if ! pg_start pp_pgq "$port" 2>"$TMP/pgq-start.log"; then
-		fail "PostgreSQL cluster for --pg-queries" "$(tail -n 1 "$TMP/pgq-start.log")"
-		pg_test_stop
-		return
-	fi
-	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgq-init.log" 2>&1 ||
-		{ fail "pgbench -i" "$(tail -n 1 "$TMP/pgq-init.log")"; pg_test_stop; return; }
+	pg_start_bench pp_pgq "$port" "PostgreSQL cluster for --pg-queries" || return
 	"$PSQL" "${PG_CONN[@]}" -X -q -v ON_ERROR_STOP=1 postgres >"$TMP/pgq-setup.log" 2>&1 <<'EOF' ||
 CREATE UNLOGGED TABLE pp_q (n int, pid int, state text, query_id bigint, query text);
 CREATE PROCEDURE pp_q_sample(seconds float8) LANGUAGE plpgsql AS $$
@@ -1094,13 +1092,7 @@ pg_replica_test() {
 max_connections = 20
 archive_mode = on
 archive_command = '/bin/true'"
-	if ! pg_start pp_pgr "$port" 2>"$TMP/pgr-start.log"; then
-		fail "PostgreSQL primary for the replica pair" "$(tail -n 1 "$TMP/pgr-start.log")"
-		pg_test_stop
-		return
-	fi
-	"$PGBENCH" "${PG_CONN[@]}" -i -q postgres >"$TMP/pgr-init.log" 2>&1 ||
-		{ fail "pgbench -i (primary)" "$(tail -n 1 "$TMP/pgr-init.log")"; pg_test_stop; return; }
+	pg_start_bench pp_pgr "$port" "PostgreSQL primary for the replica pair" || return
 	port2=$((port + 60))
 	PG_STANDBY=$(mktemp -d /tmp/pp_pgr2.XXXXXX)
 	chown postgres: "$PG_STANDBY" && chmod 700 "$PG_STANDBY"
