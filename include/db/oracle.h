@@ -10,6 +10,7 @@
 #ifndef PTRACE_PROFILER_ORACLE_H
 #define PTRACE_PROFILER_ORACLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,5 +43,11 @@ const char *oracle_event_name(const struct event_names *n, uint32_t ev);
  * sed file rewrites.  Sanitized.  Returns strlen(out). */
 size_t oracle_state_frame(uint32_t ksuseopc, int32_t ksusetim,
 			  const struct event_names *names, char *out, size_t outsz);
+
+/* The same for the words a copy read (read false: they could not be, and
+ * the frame is "[unreadable] (Oracle state)"), as every mode writes it.
+ * Returns out. */
+const char *oracle_words_frame(bool read, uint32_t ksuseopc, int32_t ksusetim,
+			       const struct event_names *names, char *out, size_t outsz);
 
 #endif

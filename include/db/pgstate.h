@@ -64,4 +64,11 @@ void pg_words(const struct pg_process *p, struct snapshot *s);
  * 0, or -1 when it cannot be read. */
 int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word);
 
+/* The frame of a sample's PostgreSQL state, as every mode writes it:
+ * "[no PostgreSQL state]" for a process that is no 14+ server (p->server
+ * false), "[unreadable] (PostgreSQL state)" when its word could not be
+ * read (read false), else pg_wait_frame's.  Returns out. */
+const char *pg_state_frame(const struct pg_process *p, bool read, uint32_t word, char *out,
+			   size_t outsz);
+
 #endif

@@ -89,6 +89,15 @@ int thread_interrupt(struct thread *th, uint64_t *began_ns);
 
 enum stop_result { STOP_OK, STOP_PENDING, STOP_GONE };
 
+/* How long a tracer spins for the trap of a thread it asked to stop, when
+ * the thread is on a CPU: it traps within microseconds there.  Every mode
+ * (a sample, --dump, the stop-cost measure) spins this long. */
+#define STOP_SPIN_NS 50000ULL
+
+/* A stop whose trap has not come this long after it was asked is late:
+ * a sample counts it so, --dump gives up and shows the thread from /proc. */
+#define STOP_LATE_NS 200000000ULL
+
 /* Waits, spinning, until the absolute CLOCK_MONOTONIC time spin_until
  * for the trap of a thread thread_interrupt asked to stop: a thread on a
  * CPU traps within microseconds, and a sleeping tracer would need a

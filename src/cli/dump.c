@@ -36,8 +36,6 @@
 #include "unwind/modules.h"
 #include "unwind/unwind.h"
 
-#define STOP_SPIN_NS 50000ULL      /* a thread on a CPU traps within this: as a sample */
-#define LATE_NS 200000000ULL       /* a stop not seen this long after the last ask: given up */
 
 enum look {
 	LOOK_NONE,     /* no user stack to take (a zombie, or it exited) */
@@ -99,19 +97,19 @@ static void set_words(struct dump_run *run, const struct process_look *p)
 	}
 }
 
-/* After a copy: its application state, from the words read with it. */
+/* After a copy: its application state, from the words read with it, in
+ * a recording's words (pgstate.h, oracle.h). */
 static void app_state(struct dump_run *run, struct process_look *p, struct thread_look *tl)
 {
 	struct snapshot *snap = run->snap;
-	uint32_t word;
-	if (run->o->ksuseopc_addr && snap->words_ok)
-		oracle_state_frame(snap->word[0], (int32_t)snap->word[1], run->s->names, tl->app_state,
-				   sizeof(tl->app_state));
-	else if (run->o->pg_wait_events && p->pg.server && snap->n_words &&
-		 pg_word(&p->pg, p->t->pid, snap, &word) == 0)
-		pg_wait_frame(p->pg.table, word, tl->app_state, sizeof(tl->app_state));
-	else if (run->o->pg_wait_events)
-		snprintf(tl->app_state, sizeof(tl->app_state), "[no PostgreSQL state]");
+	uint32_t word = 0;
+	if (run->o->ksuseopc_addr) {
+		oracle_words_frame(snap->words_ok, snap->word[0], (int32_t)snap->word[1], run->s->names,
+				   tl->app_state, sizeof(tl->app_state));
+	} else if (run->o->pg_wait_events) {
+		bool read = p->pg.server && snap->n_words && pg_word(&p->pg, p->t->pid, snap, &word) == 0;
+		pg_state_frame(&p->pg, read, word, tl->app_state, sizeof(tl->app_state));
+	}
 }
 
 /* The end of the mapping holding sp, so that the copy takes the live part
@@ -248,13 +246,13 @@ static void forget_gone(struct dump_run *run)
 }
 
 /* Every thread of every process; then the traps of those queued for a
- * CPU, until LATE_NS after the last ask. */
+ * CPU, until STOP_LATE_NS (target.h) after the last ask. */
 static void look_at_all(struct dump_run *run)
 {
 	for (size_t i = 0; i < run->n_procs; i++)
 		for (size_t k = 0; k < run->procs[i].n; k++)
 			look_at(run, &run->procs[i], &run->procs[i].threads[k]);
-	uint64_t deadline = now_ns() + LATE_NS;
+	uint64_t deadline = now_ns() + STOP_LATE_NS;
 	volatile int never = 0;
 	while (run->late && now_ns() < deadline && !*run->s->quit) {
 		/* In slices: it returns only at its deadline (or on a flag),

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,4 +174,14 @@ size_t oracle_state_frame(uint32_t ksuseopc, int32_t ksusetim,
 	else
 		snprintf(text, sizeof(text), "event#=%u (Oracle state)", ksuseopc);
 	return frame_sanitize(text, out, outsz);
+}
+
+const char *oracle_words_frame(bool read, uint32_t ksuseopc, int32_t ksusetim,
+			       const struct event_names *names, char *out, size_t outsz)
+{
+	if (!read)
+		snprintf(out, outsz, "[unreadable] (Oracle state)");
+	else
+		oracle_state_frame(ksuseopc, ksusetim, names, out, outsz);
+	return out;
 }

@@ -168,3 +168,15 @@ int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word)
 	*word = s->word[2];
 	return 0;
 }
+
+const char *pg_state_frame(const struct pg_process *p, bool read, uint32_t word, char *out,
+			   size_t outsz)
+{
+	if (!p->server)
+		snprintf(out, outsz, "[no PostgreSQL state]");
+	else if (!read)
+		snprintf(out, outsz, "[unreadable] (PostgreSQL state)");
+	else
+		pg_wait_frame(p->table, word, out, outsz);
+	return out;
+}

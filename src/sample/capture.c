@@ -16,8 +16,6 @@
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
  * our interrupt wakes: longer than either takes when a CPU is free. */
-#define STOP_SPIN_NS 50000ULL
-#define STOP_LATE_NS 200000000ULL /* a stop still pending: counted late */
 #define STOP_YIELD_NS 1000000ULL  /* how long to sleep for the trap of a
 				     thread waiting for our CPU */
 

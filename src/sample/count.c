@@ -207,20 +207,12 @@ const char *count_app_state(struct sampler *s, struct process *p, char *buf, siz
 			     pg_word(&p->pg, p->t->pid, s->snap, &p->word) == 0;
 		p->word_fresh = true;
 	}
-	if (s->o->pg_wait_events) {
-		if (!p->pg.server)
-			return "[no PostgreSQL state]";
-		if (!p->word_ok)
-			return "[unreadable] (PostgreSQL state)";
-		pg_wait_frame(p->pg.table, p->word, buf, len);
-		return buf;
-	}
+	if (s->o->pg_wait_events)
+		return pg_state_frame(&p->pg, p->word_ok, p->word, buf, len);
 	if (!s->o->ksuseopc_addr)
 		return NULL;
-	if (!s->snap->words_ok)
-		return "[unreadable] (Oracle state)";
-	oracle_state_frame(s->snap->word[0], (int32_t)s->snap->word[1], s->names, buf, len);
-	return buf;
+	return oracle_words_frame(s->snap->words_ok, s->snap->word[0], (int32_t)s->snap->word[1],
+				  s->names, buf, len);
 }
 
 void count_app_into(struct sampler *s, struct process *p, struct observation *ob)

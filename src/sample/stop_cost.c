@@ -23,10 +23,10 @@
 #include "sample/overhead.h"
 #include "sample/sampler.h"
 #include "tracee/procfs.h"
+#include "tracee/target.h"
 
 #define GAP_NS 2000            /* longer than a clock read and a loop */
 #define SPACING_NS 100000ULL   /* between stops, as at -d 100us */
-#define SPIN_NS 50000ULL       /* as capture.c's STOP_SPIN_NS */
 #define END_WAIT_NS 200000000ULL /* the child's report, at most */
 
 /* Between us and the child, in memory we both map: no signal, which
@@ -115,7 +115,7 @@ static int stop_once(pid_t pid, int sched_fd, struct overhead_offcpu *o, uint64_
 		return -1;
 	/* spun for, as capture.c waits for a running thread's trap */
 	pid_t got = 0;
-	while ((got = waitpid(pid, &status, __WALL | WNOHANG)) == 0 && now_ns() - t0 < SPIN_NS)
+	while ((got = waitpid(pid, &status, __WALL | WNOHANG)) == 0 && now_ns() - t0 < STOP_SPIN_NS)
 		;
 	if (got == 0)
 		got = waitpid(pid, &status, __WALL);

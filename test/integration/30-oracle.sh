@@ -36,6 +36,13 @@ oracle_tests() {
 	bad_input "Oracle: unreadable address" "0x10" -p "$TPID" --ksuseopc 0x10 --ksusetim "$tim"
 	bad_input "Oracle: one address only" "go together" -p "$TPID" --ksusetim "$tim"
 	bad_input "Oracle: bad address" "'12zz'" -p "$TPID" --ksuseopc 12zz --ksusetim "$tim"
+	# --dump writes the state in a recording's words (one function for
+	# both since issue 32: an unreadable word was nothing there)
+	"$PP" --dump -p "$TPID" --ksuseopc "$opc" --ksusetim "$tim" >"$TMP/ora.dump" 2>/dev/null
+	rc=$?
+	if [ $rc = 0 ] && grep -qE "^TID $TPID \(fake_oracle\) .*, (On CPU|event#=146) \(Oracle state\)(,|$)" "$TMP/ora.dump"; then
+		pass "--dump with the Oracle addresses: $(grep "^TID $TPID " "$TMP/ora.dump" | cut -d, -f2)"
+	else fail "--dump with the Oracle addresses" "exit $rc, no (Oracle state) on the thread's line" "$TMP/ora.dump"; fi
 	if untouched "$TPID"; then pass "Oracle stand-in running and untraced after the errors"
 	else fail "Oracle stand-in after the errors" "$(grep -E '^(State|TracerPid)' /proc/$TPID/status | tr '\n' ' ')"; fi
 	stop_target "$TPID"

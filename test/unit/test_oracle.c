@@ -106,6 +106,11 @@ static void state_frames(void **state)
 	assert_string_equal(out, "event#=147 (Oracle state)");
 	oracle_state_frame(9, 0, n, out, sizeof(out));
 	assert_string_equal(out, "event=evil:name (Oracle state)");
+	/* the words of a copy, as a recording and --dump both write them */
+	assert_string_equal(oracle_words_frame(true, 146, 0, n, out, sizeof(out)),
+			    "event=db file sequential read (Oracle state)");
+	assert_string_equal(oracle_words_frame(false, 146, 0, n, out, sizeof(out)),
+			    "[unreadable] (Oracle state)");
 	oracle_names_free(n);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "db/pgstate.h"
 #include "db/pgwait.h"
 
 static const char *frame(int major, uint32_t word)
@@ -332,9 +333,26 @@ static void every_class_every_id(void **state)
 	}
 }
 
+/* The state frame every mode writes (a recording, --dump, --top): no
+ * server, a word unread, a word. */
+static void state_frames(void **state)
+{
+	(void)state;
+	char out[128];
+	struct pg_process none = { .server = false };
+	struct pg_process server = { .server = true, .table = pg_wait_table_for(15) };
+	assert_string_equal(pg_state_frame(&none, true, 0, out, sizeof(out)), "[no PostgreSQL state]");
+	assert_string_equal(pg_state_frame(&server, false, 0, out, sizeof(out)),
+			    "[unreadable] (PostgreSQL state)");
+	assert_string_equal(pg_state_frame(&server, true, 0, out, sizeof(out)), "On CPU (PostgreSQL state)");
+	pg_state_frame(&server, true, 0x09000002, out, sizeof(out));
+	assert_string_equal(out, "event=Timeout:PgSleep (PostgreSQL state)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(state_frames),
 		cmocka_unit_test(versions_parsed),
 		cmocka_unit_test(version_in_binary),
 		cmocka_unit_test(version_names),
