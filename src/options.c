@@ -6,6 +6,7 @@
 #include "db/oracle.h"
 #include "output/pyroscope.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -162,7 +163,18 @@ struct option_row {
 	size_t flag;           /* option_flag's bool in struct options */
 	const char *label;     /* help only: a heading (no help text) or a left column */
 	const char *help;      /* lines after the first are indented under it */
+	unsigned modes;        /* the modes it goes with (IN_*); anything else is
+				  refused, naming it (mode_rules) */
 };
+
+/* Which modes an option goes with: a bit per enum run_mode. */
+#define IN_RECORD (1u << MODE_RECORD)
+#define IN_DIFF (1u << MODE_DIFF)
+#define IN_DUMP (1u << MODE_DUMP)
+#define IN_TOP (1u << MODE_TOP)
+#define ANY_MODE (IN_RECORD | IN_DIFF | IN_DUMP | IN_TOP)
+#define TARGET (IN_RECORD | IN_DUMP | IN_TOP)  /* about a target: not --diff */
+#define SAMPLING (IN_RECORD | IN_TOP)          /* about sampling: not --dump either */
 
 /* What parsing remembers beside the options themselves. */
 struct parsing {
@@ -170,7 +182,9 @@ struct parsing {
 	char *err;
 	size_t errlen;
 	bool format_given, push_queue_given;
-	const char *sampling_option; /* -d, -n or -t, as given: not with --dump */
+	uint64_t given;              /* the option rows given, a bit each */
+	unsigned char order[64];     /* their indexes, in the order first given */
+	size_t n_order;
 	const char *delay_text;      /* -d's value, as given */
 	int argc;              /* the command line, for an option of two values */
 	char **argv;
@@ -232,7 +246,6 @@ static enum parse_result option_delay(struct parsing *ps, const struct option_ro
 		return fail(ps, "invalid interval '%s' for -d: at least 50us (a round takes 20-45 us: "
 			    "shorter ones would run back to back and stop the target most of its time)",
 			    arg);
-	ps->sampling_option = "-d";
 	ps->delay_text = arg;
 	return PARSE_OK;
 }
@@ -242,7 +255,6 @@ static enum parse_result option_count(struct parsing *ps, const struct option_ro
 	(void)row;
 	if (parse_count(arg, &ps->o->count) != 0)
 		return fail(ps, "invalid count '%s' for -n: expected a positive integer", arg);
-	ps->sampling_option = "-n";
 	return PARSE_OK;
 }
 
@@ -252,7 +264,6 @@ static enum parse_result option_duration(struct parsing *ps, const struct option
 	(void)row;
 	if (parse_interval(arg, &ps->o->duration_ns) != 0)
 		return fail(ps, "invalid duration '%s' for -t: " TIME_UNITS, arg);
-	ps->sampling_option = "-t";
 	return PARSE_OK;
 }
 
@@ -490,30 +501,38 @@ static enum parse_result option_version(struct parsing *ps, const struct option_
 static const struct option_row option_rows[] = {
 	{ .label = "Options:" },
 	{ "pid", 'p', "PID[,PID...]", option_pid, 0, NULL,
-	  "profile these running processes (all threads)" },
+	  "profile these running processes (all threads)",
+	  TARGET },
 	{ "tid", 0, "TID[,TID...]", option_tid, 0, NULL,
-	  "only these threads (of the processes given with -p)" },
+	  "only these threads (of the processes given with -p)",
+	  TARGET },
 	{ "subprocesses", 0, NULL, FLAG(subprocesses), NULL,
 	  "also every descendant of the processes, present\n"
-	  "and future (picked up within 50 ms)" },
+	  "and future (picked up within 50 ms)",
+	  SAMPLING },
 	{ "delay", 'd', "INTERVAL", option_delay, 0, NULL,
 	  "time between samples: 100us, 1.5ms, 2s, at least\n"
 	  "50us; a bare number means milliseconds (default\n"
-	  "10ms)" },
+	  "10ms)",
+	  SAMPLING },
 	{ "count", 'n', "N", option_count, 0, NULL,
 	  "stop after N ticks (a round that runs past the next\n"
-	  "tick stands for it too)" },
+	  "tick stands for it too)",
+	  SAMPLING },
 	{ "duration", 't', "TIME", option_duration, 0, NULL,
-	  "stop after TIME (same units as --delay)" },
+	  "stop after TIME (same units as --delay)",
+	  SAMPLING },
 	{ "max-overhead", 0, "PCT", option_max_overhead, 0, NULL,
 	  "keep every target thread stopped at most PCT of its\n"
 	  "time, and the profiler's CPU at most PCT of the\n"
 	  "machine's (1%, 0.5%): busy threads are stopped at\n"
-	  "fewer ticks, ticks come less often" },
+	  "fewer ticks, ticks come less often",
+	  SAMPLING },
 	{ "output", 'o', "FILE", option_output, 0, NULL,
 	  "write the profile to FILE (default: stdout); a name\n"
 	  "ending in .svg, .speedscope.json or .pb.gz picks\n"
-	  "that format, any other folded" },
+	  "that format, any other folded",
+	  IN_RECORD | IN_DUMP | IN_DIFF },
 	{ "format", 0, "FORMAT", option_format, 0, NULL,
 	  "what to write (wins over the name of -o):\n"
 	  "  folded       stacks and counts, for flamegraph.pl\n"
@@ -524,80 +543,100 @@ static const struct option_row option_rows[] = {
 	  "  pprof        gzipped profile.proto, for go tool pprof\n"
 	  "  perf-script  perf script text, one block per sample\n"
 	  "               (FlameScope, Firefox Profiler)\n"
-	  "  stap         the original Ptrace_Profiler's blocks" },
+
+	  "  stap         the original Ptrace_Profiler's blocks",
+	  IN_RECORD | IN_DIFF },
 	{ "ksuseopc", 0, "ADDR", option_address, 0, NULL,
 	  "Oracle: address of X$KSUSE.KSUSEOPC (event#) of the\n"
-	  "session, decimal or 0x hex (oracle_scripts/)" },
+	  "session, decimal or 0x hex (oracle_scripts/)",
+	  TARGET },
 	{ "ksusetim", 0, "ADDR", option_address, 0, NULL,
 	  "Oracle: address of X$KSUSE.KSUSETIM; with --ksuseopc\n"
-	  "adds the wait event under the thread name" },
+	  "adds the wait event under the thread name",
+	  TARGET },
 	{ "event-names", 0, "FILE", option_event_names, 0, NULL,
 	  "Oracle: event names (eventsname.sql's sed file,\n"
-	  "or N<TAB>NAME lines)" },
+	  "or N<TAB>NAME lines)",
+	  TARGET },
 	{ "pg-wait-events", 0, NULL, FLAG(pg_wait_events), NULL,
 	  "PostgreSQL 14-18: each process's wait event under\n"
 	  "the thread name, as pg_stat_activity names it\n"
 	  "(event=IO:WALSync, On CPU); with --subprocesses on\n"
-	  "the postmaster, the whole instance" },
+	  "the postmaster, the whole instance",
+	  TARGET },
 	{ "pg-queries", 0, NULL, FLAG(pg_queries), NULL,
 	  "PostgreSQL 14-18: under the root, each backend's\n"
 	  "statement as query=ID TEXT (pg_stat_activity's\n"
 	  "query_id, the text without its constants; without\n"
 	  "an id query=hash:N TEXT), or its\n"
 	  "state (idle, idle in transaction); read from its\n"
-	  "memory, no stop; the summary gives the top 10" },
+	  "memory, no stop; the summary gives the top 10",
+	  SAMPLING },
 	{ "no-idle", 0, NULL, FLAG(no_idle), NULL,
 	  "leave out samples of processes in their idle wait:\n"
 	  "PostgreSQL's Activity events (a background\n"
 	  "process's main loop) and an idle session's\n"
 	  "ClientRead; elsewhere a thread asleep (S) that has\n"
-	  "not run since its last sample" },
+	  "not run since its last sample",
+	  SAMPLING },
 	{ "all-threads", 0, NULL, FLAG(all_threads), NULL,
 	  "the summary lists every thread of each process\n"
-	  "(default: its 10 busiest, the rest in one line)" },
+	  "(default: its 10 busiest, the rest in one line)",
+	  SAMPLING },
 	{ "verbose", 'v', NULL, FLAG(verbose), NULL,
 	  "the summary in full: how each sample was read\n"
 	  "(stops, reads without one, reuse), stops and\n"
-	  "rounds timed, the sampler's priority" },
+	  "rounds timed, the sampler's priority",
+	  SAMPLING },
 	{ "group-by", 0, "WHAT", option_group_by, 0, NULL,
 	  "the stacks' root: pid (default) each process,\n"
 	  "postgres[1234] client backend; thread each thread\n"
 	  "apart, name[TID]; type each backend type (a\n"
 	  "process title, else comm) with its processes\n"
-	  "merged; all one root" },
+	  "merged; all one root",
+	  SAMPLING },
 	{ "no-inline", 0, NULL, FLAG(no_inline), NULL,
 	  "no frames for inlined functions (default: shown,\n"
-	  "NAME_[i], where debug info has them)" },
+	  "NAME_[i], where debug info has them)",
+	  TARGET },
 	{ "lines", 0, NULL, FLAG(lines), NULL,
 	  "source file and line after each name, where debug\n"
-	  "info has them: NAME (file.c:42)" },
+	  "info has them: NAME (file.c:42)",
+	  TARGET },
 	{ "addresses", 0, NULL, FLAG(addresses), NULL,
 	  "frames without a name as module+0xOFFSET (the\n"
-	  "address addr2line -e module takes), not [module]" },
+	  "address addr2line -e module takes), not [module]",
+	  TARGET },
 	{ "debuginfo-path", 0, "PATH", option_debuginfo_path, 0, NULL,
 	  "where separate debug files are looked for,\n"
-	  "colon-separated (default :.debug:/usr/lib/debug)" },
+	  "colon-separated (default :.debug:/usr/lib/debug)",
+	  TARGET },
 	{ .label = "\nContinuous profiling:" },
 	{ "period", 0, "TIME", option_period, 0, NULL,
 	  "a profile per window of TIME (at least 1s): with -o,\n"
 	  "each to FILE with the window's start (UTC) before\n"
 	  "the extension (out.20261123T140000Z.folded); to\n"
 	  "stdout one after the other (folded: an empty line\n"
-	  "between them)" },
+	  "between them)",
+	  IN_RECORD },
 	{ "push", 0, "URL", option_push, 0, NULL,
 	  "POST each window (folded) to Grafana Pyroscope's\n"
 	  "URL/ingest, from a queue a sender thread empties;\n"
 	  "failed pushes are retried, and when the queue is\n"
 	  "full the oldest window is dropped (default --period\n"
 	  "10s; nothing on stdout unless -o, and a --format\n"
-	  "other than folded only with -o)" },
+	  "other than folded only with -o)",
+	  IN_RECORD },
 	{ "app-name", 0, "NAME", option_app_name, 0, NULL,
 	  "the application in Pyroscope (default: the target's\n"
-	  "command name); NAME.wall is the profile's name" },
+	  "command name); NAME.wall is the profile's name",
+	  IN_RECORD },
 	{ "label", 0, "KEY=VALUE", option_label, 0, NULL,
-	  "a label on every window pushed (repeatable, up to 16)" },
+	  "a label on every window pushed (repeatable, up to 16)",
+	  IN_RECORD },
 	{ "push-queue", 0, "N", option_push_queue, 0, NULL,
-	  "windows kept while the server is behind (default 16)" },
+	  "windows kept while the server is behind (default 16)",
+	  IN_RECORD },
 	{ .label = "SIGUSR1", .help = "writes the profile so far (replacing -o FILE) and\n"
 				      "goes on; with --period, ends the current window" },
 	{ .label = "\nOne look at every thread:" },
@@ -607,7 +646,8 @@ static const struct option_row option_rows[] = {
 	  "stop): state, kernel frames, then user frames\n"
 	  "innermost first with file:line and inlined frames,\n"
 	  "as eu-stack and pstack print them; with\n"
-	  "--pg-wait-events each one's wait event" },
+	  "--pg-wait-events each one's wait event",
+	  IN_DUMP },
 	{ .label = "\nWatching live:" },
 	{ "top", 0, NULL, option_top, 0, NULL,
 	  "a full-screen view of the targets, redrawn every\n"
@@ -615,7 +655,8 @@ static const struct option_row option_rows[] = {
 	  "last window and since the start, thread states,\n"
 	  "wait events and queries; keys: q quit, s sort\n"
 	  "by own/total, w last window/since the start,\n"
-	  "p pause, k kernel frames too; needs a terminal" },
+	  "p pause, k kernel frames too; needs a terminal",
+	  IN_TOP },
 	{ .label = "\nComparing two profiles (no target):" },
 	{ "diff", 0, "BEFORE AFTER", option_diff, 0, NULL,
 	  "two folded profiles (ours, or any stackcollapse\n"
@@ -624,16 +665,21 @@ static const struct option_row option_rows[] = {
 	  "COUNT2, counts as they are, as difffolded.pl's);\n"
 	  "with -o x.svg or --format svg, that flame graph:\n"
 	  "AFTER's shapes, red where a frame grew, blue where\n"
-	  "it shrank" },
+	  "it shrank",
+	  IN_DIFF },
 	{ "diff-counts", 0, NULL, FLAG(diff_counts), NULL,
-	  "compare the sample counts as they are (the default)" },
+	  "compare the sample counts as they are (the default)",
+	  IN_DIFF },
 	{ "diff-shares", 0, NULL, FLAG(diff_shares), NULL,
 	  "compare shares of each profile's total (COUNT1\n"
 	  "scaled to AFTER's total, difffolded.pl -n): for\n"
-	  "runs of different lengths or rates" },
+	  "runs of different lengths or rates",
+	  IN_DIFF },
 	{ .label = "" },
-	{ "help", 'h', NULL, option_help, 0, NULL, "show this help" },
-	{ "version", 'V', NULL, option_version, 0, NULL, "show the version" },
+	{ "help", 'h', NULL, option_help, 0, NULL, "show this help",
+	  ANY_MODE },
+	{ "version", 'V', NULL, option_version, 0, NULL, "show the version",
+	  ANY_MODE },
 };
 #define N_ROWS (sizeof(option_rows) / sizeof(option_rows[0]))
 
@@ -666,6 +712,8 @@ static void make_getopt_tables(void)
 		const struct option_row *r = &option_rows[i];
 		if (!r->name)
 			continue;
+		assert(r->modes & IN_RECORD || r->modes == IN_DIFF || r->modes == IN_DUMP ||
+		       r->modes == IN_TOP); /* every option goes with some mode */
 		long_options[n++] = (struct option){ r->name, r->value ? required_argument : no_argument,
 						     NULL, row_value(i) };
 		if (r->short_name) {
@@ -824,20 +872,54 @@ static enum parse_result continuous_rules(struct parsing *ps)
 	return PARSE_OK;
 }
 
+/* An option's name in a message: "-p", or "--period" where it has no
+ * short one. */
+static const char *option_name(const struct option_row *r, char *out, size_t outsz)
+{
+	if (r->short_name)
+		snprintf(out, outsz, "-%c", r->short_name);
+	else
+		snprintf(out, outsz, "--%s", r->name);
+	return out;
+}
+
+/* Every option given goes with the mode asked (its row's modes, as git's
+ * parse-options keeps them with the option): the first that does not is
+ * named, in the mode's words. */
+static enum parse_result mode_rules(struct parsing *ps)
+{
+	enum run_mode m = ps->o->mode;
+	for (size_t i = 0; i < ps->n_order; i++) {
+		const struct option_row *r = &option_rows[ps->order[i]];
+		if (r->modes & (1u << m))
+			continue;
+		char name[40];
+		option_name(r, name, sizeof(name));
+		switch (m) {
+		case MODE_DIFF:
+			return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it",
+				    name);
+		case MODE_DUMP:
+			return fail(ps, "--dump takes one look and writes text: %s does not go with it", name);
+		case MODE_TOP:
+			return fail(ps, "--top draws on the terminal: %s does not go with it", name);
+		case MODE_RECORD:
+			/* (only --diff's own options lack it) */
+			return fail(ps, "%s needs --diff BEFORE AFTER", name);
+		}
+	}
+	return PARSE_OK;
+}
+
 /* --diff compares two files: nothing about a target goes with it. */
 static enum parse_result diff_rules(struct parsing *ps)
 {
 	struct options *o = ps->o;
-	const char *target_option = o->n_pids ? "-p" : o->command ? "COMMAND" : o->n_tids ? "--tid" :
-		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" : o->push_url ? "--push" :
-		o->ksuseopc_addr || o->ksusetim_addr ? "--ksuseopc" : o->pg_wait_events ? "--pg-wait-events" :
-		o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
-		o->all_threads ? "--all-threads" : o->verbose ? "--verbose" :
-		o->group_by != GROUP_PID ? "--group-by" : o->event_names ? "--event-names" : NULL;
-	if (target_option)
-		return fail(ps, "--diff compares two profiles and takes no target: %s does not go with it%s%s%s",
-			    target_option, o->command ? " ('" : "", o->command ? o->command[0] : "",
-			    o->command ? "')" : "");
+	if (mode_rules(ps) != PARSE_OK)
+		return PARSE_ERROR;
+	if (o->command)
+		return fail(ps, "--diff compares two profiles and takes no target: COMMAND does not go with it ('%s')",
+			    o->command[0]);
 	if (o->format != FORMAT_FOLDED && o->format != FORMAT_SVG)
 		return fail(ps, "--diff writes folded or svg, not --format %s", format_name(o->format));
 	if (o->diff_counts && o->diff_shares)
@@ -845,31 +927,14 @@ static enum parse_result diff_rules(struct parsing *ps)
 	return PARSE_OK;
 }
 
-/* --dump looks once at running processes: nothing about sampling or
- * output formats goes with it. */
-static enum parse_result dump_rules(struct parsing *ps)
-{
-	struct options *o = ps->o;
-	const char *other = ps->sampling_option ? ps->sampling_option : ps->format_given ? "--format" :
-		o->subprocesses ? "--subprocesses" : o->period_ns ? "--period" :
-		o->push_url ? "--push" : o->pg_queries ? "--pg-queries" : o->no_idle ? "--no-idle" :
-		o->all_threads ? "--all-threads" : o->verbose ? "--verbose" :
-		o->group_by != GROUP_PID ? "--group-by" : NULL;
-	if (other)
-		return fail(ps, "--dump takes one look and writes text: %s does not go with it", other);
-	return PARSE_OK;
-}
-
 /* --top draws on the terminal, a window a second: nothing about output
- * files or windows goes with it. */
+ * files or windows goes with it (the rows say which), and no interval
+ * longer than a window. */
 static enum parse_result top_rules(struct parsing *ps)
 {
-	struct options *o = ps->o;
-	const char *other = o->output_path ? "-o" : ps->format_given ? "--format" :
-		o->period_ns ? "--period" : o->push_url ? "--push" : NULL;
-	if (other)
-		return fail(ps, "--top draws on the terminal: %s does not go with it", other);
-	if (o->interval_ns > TOP_WINDOW_NS)
+	if (mode_rules(ps) != PARSE_OK)
+		return PARSE_ERROR;
+	if (ps->o->interval_ns > TOP_WINDOW_NS)
 		return fail(ps, "invalid interval '%s' for -d with --top: at most 1s (the screen is redrawn every second)",
 			    ps->delay_text);
 	return PARSE_OK;
@@ -882,9 +947,8 @@ static enum parse_result combination_rules(struct parsing *ps)
 	struct options *o = ps->o;
 	if (o->mode == MODE_DIFF)
 		return diff_rules(ps);
-	if (o->diff_counts || o->diff_shares)
-		return fail(ps, "%s needs --diff BEFORE AFTER",
-			    o->diff_counts ? "--diff-counts" : "--diff-shares");
+	if (o->mode == MODE_RECORD && mode_rules(ps) != PARSE_OK)
+		return PARSE_ERROR;
 	bool have_pid = o->n_pids > 0;
 	if (have_pid && o->command)
 		return fail(ps, "-p and a COMMAND are mutually exclusive ('%s')", o->command[0]);
@@ -910,11 +974,22 @@ static enum parse_result combination_rules(struct parsing *ps)
 			    o->pg_wait_events ? "--pg-wait-events" : "--pg-queries");
 	if (o->event_names && !o->ksuseopc_addr)
 		return fail(ps, "--event-names '%s' needs --ksuseopc and --ksusetim", o->event_names);
-	if (o->mode == MODE_DUMP)
-		return dump_rules(ps);
+	if (o->mode == MODE_DUMP) /* one look, written as text */
+		return mode_rules(ps);
 	if (o->mode == MODE_TOP && top_rules(ps) != PARSE_OK)
 		return PARSE_ERROR;
 	return continuous_rules(ps);
+}
+
+/* The rows given, each once, in the order first given (mode_rules). */
+static void note_given(struct parsing *ps, const struct option_row *row)
+{
+	size_t i = (size_t)(row - option_rows);
+	_Static_assert(N_ROWS <= 64, "a bit per row in struct parsing's given");
+	if (ps->given & (UINT64_C(1) << i))
+		return;
+	ps->given |= UINT64_C(1) << i;
+	ps->order[ps->n_order++] = (unsigned char)i;
 }
 
 enum parse_result options_parse(int argc, char **argv, struct options *o,
@@ -942,6 +1017,7 @@ enum parse_result options_parse(int argc, char **argv, struct options *o,
 		const struct option_row *row = row_of_value(c);
 		if (!row)
 			return bad_option(&ps, spelled(argc, argv, prev));
+		note_given(&ps, row);
 		enum parse_result r = row->parse(&ps, row, optarg);
 		if (r != PARSE_OK)
 			return r;

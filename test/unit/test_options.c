@@ -456,6 +456,19 @@ static void exact_error_messages(void **state)
 		  "--dump takes one look and writes text: --group-by does not go with it" },
 		{ { "--diff", "a", "b", "--pg-queries" },
 		  "--diff compares two profiles and takes no target: --pg-queries does not go with it" },
+		/* the option table says which modes each option goes with
+		 * (issue 32): these were accepted and ignored */
+		{ { "--dump", "-p", "1", "--max-overhead", "1%" },
+		  "--dump takes one look and writes text: --max-overhead does not go with it" },
+		{ { "--diff", "a", "b", "--lines" },
+		  "--diff compares two profiles and takes no target: --lines does not go with it" },
+		{ { "--diff", "a", "b", "-d", "1ms" },
+		  "--diff compares two profiles and takes no target: -d does not go with it" },
+		{ { "--top", "-p", "1", "--label", "k=v" },
+		  "--top draws on the terminal: --label does not go with it" },
+		/* the first given is named */
+		{ { "--dump", "-p", "1", "--verbose", "-n", "5" },
+		  "--dump takes one look and writes text: -v does not go with it" },
 		{ { "-p", "1", "--push", "http://x", "--group-by", "type", "--label", "backend_type=a" },
 		  "--label backend_type=a with --group-by type: that label is the profiler's, each type's own" },
 	};
