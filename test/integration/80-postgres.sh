@@ -783,9 +783,13 @@ pg_queries_round() {
 	pg_sql "SELECT pid || chr(9) || state || chr(9) || coalesce(query_id::text, '-') || chr(9) || query FROM pp_q" >"$TMP/pgq-$mode.psa"
 	if [ "$mode" = on ]; then
 		pg_types_check "$out" "$TMP/pgq-$mode.err"
-		pg_group_by_type_check
-		pg_group_push_check
-		pg_no_idle_check
+		# (the grouping, its push and --no-idle read what the types
+		# and events are read from: 15's run holds them, CI's time is short)
+		if [ -z "${PG_OTHER:-}" ]; then
+			pg_group_by_type_check
+			pg_group_push_check
+			pg_no_idle_check
+		fi
 	fi
 	pg_queries_stop_clients
 	pg_queries_compare "$mode" "$rc" "$out"
@@ -1067,7 +1071,7 @@ pg_other_majors() {
 		PGBIN=$dir PGMAJOR=$major
 		pg_real_test other
 		pg_test_stop
-		pg_queries_test
+		PG_OTHER=1 pg_queries_test
 	done
 	PGBIN=$deb PGMAJOR=$debmajor
 }
