@@ -55,8 +55,8 @@ __attribute__((noinline)) void spin(int rounds)
 
 int main()
 {
-	auto outer = [](long x) KEEP {
-		for (int k = 0; k < 300; k++)
+	auto outer = [](long x) KEEP { /* as long as spin's five together */
+		for (int k = 0; k < 150000; k++)
 			sink = sink + static_cast<unsigned long>(x);
 	};
 	for (;;) {
