@@ -67,6 +67,15 @@ $(B)/gen/syscall_names.h: | build-deps $(B)
 	mv $@.tmp $@
 $(B)/name/syscall.o $(B)/san/name/syscall.o: $(B)/gen/syscall_names.h
 
+# The report's page (output/out_html.c): src/output/report.html as one C
+# string, generated; the page is edited as HTML.
+$(B)/gen/report_page.h: src/output/report.html | $(B)
+	@mkdir -p $(dir $@)
+	{ printf 'static const char report_page[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; printf ';\n'; } >$@.tmp
+	mv $@.tmp $@
+$(B)/output/out_html.o $(B)/san/output/out_html.o: $(B)/gen/report_page.h
+
 $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 	@mkdir -p $@
 
@@ -188,7 +197,7 @@ FUZZ_SRCS := $(filter-out src/cli/main.c,$(SRCS))
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 F := $(B)/fuzz
-$(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) $(B)/gen/syscall_names.h | $(F)
+$(F)/fuzz_%: test/fuzz/fuzz_%.c $(FUZZ_SRCS) $(HDRS) $(B)/gen/syscall_names.h $(B)/gen/report_page.h | $(F)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude -I$(B)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS) $(LDLIBS)
 $(F):

@@ -530,8 +530,8 @@ static const struct option_row option_rows[] = {
 	  SAMPLING },
 	{ "output", 'o', "FILE", option_output, 0, NULL,
 	  "write the profile to FILE (default: stdout); a name\n"
-	  "ending in .svg, .speedscope.json or .pb.gz picks\n"
-	  "that format, any other folded",
+	  "ending in .svg, .speedscope.json, .pb.gz or .html\n"
+	  "picks that format, any other folded",
 	  IN_RECORD | IN_DUMP | IN_DIFF },
 	{ "format", 0, "FORMAT", option_format, 0, NULL,
 	  "what to write (wins over the name of -o):\n"
@@ -543,7 +543,9 @@ static const struct option_row option_rows[] = {
 	  "  pprof        gzipped profile.proto, for go tool pprof\n"
 	  "  perf-script  perf script text, one block per sample\n"
 	  "               (FlameScope, Firefox Profiler)\n"
-
+	  "  html         the report, one file: active threads\n"
+	  "               over time by state, event, statement;\n"
+	  "               the flame graph of a range dragged on it\n"
 	  "  stap         the original Ptrace_Profiler's blocks",
 	  IN_RECORD | IN_DIFF },
 	{ "ksuseopc", 0, "ADDR", option_address, 0, NULL,

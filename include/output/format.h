@@ -24,6 +24,7 @@ enum output_format {
 	FORMAT_SPEEDSCOPE,
 	FORMAT_PPROF,
 	FORMAT_PERF_SCRIPT,
+	FORMAT_HTML,
 };
 
 /* How profiles that follow one another in one stream are told apart. */

@@ -14,6 +14,9 @@
  *              thread, labelled with thread, tid, pid and states.
  * perf-script: text as `perf script` prints it, one block per sample
  *              (FlameScope, speedscope, Firefox Profiler, stackcollapse-perf.pl).
+ * html:        the report, one file (out_html.c): average active threads
+ *              over time by state, event, type or statement, and the
+ *              flame graph of a range dragged on it.
  *
  * Every format is written by output_write() from a finished run
  * (profile.h); stap is also written sample by sample while sampling
@@ -72,6 +75,10 @@ int output_speedscope(FILE *f, const struct profile *p, size_t budget);
 
 int output_pprof(FILE *f, const struct profile *p);
 int output_perf_script(FILE *f, const struct profile *p);
+
+/* The report (html): the page and every sample (p->samples).  0, or -1
+ * with errno. */
+int output_html(FILE *f, const struct profile *p);
 int output_stap(FILE *f, const struct profile *p);
 
 #endif

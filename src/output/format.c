@@ -31,6 +31,7 @@ static const struct format_info formats[] = {
 	{ FORMAT_PPROF, "pprof", ".pb.gz", true, false, SEPARATE_NONE, output_pprof },
 	{ FORMAT_PERF_SCRIPT, "perf-script", NULL, true, false, SEPARATE_COMMENT,
 	  output_perf_script },
+	{ FORMAT_HTML, "html", ".html", true, false, SEPARATE_NONE, output_html },
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 

@@ -1173,6 +1173,91 @@ archive_command = '/bin/true'"
 	else fail "PostgreSQL $PGMAJOR replica pair" "exit $rc; $joined processes in both;${bad:- }$seen" "$err"; fi
 }
 
+# The report with a known incident (issue 33): pgbench -c 10 on the
+# accounts, and 3 s into the profile another session holds LOCK TABLE
+# pgbench_accounts IN ACCESS EXCLUSIVE MODE for 2 s.  Opened in headless
+# Chromium: Lock:relation peaks in the lock's buckets (+-1), the page's
+# selection of those 2 s holds the file's samples of them, Lock waits (of
+# any kind) are >= 80 % of it; one statement clicked (only=) keeps its
+# samples alone.
+pg_report_test() {
+	local chromium
+	chromium=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$chromium" ] || ! command -v python3 >/dev/null; then
+		skip "PostgreSQL report with a lock" "chromium and python3 are needed"
+		return
+	fi
+	PG_CONF="shared_buffers = 16MB
+max_connections = 20"
+	pg_start_bench pp_pgrep $((55400 + RANDOM % 60)) "PostgreSQL cluster for the report" || return
+	"$PGBENCH" "${PG_CONN[@]}" -c 10 -j 2 -T 60 postgres >"$TMP/pgrep-bench.log" 2>&1 &
+	PG_BENCH=$!
+	pg_clients 10 "application_name = 'pgbench' AND backend_type = 'client backend'" >/dev/null
+	local out=$TMP/pgrep.html pp rc lock_ms
+	"$PP" -p "$PG_POSTMASTER" --subprocesses --pg-wait-events --pg-queries -d 10ms -t 9s -o "$out" 2>"$TMP/pgrep.err" &
+	pp=$!
+	sleep 3
+	lock_ms=$(date +%s%3N)
+	"$PSQL" "${PG_CONN[@]}" -X -q -c "BEGIN" -c "LOCK TABLE pgbench_accounts IN ACCESS EXCLUSIVE MODE" \
+		-c "SELECT pg_sleep(2)" -c "COMMIT" postgres >/dev/null 2>&1
+	wait $pp
+	rc=$?
+	pg_test_stop
+	# when the lock began, in the profile's seconds; its 2 s, and the page
+	local from to bucket peak share got want only_q only_got only_want
+	from=$(python3 - "$out" "$lock_ms" <<'PY'
+import json, sys
+text = open(sys.argv[1], encoding='utf-8').read()
+a = text.index('const D = ') + len('const D = ')
+d = json.loads(text[a:text.index('};\n', a) + 1])
+print('%.2f' % ((int(sys.argv[2]) - d['start_unix_ms']) / 1000))
+PY
+)
+	# the drag: over the lock's 2 s, its edges left out (psql connects,
+	# then locks; the waiters take a moment to resume after)
+	to=$(awk -v f="$from" 'BEGIN { printf "%.2f", f + 1.9 }')
+	from=$(awk -v f="$from" 'BEGIN { printf "%.2f", f + 0.2 }')
+	local dir=$TMP/pgrep-chrome
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir.1" \
+		--window-size=1280,900 --dump-dom "file://$out?by=event&from=$from&to=$to" >"$TMP/pgrep.1" 2>/dev/null
+	bucket=$(grep -o 'id="chart"[^>]*data-bucket-s="[0-9.]*"' "$TMP/pgrep.1" | sed 's/.*data-bucket-s="\([0-9.]*\)"/\1/')
+	peak=$(grep -o 'data-name="Lock:relation" data-share="[0-9.]*" data-peak-bucket="[0-9]*"' "$TMP/pgrep.1" |
+		sed 's/.*data-peak-bucket="\([0-9]*\)"/\1/')
+	# Lock waits of every kind: the relation's, and the row locks of
+	# the transactions that held one when the lock was asked for
+	share=$(grep -o '<tr data-dim="wait event" data-name="Lock:[A-Za-z]*" data-share="[0-9.]*"' "$TMP/pgrep.1" |
+		sed 's/.*data-share="\([0-9.]*\)"/\1/' | awk '{ s += $1 } END { printf "%.1f", s }')
+	got=$(grep -o 'id="sel"[^>]*data-samples="[0-9]*"' "$TMP/pgrep.1" | sed 's/.*data-samples="\([0-9]*\)"/\1/')
+	want=$(python3 - "$out" "$from" "$to" <<'PY'
+import json, sys
+text = open(sys.argv[1], encoding='utf-8').read()
+a = text.index('const D = ') + len('const D = ')
+d = json.loads(text[a:text.index('};\n', a) + 1])
+lo, hi = float(sys.argv[2]) * 1e4, float(sys.argv[3]) * 1e4
+print(sum(1 for i in range(0, len(d['S']), 4)
+          if lo <= d['S'][i] < hi and not d['kinds'][d['S'][i + 2] * 6 + 5]))
+PY
+)
+	# the statement pgbench runs most, clicked: only its samples
+	only_q=$(grep -o '<tr data-dim="statement" data-name="query=[^"]*"' "$TMP/pgrep.1" | head -n 1 |
+		sed 's/.*data-name="\([^"]*\)"/\1/' | sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g')
+	if [ -n "$only_q" ]; then
+		timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+			--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir.2" \
+			--window-size=1280,900 --dump-dom "file://$out?by=query&from=$from&to=$to&only=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$only_q")" \
+			>"$TMP/pgrep.2" 2>/dev/null
+		only_got=$(grep -o 'id="flame"[^>]*data-samples="[0-9]*"' "$TMP/pgrep.2" | sed 's/.*data-samples="\([0-9]*\)"/\1/')
+		only_want=$(grep -o '<tr data-dim="statement" data-name="[^"]*" data-share="[0-9.]*"' "$TMP/pgrep.2" | grep -c .)
+	fi
+	local line="the lock's drag ${from}-${to} s; Lock:relation's peak in bucket ${peak:-?} of ${bucket:-?} s; Lock waits ${share:-0}% of the lock's 2 s; the selection ${got:-?} samples, the file ${want:-?}; '${only_q:0:60}' alone: ${only_got:-?} samples, ${only_want:-?} statement rows"
+	if [ $rc = 0 ] && [ -n "$peak" ] && [ -n "$bucket" ] && [ -n "$got" ] && [ "$got" = "$want" ] &&
+		awk -v p="$peak" -v b="$bucket" -v f="$from" 'BEGIN { s = p * b; exit !(s >= f - 0.2 - b - 0.001 && s <= f + 1.8 + b) }' &&
+		atleast "${share:-0}" 80 && [ "${only_want:-0}" = 1 ] && [ "${only_got:-0}" -gt 0 ]; then
+		pass "PostgreSQL $PGMAJOR report with a lock held 2 s, in chromium: $line"
+	else fail "PostgreSQL $PGMAJOR report with a lock held 2 s" "exit $rc; $line" "$TMP/pgrep.err"; fi
+}
+
 # A major newer than the tables (issue 31): npm's newest server, its
 # version text patched to say 19 - the server runs as what it is, only the
 # tool reads 19.  Types from the titles, as pg_stat_activity names them;
@@ -1248,6 +1333,7 @@ else
 			pg_queries_test
 			pg_idle_test
 			pg_replica_test
+			pg_report_test
 		fi
 		trap cleanup EXIT
 		trap - INT TERM

@@ -418,11 +418,11 @@ static void exact_error_messages(void **state)
 		  "invalid duration '0' for -t: expected a positive number with unit ns, us, ms or s" },
 		{ { "-p", "1", "-n", "0" }, "invalid count '0' for -n: expected a positive integer" },
 		{ { "-p", "1", "--format", "json" },
-		  "unknown format 'json' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
+		  "unknown format 'json' for --format: expected folded, stap, svg, speedscope, pprof, perf-script or html" },
 		{ { "-p", "1", "--format", "SVG" },
-		  "unknown format 'SVG' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
+		  "unknown format 'SVG' for --format: expected folded, stap, svg, speedscope, pprof, perf-script or html" },
 		{ { "-p", "1", "--format", "" },
-		  "unknown format '' for --format: expected folded, stap, svg, speedscope, pprof or perf-script" },
+		  "unknown format '' for --format: expected folded, stap, svg, speedscope, pprof, perf-script or html" },
 		{ { "-p", "1", "--foo" }, "unknown option '--foo'" },
 		{ { "-p", "1", "--foo=bar" }, "unknown option '--foo'" },
 		{ { "-q", "-p", "1" }, "unknown option '-q'" },
@@ -675,7 +675,7 @@ static void every_format_by_name(void **state)
 	const struct { const char *name; enum output_format format; } cases[] = {
 		{ "folded", FORMAT_FOLDED }, { "stap", FORMAT_STAP }, { "svg", FORMAT_SVG },
 		{ "speedscope", FORMAT_SPEEDSCOPE }, { "pprof", FORMAT_PPROF },
-		{ "perf-script", FORMAT_PERF_SCRIPT },
+		{ "perf-script", FORMAT_PERF_SCRIPT }, { "html", FORMAT_HTML },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct options o;
@@ -743,6 +743,7 @@ static void output_name_picks_the_format(void **state)
 		{ "out.svg", FORMAT_SVG },
 		{ "/tmp/db.speedscope.json", FORMAT_SPEEDSCOPE },
 		{ "db.pb.gz", FORMAT_PPROF },
+		{ "report.html", FORMAT_HTML },
 		{ "db.folded", FORMAT_FOLDED },
 		{ "db.json", FORMAT_FOLDED },      /* only .speedscope.json */
 		{ "db.gz", FORMAT_FOLDED },        /* only .pb.gz */

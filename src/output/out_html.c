@@ -1,0 +1,304 @@
+/* out_html.c - the report: one self-contained HTML file of the run over
+ * time (--format html, -o NAME.html).
+ *
+ * The page (src/output/report.html, built in as report_page) draws the
+ * average active threads per time bucket, stacked by what the reader
+ * picks - OS state, wait event, process type, statement, process - and
+ * the flame graph and top lists of any range dragged on it, or of a
+ * series clicked.  No network: the data and the code are in the file.
+ * The data, a script statement "const D = {...};" where the page has its
+ * DATA marker:
+ *
+ *   frames  every frame name once (JSON strings, '<' '>' '&' escaped)
+ *   stacks  each stack's frame indexes, root first, by stack id
+ *   values  every dimension value once ("R (running)", "IO:WALSync",
+ *           "client backend", "query=...", "postgres[42] checkpointer")
+ *   kinds   per stack six numbers: its state, event, type, query and
+ *           process as indexes into values, then 1 when it is idle
+ *           (a PostgreSQL main loop's Activity wait, ClientRead of an
+ *           idle session: what --no-idle leaves out), else 0
+ *   threads thread names
+ *   S       the samples in time order, four numbers each: time and
+ *           weight in tenths of a millisecond, stack id, thread index
+ *
+ * The dimensions are read from each stack's frames as profile.h lays them
+ * out, once here, so the page never guesses a frame's kind: the event is
+ * the application state without its " (... state)" ("On CPU" is "CPU"),
+ * or the OS state where there is none; the type is the root without its
+ * "comm[PID] " and "/thread".  Memory: the stacks and values (one entry
+ * each, never per sample); the samples are streamed in one pass.
+ */
+#include "output/output.h"
+#include "output/output_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/intern.h"
+#include "report_page.h" /* report_page[]: the page, generated from report.html */
+
+#define MAX_DEPTH 512
+#define DATA_MARKER "/*DATA*/"
+
+enum dimension { DIM_STATE, DIM_EVENT, DIM_TYPE, DIM_QUERY, DIM_PROCESS, N_DIMS };
+
+struct report {
+	FILE *f;
+	const struct profile *p;
+	struct intern_set *words; /* the values' text */
+	struct ptr_index frames;  /* frame name -> index */
+	struct ptr_index values;  /* interned value -> index */
+	uint32_t *kinds;          /* per stack: N_DIMS values, then idle */
+	bool comma;
+};
+
+/* s as a JSON string that may sit inside a <script>: json_string's, with
+ * '<', '>' and '&' as \u escapes ("</script>" in a name ends nothing). */
+static void script_string(FILE *f, const char *s)
+{
+	char *tmp = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&tmp, &len);
+	if (!m) {
+		fputs("\"?\"", f);
+		return;
+	}
+	json_string(m, s);
+	fclose(m);
+	for (size_t i = 0; i < len; i++) {
+		if (tmp[i] == '<')
+			fputs("\\u003c", f);
+		else if (tmp[i] == '>')
+			fputs("\\u003e", f);
+		else if (tmp[i] == '&')
+			fputs("\\u0026", f);
+		else
+			fputc(tmp[i], f);
+	}
+	free(tmp);
+}
+
+/* The index of a value's text, interned; UINT32_MAX when out of memory. */
+static uint32_t value_index(struct report *r, const char *text)
+{
+	const char *w = intern(r->words, text);
+	uint32_t i;
+	if (!w || ptr_index_get(&r->values, w, &i, NULL) != 0)
+		return UINT32_MAX;
+	return i;
+}
+
+/* "postgres[42] client backend/worker" -> "client backend"; a root with
+ * no words after "comm[PID]" is its comm; "all", a --group-by type root,
+ * as it is. */
+static void type_of_root(const char *root, char *out, size_t outsz)
+{
+	const char *close = strstr(root, "] ");
+	const char *open = close ? memchr(root, '[', (size_t)(close - root)) : NULL;
+	const char *words = open ? close + 2 : root;
+	size_t n = strcspn(words, "/");
+	if (!open) { /* no "[PID] words": the comm, or a thread under a process */
+		const char *bracket = strchr(root, '[');
+		n = bracket ? (size_t)(bracket - root) : strcspn(root, "/");
+	}
+	snprintf(out, outsz, "%.*s", (int)n, words);
+}
+
+/* "postgres[42] client backend/worker" -> "postgres[42] client backend" */
+static void process_of_root(const char *root, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%.*s", (int)strcspn(root, "/"), root);
+}
+
+/* An application state frame as its event: "event=IO:WALSync
+ * (PostgreSQL state)" -> "IO:WALSync", "On CPU (...)" -> "CPU",
+ * "[no PostgreSQL state]" as it is. */
+static void event_of(const char *app, char *out, size_t outsz)
+{
+	const char *open = strrchr(app, '(');
+	size_t n = open && open > app && ends_with(app, " state)") ? (size_t)(open - app - 1) : strlen(app);
+	const char *text = app;
+	if (strncmp(text, "event=", 6) == 0) {
+		text += 6;
+		n -= 6;
+	}
+	if (n == 6 && strncmp(text, "On CPU", 6) == 0)
+		snprintf(out, outsz, "CPU");
+	else
+		snprintf(out, outsz, "%.*s", (int)n, text);
+}
+
+/* The kinds of stack id, from its frames (profile.h's order). */
+static int note_kinds(struct report *r, uint32_t id, const char **frames, size_t n)
+{
+	size_t code = frame_code_start(frames, n);
+	const char *state = NULL, *app = NULL, *query = NULL;
+	for (size_t i = 1; i < code && i < n; i++) {
+		if (frame_is_os_state(frames[i]))
+			state = frames[i];
+		else if (frame_is_app_state(frames[i]))
+			app = frames[i];
+		else
+			query = frames[i];
+	}
+	char text[1024];
+	uint32_t *k = &r->kinds[(size_t)id * (N_DIMS + 1)];
+	k[DIM_STATE] = value_index(r, state ? state : "-");
+	if (app)
+		event_of(app, text, sizeof(text));
+	else
+		snprintf(text, sizeof(text), "%s", state ? state : "-");
+	k[DIM_EVENT] = value_index(r, text);
+	bool activity = strncmp(text, "Activity:", 9) == 0;
+	bool client_read = strcmp(text, "Client:ClientRead") == 0;
+	type_of_root(n ? frames[0] : "-", text, sizeof(text));
+	k[DIM_TYPE] = value_index(r, text);
+	k[DIM_QUERY] = value_index(r, query ? query : "-");
+	process_of_root(n ? frames[0] : "-", text, sizeof(text));
+	k[DIM_PROCESS] = value_index(r, text);
+	/* what --no-idle leaves out of a PostgreSQL server (pgactivity.h) */
+	k[N_DIMS] = activity || (client_read && query && strcmp(query, "idle") == 0);
+	for (int d = 0; d < N_DIMS; d++)
+		if (k[d] == UINT32_MAX)
+			return -1;
+	return 0;
+}
+
+/* Every stack: its frame indexes written, its kinds noted. */
+static int write_stacks(struct report *r)
+{
+	size_t n_stacks = stack_table_distinct(r->p->stacks);
+	const char **frames = malloc(MAX_DEPTH * sizeof(*frames));
+	r->kinds = calloc(n_stacks ? n_stacks : 1, (N_DIMS + 1) * sizeof(*r->kinds));
+	if (!frames || !r->kinds) {
+		free(frames);
+		errno = ENOMEM;
+		return -1;
+	}
+	fputs("\"stacks\":[", r->f);
+	for (size_t id = 0; id < n_stacks; id++) {
+		uint64_t count;
+		size_t n = stack_table_frames(r->p->stacks, id, frames, MAX_DEPTH, &count);
+		fputs(id ? ",[" : "[", r->f);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t k;
+			if (ptr_index_get(&r->frames, frames[i], &k, NULL) != 0) {
+				free(frames);
+				errno = ENOMEM;
+				return -1;
+			}
+			fprintf(r->f, "%s%" PRIu32, i ? "," : "", k);
+		}
+		fputc(']', r->f);
+		if (note_kinds(r, (uint32_t)id, frames, n) != 0) {
+			free(frames);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	fputs("],\n", r->f);
+	free(frames);
+	return 0;
+}
+
+static void write_strings(struct report *r, const char *name, const struct ptr_index *ix)
+{
+	fprintf(r->f, "\"%s\":[", name);
+	for (size_t i = 0; i < ix->n; i++) {
+		if (i)
+			fputc(',', r->f);
+		script_string(r->f, ix->keys[i]);
+	}
+	fputs("],\n", r->f);
+}
+
+static void write_kinds(struct report *r)
+{
+	size_t n = stack_table_distinct(r->p->stacks) * (N_DIMS + 1);
+	fputs("\"kinds\":[", r->f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(r->f, "%s%" PRIu32, i ? "," : "", r->kinds[i]);
+	fputs("],\n", r->f);
+}
+
+static void write_threads(struct report *r)
+{
+	fputs("\"threads\":[", r->f);
+	for (size_t i = 0; i < r->p->n_threads; i++) {
+		const struct profile_thread *t = &r->p->threads[i];
+		char name[512];
+		if (t->tid)
+			snprintf(name, sizeof(name), "%s (tid %d)", t->name ? t->name : "?", (int)t->tid);
+		else
+			snprintf(name, sizeof(name), "%s", t->name ? t->name : "?");
+		if (i)
+			fputc(',', r->f);
+		script_string(r->f, name);
+	}
+	fputs("],\n", r->f);
+}
+
+/* Tenths of a millisecond, rounded. */
+static uint64_t tenths_ms(uint64_t ns)
+{
+	return (ns + 50000) / 100000;
+}
+
+static int write_sample(const struct profile_sample *s, void *arg)
+{
+	struct report *r = arg;
+	fprintf(r->f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32, r->comma ? "," : "",
+		tenths_ms(s->time_ns), tenths_ms(s->weight_ns), s->stack, s->thread);
+	r->comma = true;
+	return 0;
+}
+
+static void write_meta(struct report *r)
+{
+	const struct profile *p = r->p;
+	fputs("\"title\":", r->f);
+	script_string(r->f, p->target ? p->target : "ptrace_profiler");
+	fputs(",\"command\":", r->f);
+	script_string(r->f, p->command ? p->command : "");
+	fprintf(r->f, ",\"interval_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+		",\"start_unix_ms\":%" PRIu64 ",\"total\":%" PRIu64 ",\n",
+		p->interval_ns, p->duration_ns, p->start_unix_ns / 1000000, p->total_samples);
+}
+
+int output_html(FILE *f, const struct profile *p)
+{
+	if (!p->samples) { /* the sampler keeps time for this format */
+		errno = EINVAL;
+		return -1;
+	}
+	const char *marker = strstr(report_page, DATA_MARKER);
+	struct report r = { .f = f, .p = p, .words = intern_new() };
+	int rc = -1;
+	if (!marker || !r.words) {
+		errno = marker ? ENOMEM : EINVAL;
+		goto out;
+	}
+	fwrite(report_page, 1, (size_t)(marker - report_page), f);
+	fputs("const D = {", f);
+	write_meta(&r);
+	if (write_stacks(&r) != 0)
+		goto out;
+	write_strings(&r, "frames", &r.frames);
+	write_strings(&r, "values", &r.values);
+	write_kinds(&r);
+	write_threads(&r);
+	fputs("\"S\":[", f);
+	if (sample_pass(p, write_sample, &r) != 0 && errno != EINVAL)
+		goto out; /* (EINVAL: no samples; the page says so) */
+	fputs("]};\n", f);
+	fputs(marker + strlen(DATA_MARKER), f);
+	rc = ferror(f) ? -1 : 0;
+out:
+	free(r.kinds);
+	ptr_index_free(&r.frames);
+	ptr_index_free(&r.values);
+	intern_free(r.words);
+	return rc;
+}

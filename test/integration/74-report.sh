@@ -1,0 +1,120 @@
+# --- the report: --format html, read in a browser -------------------------
+# fake_pg's own schedule is the truth: 400 ms in Activity:CheckpointerMain
+# (a main loop's wait: idle), then 100 ms cycles of 60 ms on CPU and 40 ms
+# in IO:WALSync.  The report of 3 s at 1 ms is opened from disk in headless
+# Chromium, its state set by the address (?by=, from=, to=, only=, idle=),
+# and what the page shows is read back from its DOM: the selection's
+# sample count against the samples the file holds in that range, the
+# events' shares against the schedule, the chart's series and peaks, the
+# flame graph of one series.
+
+F=$TMP/report
+mkdir -p "$F"
+
+# report_py FILE FROM TO [ONLY] [IDLE]: from the data in the file, the
+# samples in [FROM, TO) s (not idle unless IDLE=1; only event ONLY if
+# given): "COUNT"
+report_py() {
+	python3 - "$@" <<'EOF'
+import json, sys
+path, lo, hi = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+only = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+idle_too = len(sys.argv) > 5 and sys.argv[5] == '1'
+text = open(path, encoding='utf-8').read()
+start = text.index('const D = ') + len('const D = ')
+end = text.index('};\n', start) + 1
+d = json.loads(text[start:end])
+n = 0
+for i in range(0, len(d['S']), 4):
+    t, w, s, th = d['S'][i:i + 4]
+    k = d['kinds'][s * 6:s * 6 + 6]
+    if k[5] and not idle_too:
+        continue
+    if not (lo * 1e4 <= t < hi * 1e4):
+        continue
+    if only is not None and d['values'][k[1]] != only:
+        continue
+    n += 1
+print(n)
+EOF
+}
+
+# dom_attr FILE SELECTOR-TEXT ATTR: the attribute of the first element
+# whose tag text contains SELECTOR-TEXT
+dom_attr() { grep -o "<[^>]*$2[^>]*>" "$1" | head -n 1 | sed -n "s/.* $3=\"\\([^\"]*\\)\".*/\\1/p"; }
+# row_share FILE DIM NAME: the share a table row gives NAME under DIM
+row_share() { grep -o "<tr data-dim=\"$2\" data-name=\"$3\" data-share=\"[0-9.]*\"" "$1" | head -n 1 | sed 's/.*data-share="\([0-9.]*\)"/\1/'; }
+
+report_tests() {
+	"$PP" --pg-wait-events -d 1ms -t 3s -o "$F/r.html" -- "$T/fake_pg" 2>"$F/r.err"
+	local rc=$? outside
+	# one file, nothing fetched: no src=, href=, fetch or XMLHttpRequest
+	outside=$(grep -cE ' (src|href)=|fetch\(|XMLHttpRequest|import\(' "$F/r.html")
+	if [ $rc = 0 ] && [ -s "$F/r.html" ] && [ "$outside" = 0 ] && grep -q 'const D = {' "$F/r.html"; then
+		pass "report: -o r.html writes one self-contained page ($(wc -c <"$F/r.html") bytes), nothing fetched"
+	else
+		fail "report: -o r.html" "exit $rc, $(wc -c <"$F/r.html" 2>/dev/null) bytes, $outside references outside the file" "$F/r.err"
+		return
+	fi
+	if [ -z "$CHROMIUM" ]; then
+		skip "report in a browser" "chromium not installed (apt-get install chromium)"
+		return
+	fi
+
+	# 1-2 s by event: the page's count is the file's, the shares the schedule's
+	chrome "$F/c1" --dump-dom "file://$F/r.html?by=event&from=1&to=2" >"$F/d1.html"
+	local want got cpu wal
+	want=$(report_py "$F/r.html" 1 2)
+	got=$(dom_attr "$F/d1.html" 'id="sel"' data-samples)
+	cpu=$(row_share "$F/d1.html" "wait event" CPU)
+	wal=$(row_share "$F/d1.html" "wait event" IO:WALSync)
+	if [ -n "$got" ] && [ "$got" = "$want" ] && [ -n "$cpu" ] && [ -n "$wal" ]; then
+		pass "report in chromium, 1-2 s by wait event: the selection holds the file's $want samples in that range; CPU ${cpu}%, IO:WALSync ${wal}%"
+	else fail "report in chromium, a range" "selection ${got:-none} samples, the file ${want:-?} in 1-2 s; CPU ${cpu:-none}%, IO:WALSync ${wal:-none}%" "$F/d1.html"; fi
+	if near "${cpu:-0}" 60 "$TOL" && near "${wal:-0}" 40 "$TOL"; then
+		pass "report's shares, 1-2 s: CPU ${cpu}% (60), IO:WALSync ${wal}% (40), within $TOL points"
+	else tfail "report's shares" "CPU ${cpu:-none}% (60), IO:WALSync ${wal:-none}% (40), within $TOL points"; fi
+
+	# idle waits: left out of the chart by default, and with idle=1 the
+	# first 400 ms are Activity:CheckpointerMain, its peak in them
+	chrome "$F/c2" --dump-dom "file://$F/r.html?by=event" >"$F/d2.html"
+	chrome "$F/c3" --dump-dom "file://$F/r.html?by=event&idle=1&from=0&to=0.35" >"$F/d3.html"
+	local hidden shown bucket peak early
+	hidden=$(grep -c 'class="lg[^"]*" data-name="Activity:' "$F/d2.html")
+	shown=$(grep -c 'class="lg[^"]*" data-name="Activity:CheckpointerMain"' "$F/d3.html")
+	bucket=$(dom_attr "$F/d3.html" 'id="chart"' data-bucket-s)
+	peak=$(grep -o 'data-name="Activity:CheckpointerMain" data-share="[0-9.]*" data-peak-bucket="[0-9]*"' "$F/d3.html" |
+		sed 's/.*data-peak-bucket="\([0-9]*\)"/\1/')
+	early=$(row_share "$F/d3.html" "wait event" Activity:CheckpointerMain)
+	if [ "$hidden" = 0 ] && [ "$shown" = 1 ] && [ -n "$peak" ] && [ -n "$bucket" ] &&
+		awk -v p="$peak" -v b="$bucket" 'BEGIN { exit !((p + 1) * b <= 0.4 + b) }' && atleast "${early:-0}" 80; then
+		pass "report: idle waits out of the chart by default; with idle=1 Activity:CheckpointerMain peaks in bucket $peak of ${bucket} s (the first 400 ms) and is ${early}% of 0-0.35 s"
+	else fail "report: idle waits" "Activity series by default $hidden (0), with idle=1 $shown (1), its peak bucket ${peak:-?} of ${bucket:-?} s (in the first 0.4 s), ${early:-none}% of 0-0.35 s (>= 80)" "$F/d3.html"; fi
+
+	# one series: the flame graph holds only its samples, under cpu_phase
+	chrome "$F/c4" --dump-dom "file://$F/r.html?by=event&only=CPU&from=1&to=2" >"$F/d4.html"
+	local fwant fgot only
+	fwant=$(report_py "$F/r.html" 1 2 CPU)
+	fgot=$(dom_attr "$F/d4.html" 'id="flame"' data-samples)
+	only=$(dom_attr "$F/d4.html" 'id="sel"' data-only)
+	# (a sample read at a phase's edge may carry the other's word: the
+	# stand-in agrees 99.9 %, so wait_phase may hold a sample or two)
+	local in_cpu in_wait
+	in_cpu=$(grep -o 'title="cpu_phase - [0-9.]*%' "$F/d4.html" | head -n 1 | sed 's/.* - \([0-9.]*\)%/\1/')
+	in_wait=$(grep -o 'title="wait_phase - [0-9.]*%' "$F/d4.html" | head -n 1 | sed 's/.* - \([0-9.]*\)%/\1/')
+	if [ -n "$fgot" ] && [ "$fgot" = "$fwant" ] && [ "$only" = CPU ] && atleast "${in_cpu:-0}" 95 &&
+		atleast 2 "${in_wait:-0}"; then
+		pass "report: only=CPU, 1-2 s: the flame graph holds the file's $fwant CPU samples, ${in_cpu}% under cpu_phase, ${in_wait:-0}% under wait_phase"
+	else fail "report: one series" "flame ${fgot:-none} samples, the file ${fwant:-?}; only '${only}'; cpu_phase ${in_cpu:-none}% (>= 95), wait_phase ${in_wait:-0}% (<= 2)" "$F/d4.html"; fi
+}
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+chrome() { # chrome PROFILE_DIR ARGS...: headless, offline, a fresh profile
+	local dir=$1
+	shift
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir" \
+		--window-size=1280,900 "$@" 2>/dev/null
+}
+if ! command -v python3 >/dev/null; then skip "report" "python3 is not installed"
+else report_tests; fi

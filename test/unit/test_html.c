@@ -1,0 +1,193 @@
+/* Unit tests: the report (out_html.c) - its data is JSON with every stack's
+ * dimensions found from its frames (state, event, type, statement,
+ * process, idle), every sample four numbers, and a name that would end a
+ * <script> stays inside it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "output/output.h"
+#include "json_mini.h"
+#include "profile_fixture.h"
+#include "written.h"
+
+static char *html_of(const struct profile *p)
+{
+	struct written w;
+	assert_int_equal(output_html(written_open(&w), p), 0);
+	return written_text(&w);
+}
+
+/* The data: "const D = {...};" cut out of the page and parsed. */
+static const struct jval *data_of(struct jdoc *d, const char *page, char **json)
+{
+	const char *a = strstr(page, "const D = ");
+	assert_non_null(a);
+	a += strlen("const D = ");
+	const char *b = strstr(a, "};\n");
+	assert_non_null(b);
+	*json = strndup(a, (size_t)(b - a + 1));
+	size_t root = json_parse(d, *json);
+	if (d->err)
+		fail_msg("not JSON: %s at '%.40s'", d->err, d->p);
+	return &d->v[root];
+}
+
+/* values[kinds[stack * 6 + dim]] */
+static const char *value(const struct jdoc *d, const struct jval *r, size_t stack, size_t dim)
+{
+	const struct jval *k = jat(d, jget(d, r, "kinds"), stack * 6 + dim);
+	return jat(d, jget(d, r, "values"), (size_t)k->num)->str;
+}
+
+static double idle(const struct jdoc *d, const struct jval *r, size_t stack)
+{
+	return jat(d, jget(d, r, "kinds"), stack * 6 + 5)->num;
+}
+
+static void dimensions_from_frames(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "ptrace_profiler -p 9 --subprocesses", "postgres (PID 9)", 10000000);
+	size_t b = fixture_thread(&fx, 10, 10, "postgres", "postgres");
+	size_t c = fixture_thread(&fx, 11, 11, "postgres", "postgres");
+	/* a session waiting on a lock in a statement, then idle in ClientRead */
+	fixture_sample(&fx, b, 10000000, 10000000, (const char *[]){ "postgres[10] client backend",
+		"query=42 UPDATE t SET a = $1", "event=Lock:relation (PostgreSQL state)", "S (sleeping)",
+		"main", "ProcSleep", NULL });
+	fixture_sample(&fx, b, 20000000, 10000000, (const char *[]){ "postgres[10] client backend", "idle",
+		"event=Client:ClientRead (PostgreSQL state)", "S (sleeping)", "main", "secure_read", NULL });
+	/* a checkpointer in its main loop (idle), then on CPU */
+	fixture_sample(&fx, c, 10000000, 10000000, (const char *[]){ "postgres[11] checkpointer",
+		"event=Activity:CheckpointerMain (PostgreSQL state)", "S (sleeping)", "main", NULL });
+	fixture_sample(&fx, c, 20050000, 10050000, (const char *[]){ "postgres[11] checkpointer",
+		"On CPU (PostgreSQL state)", "R (running)", "main", "CheckpointWriteDelay", NULL });
+	char *page = html_of(fixture_profile(&fx)), *json;
+	struct jdoc d;
+	const struct jval *r = data_of(&d, page, &json);
+	assert_int_equal(jget(&d, r, "stacks")->n_kids, 4);
+	assert_int_equal(jget(&d, r, "kinds")->n_kids, 4 * 6);
+	/* the stacks' ids are the table's order: find each by its event */
+	int seen = 0;
+	for (size_t s = 0; s < 4; s++) {
+		const char *ev = value(&d, r, s, 1);
+		if (strcmp(ev, "Lock:relation") == 0) {
+			assert_string_equal(value(&d, r, s, 0), "S (sleeping)");
+			assert_string_equal(value(&d, r, s, 2), "client backend");
+			assert_string_equal(value(&d, r, s, 3), "query=42 UPDATE t SET a = $1");
+			assert_string_equal(value(&d, r, s, 4), "postgres[10] client backend");
+			assert_true(idle(&d, r, s) == 0);
+			seen |= 1;
+		} else if (strcmp(ev, "Client:ClientRead") == 0) {
+			assert_string_equal(value(&d, r, s, 3), "idle");
+			assert_true(idle(&d, r, s) == 1); /* an idle session's read */
+			seen |= 2;
+		} else if (strcmp(ev, "Activity:CheckpointerMain") == 0) {
+			assert_string_equal(value(&d, r, s, 2), "checkpointer");
+			assert_string_equal(value(&d, r, s, 3), "-");
+			assert_true(idle(&d, r, s) == 1); /* a main loop */
+			seen |= 4;
+		} else if (strcmp(ev, "CPU") == 0) {
+			assert_string_equal(value(&d, r, s, 0), "R (running)");
+			assert_true(idle(&d, r, s) == 0);
+			seen |= 8;
+		}
+	}
+	assert_int_equal(seen, 15);
+	/* every sample four numbers: time and weight in 0.1 ms, stack, thread */
+	const struct jval *S = jget(&d, r, "S");
+	assert_int_equal(S->n_kids, 4 * 4);
+	assert_true(jat(&d, S, 0)->num == 100 && jat(&d, S, 1)->num == 100);
+	assert_true(jat(&d, S, 3)->num == (double)b);
+	assert_true(jat(&d, S, 12)->num == 201 && jat(&d, S, 13)->num == 101); /* rounded */
+	json_free(&d);
+	free(json);
+	free(page);
+	fixture_free(&fx);
+}
+
+/* No PostgreSQL: the event is the OS state, the type the comm. */
+static void a_program_without_states(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "ptrace_profiler -p 7,8", "2 processes", 1000000);
+	size_t t = fixture_thread(&fx, 7, 7, "split", "split");
+	fixture_sample(&fx, t, 1000000, 1000000, (const char *[]){ "split[7]/cpu", "R (running)", "main",
+		"cpu_work", NULL });
+	char *page = html_of(fixture_profile(&fx)), *json;
+	struct jdoc d;
+	const struct jval *r = data_of(&d, page, &json);
+	assert_string_equal(value(&d, r, 0, 1), "R (running)");
+	assert_string_equal(value(&d, r, 0, 2), "split");
+	assert_string_equal(value(&d, r, 0, 4), "split[7]");
+	assert_true(idle(&d, r, 0) == 0);
+	json_free(&d);
+	free(json);
+	free(page);
+	fixture_free(&fx);
+}
+
+/* The target's names are bytes anyone could choose: "</script>" in one
+ * must not end the page's script, nor open markup. */
+static void hostile_names_stay_in_the_script(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "cmd </script><b>x</b>", "t & <i>", 1000000);
+	size_t t = fixture_thread(&fx, 1, 1, "p", "p");
+	const char *evil = "</script><script>alert(1)</script>";
+	fixture_sample(&fx, t, 1000000, 1000000, (const char *[]){ "p", "R (running)", evil, NULL });
+	char *page = html_of(fixture_profile(&fx)), *json;
+	const char *data = strstr(page, "const D = ");
+	assert_non_null(data);
+	assert_null(strstr(data, "alert(1)</script>"));
+	assert_null(strstr(data, "<b>"));
+	struct jdoc d;
+	const struct jval *r = data_of(&d, page, &json);
+	const struct jval *frames = jget(&d, r, "frames");
+	int found = 0;
+	for (size_t i = 0; i < frames->n_kids; i++)
+		found += strcmp(jat(&d, frames, i)->str, evil) == 0;
+	assert_int_equal(found, 1); /* decoded back whole */
+	assert_string_equal(jget(&d, r, "command")->str, "cmd </script><b>x</b>");
+	json_free(&d);
+	free(json);
+	free(page);
+	fixture_free(&fx);
+}
+
+/* A profile without its samples (a format that keeps no time) is refused. */
+static void needs_the_samples(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "c", "t", 1000000);
+	size_t t = fixture_thread(&fx, 1, 1, "p", "p");
+	fixture_sample(&fx, t, 1000000, 1000000, (const char *[]){ "p", "R (running)", "main", NULL });
+	struct written w;
+	errno = 0;
+	assert_int_equal(output_html(written_open(&w), fixture_profile_as(&fx, 0)), -1);
+	assert_int_equal(errno, EINVAL);
+	free(written_text(&w));
+	fixture_free(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dimensions_from_frames),
+		cmocka_unit_test(a_program_without_states),
+		cmocka_unit_test(hostile_names_stay_in_the_script),
+		cmocka_unit_test(needs_the_samples),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
