@@ -35,15 +35,7 @@ else
 fi
 
 # SVG in a browser: it renders, ?s= searches, ?z= zooms
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -n "$CHROMIUM" ]; then
-	chrome() { # chrome PROFILE_DIR ARGS...: headless, offline, a fresh profile
-		local dir=$1
-		shift
-		timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-			--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir" \
-			--window-size=1200,272 "$@" 2>/dev/null
-	}
+if [ -n "$CHROMIUM" ]; then # (lib.sh's chrome)
 	chrome "$F/c1" --dump-dom "file://$F/demo.svg?s=cpu_work&z=main" >"$F/dom.txt"
 	matched=$(grep -o 'data-matched="[0-9.]*"' "$F/dom.txt" | head -n 1)
 	hits=$(grep -c 'fill="rgb(230,0,230)"' "$F/dom.txt")

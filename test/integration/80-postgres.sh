@@ -1181,9 +1181,7 @@ archive_command = '/bin/true'"
 # any kind) are >= 80 % of it; one statement clicked (only=) keeps its
 # samples alone.
 pg_report_test() {
-	local chromium
-	chromium=$(command -v chromium || command -v chromium-browser || true)
-	if [ -z "$chromium" ] || ! command -v python3 >/dev/null; then
+	if [ -z "$CHROMIUM" ] || ! command -v python3 >/dev/null; then
 		skip "PostgreSQL report with a lock" "chromium and python3 are needed"
 		return
 	fi
@@ -1218,9 +1216,7 @@ PY
 	to=$(awk -v f="$from" 'BEGIN { printf "%.2f", f + 1.9 }')
 	from=$(awk -v f="$from" 'BEGIN { printf "%.2f", f + 0.2 }')
 	local dir=$TMP/pgrep-chrome
-	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir.1" \
-		--window-size=1280,900 --dump-dom "file://$out?by=event&from=$from&to=$to" >"$TMP/pgrep.1" 2>/dev/null
+	CHROME_WINDOW=1280,900 chrome "$dir.1" --dump-dom "file://$out?by=event&from=$from&to=$to" >"$TMP/pgrep.1"
 	bucket=$(grep -o 'id="chart"[^>]*data-bucket-s="[0-9.]*"' "$TMP/pgrep.1" | sed 's/.*data-bucket-s="\([0-9.]*\)"/\1/')
 	peak=$(grep -o 'data-name="Lock:relation" data-share="[0-9.]*" data-peak-bucket="[0-9]*"' "$TMP/pgrep.1" |
 		sed 's/.*data-peak-bucket="\([0-9]*\)"/\1/')
@@ -1243,10 +1239,8 @@ PY
 	only_q=$(grep -o '<tr data-dim="statement" data-name="query=[^"]*"' "$TMP/pgrep.1" | head -n 1 |
 		sed 's/.*data-name="\([^"]*\)"/\1/' | sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g')
 	if [ -n "$only_q" ]; then
-		timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
-			--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir.2" \
-			--window-size=1280,900 --dump-dom "file://$out?by=query&from=$from&to=$to&only=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$only_q")" \
-			>"$TMP/pgrep.2" 2>/dev/null
+		CHROME_WINDOW=1280,900 chrome "$dir.2" --dump-dom "file://$out?by=query&from=$from&to=$to&only=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$only_q")" \
+			>"$TMP/pgrep.2"
 		only_got=$(grep -o 'id="flame"[^>]*data-samples="[0-9]*"' "$TMP/pgrep.2" | sed 's/.*data-samples="\([0-9]*\)"/\1/')
 		only_want=$(grep -o '<tr data-dim="statement" data-name="[^"]*" data-share="[0-9.]*"' "$TMP/pgrep.2" | grep -c .)
 	fi

@@ -143,6 +143,18 @@ total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
 atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
+# chrome PROFILE_DIR ARGS...: headless Chromium, offline, with a fresh
+# profile in PROFILE_DIR and a window of $CHROME_WINDOW (default 1200,272);
+# CHROMIUM is its path, empty when it is not installed.
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+chrome() {
+	local dir=$1
+	shift
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$dir" \
+		--window-size="${CHROME_WINDOW:-1200,272}" "$@" 2>/dev/null
+}
+
 # fg_tool NAME: FlameGraph's script NAME (on PATH, or in FLAMEGRAPH_DIR:
 # FlameGraph is no Debian package), or nothing.
 fg_tool() {
