@@ -16,7 +16,8 @@
  *   kinds   per stack six numbers: its state, event, type, query and
  *           process as indexes into values, then 1 when it is idle
  *           (a PostgreSQL main loop's Activity wait, ClientRead of an
- *           idle session: what --no-idle leaves out), else 0
+ *           idle session: what --no-idle leaves out; the postmaster
+ *           asleep, which reports no wait), else 0
  *   threads thread names
  *   S       the samples in time order, four numbers each: time and
  *           weight in tenths of a millisecond, stack id, thread index
@@ -155,11 +156,14 @@ static int note_kinds(struct report *r, uint32_t id, const char **frames, size_t
 	bool client_read = strcmp(text, "Client:ClientRead") == 0;
 	type_of_root(n ? frames[0] : "-", text, sizeof(text));
 	k[DIM_TYPE] = value_index(r, text);
+	/* the postmaster reports no wait: asleep, it waits for connections */
+	bool postmaster_asleep = strcmp(text, "postmaster") == 0 && state && state[0] == 'S';
 	k[DIM_QUERY] = value_index(r, query ? query : "-");
 	process_of_root(n ? frames[0] : "-", text, sizeof(text));
 	k[DIM_PROCESS] = value_index(r, text);
-	/* what --no-idle leaves out of a PostgreSQL server (pgactivity.h) */
-	k[N_DIMS] = activity || (client_read && query && strcmp(query, "idle") == 0);
+	/* what --no-idle leaves out of a PostgreSQL server (pgactivity.h),
+	 * and the postmaster's sleep, which is no session's time */
+	k[N_DIMS] = activity || (client_read && query && strcmp(query, "idle") == 0) || postmaster_asleep;
 	for (int d = 0; d < N_DIMS; d++)
 		if (k[d] == UINT32_MAX)
 			return -1;

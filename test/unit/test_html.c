@@ -70,15 +70,25 @@ static void dimensions_from_frames(void **state)
 		"event=Activity:CheckpointerMain (PostgreSQL state)", "S (sleeping)", "main", NULL });
 	fixture_sample(&fx, c, 20050000, 10050000, (const char *[]){ "postgres[11] checkpointer",
 		"On CPU (PostgreSQL state)", "R (running)", "main", "CheckpointWriteDelay", NULL });
+	/* the postmaster asleep in its select: no wait reported, no session */
+	size_t pm = fixture_thread(&fx, 9, 9, "postgres", "postgres");
+	fixture_sample(&fx, pm, 10000000, 10000000, (const char *[]){ "postgres[9] postmaster",
+		"On CPU (PostgreSQL state)", "S (sleeping)", "main", "__select", NULL });
 	char *page = html_of(fixture_profile(&fx)), *json;
 	struct jdoc d;
 	const struct jval *r = data_of(&d, page, &json);
-	assert_int_equal(jget(&d, r, "stacks")->n_kids, 4);
-	assert_int_equal(jget(&d, r, "kinds")->n_kids, 4 * 6);
+	assert_int_equal(jget(&d, r, "stacks")->n_kids, 5);
+	assert_int_equal(jget(&d, r, "kinds")->n_kids, 5 * 6);
 	/* the stacks' ids are the table's order: find each by its event */
 	int seen = 0;
-	for (size_t s = 0; s < 4; s++) {
+	for (size_t s = 0; s < 5; s++) {
 		const char *ev = value(&d, r, s, 1);
+		if (strcmp(value(&d, r, s, 2), "postmaster") == 0) {
+			assert_string_equal(ev, "CPU");
+			assert_true(idle(&d, r, s) == 1);
+			seen |= 16;
+			continue;
+		}
 		if (strcmp(ev, "Lock:relation") == 0) {
 			assert_string_equal(value(&d, r, s, 0), "S (sleeping)");
 			assert_string_equal(value(&d, r, s, 2), "client backend");
@@ -101,10 +111,10 @@ static void dimensions_from_frames(void **state)
 			seen |= 8;
 		}
 	}
-	assert_int_equal(seen, 15);
+	assert_int_equal(seen, 31);
 	/* every sample four numbers: time and weight in 0.1 ms, stack, thread */
 	const struct jval *S = jget(&d, r, "S");
-	assert_int_equal(S->n_kids, 4 * 4);
+	assert_int_equal(S->n_kids, 5 * 4);
 	assert_true(jat(&d, S, 0)->num == 100 && jat(&d, S, 1)->num == 100);
 	assert_true(jat(&d, S, 3)->num == (double)b);
 	assert_true(jat(&d, S, 12)->num == 201 && jat(&d, S, 13)->num == 101); /* rounded */
