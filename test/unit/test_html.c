@@ -40,6 +40,26 @@ static const struct jval *data_of(struct jdoc *d, const char *page, char **json)
 	return &d->v[root];
 }
 
+/* A fixture's report: the page, and its data parsed. */
+struct report_read {
+	char *page, *json;
+	struct jdoc d;
+	const struct jval *r;
+};
+
+static void read_report(struct report_read *rr, struct fixture *fx)
+{
+	rr->page = html_of(fixture_profile(fx));
+	rr->r = data_of(&rr->d, rr->page, &rr->json);
+}
+
+static void report_read_free(struct report_read *rr)
+{
+	json_free(&rr->d);
+	free(rr->json);
+	free(rr->page);
+}
+
 /* values[kinds[stack * 6 + dim]] */
 static const char *value(const struct jdoc *d, const struct jval *r, size_t stack, size_t dim)
 {
@@ -74,9 +94,10 @@ static void dimensions_from_frames(void **state)
 	size_t pm = fixture_thread(&fx, 9, 9, "postgres", "postgres");
 	fixture_sample(&fx, pm, 10000000, 10000000, (const char *[]){ "postgres[9] postmaster",
 		"On CPU (PostgreSQL state)", "S (sleeping)", "main", "__select", NULL });
-	char *page = html_of(fixture_profile(&fx)), *json;
-	struct jdoc d;
-	const struct jval *r = data_of(&d, page, &json);
+	struct report_read rr;
+	read_report(&rr, &fx);
+	const struct jdoc d = rr.d;
+	const struct jval *r = rr.r;
 	assert_int_equal(jget(&d, r, "stacks")->n_kids, 5);
 	assert_int_equal(jget(&d, r, "kinds")->n_kids, 5 * 6);
 	/* the stacks' ids are the table's order: find each by its event */
@@ -118,9 +139,7 @@ static void dimensions_from_frames(void **state)
 	assert_true(jat(&d, S, 0)->num == 100 && jat(&d, S, 1)->num == 100);
 	assert_true(jat(&d, S, 3)->num == (double)b);
 	assert_true(jat(&d, S, 12)->num == 201 && jat(&d, S, 13)->num == 101); /* rounded */
-	json_free(&d);
-	free(json);
-	free(page);
+	report_read_free(&rr);
 	fixture_free(&fx);
 }
 
@@ -133,16 +152,15 @@ static void a_program_without_states(void **state)
 	size_t t = fixture_thread(&fx, 7, 7, "split", "split");
 	fixture_sample(&fx, t, 1000000, 1000000, (const char *[]){ "split[7]/cpu", "R (running)", "main",
 		"cpu_work", NULL });
-	char *page = html_of(fixture_profile(&fx)), *json;
-	struct jdoc d;
-	const struct jval *r = data_of(&d, page, &json);
+	struct report_read rr;
+	read_report(&rr, &fx);
+	const struct jdoc d = rr.d;
+	const struct jval *r = rr.r;
 	assert_string_equal(value(&d, r, 0, 1), "R (running)");
 	assert_string_equal(value(&d, r, 0, 2), "split");
 	assert_string_equal(value(&d, r, 0, 4), "split[7]");
 	assert_true(idle(&d, r, 0) == 0);
-	json_free(&d);
-	free(json);
-	free(page);
+	report_read_free(&rr);
 	fixture_free(&fx);
 }
 
@@ -156,22 +174,21 @@ static void hostile_names_stay_in_the_script(void **state)
 	size_t t = fixture_thread(&fx, 1, 1, "p", "p");
 	const char *evil = "</script><script>alert(1)</script>";
 	fixture_sample(&fx, t, 1000000, 1000000, (const char *[]){ "p", "R (running)", evil, NULL });
-	char *page = html_of(fixture_profile(&fx)), *json;
-	const char *data = strstr(page, "const D = ");
+	struct report_read rr;
+	read_report(&rr, &fx);
+	const char *data = strstr(rr.page, "const D = ");
 	assert_non_null(data);
 	assert_null(strstr(data, "alert(1)</script>"));
 	assert_null(strstr(data, "<b>"));
-	struct jdoc d;
-	const struct jval *r = data_of(&d, page, &json);
+	const struct jdoc d = rr.d;
+	const struct jval *r = rr.r;
 	const struct jval *frames = jget(&d, r, "frames");
 	int found = 0;
 	for (size_t i = 0; i < frames->n_kids; i++)
 		found += strcmp(jat(&d, frames, i)->str, evil) == 0;
 	assert_int_equal(found, 1); /* decoded back whole */
 	assert_string_equal(jget(&d, r, "command")->str, "cmd </script><b>x</b>");
-	json_free(&d);
-	free(json);
-	free(page);
+	report_read_free(&rr);
 	fixture_free(&fx);
 }
 
