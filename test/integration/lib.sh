@@ -36,7 +36,7 @@ fail() {
 #   make check (plain build): the bound is one a correct build meets on
 #     this 2-CPU machine beside a noisy neighbour.  A miss prints MISS and
 #     the test file is run again (test/integration.sh): the check FAILs
-#     only when it missed in most of three tries, every try printed.
+#     only when it missed on that second try too, every try printed.
 #   SANITIZED=1 (make check's sanitizer pass): the build is 2-3 times
 #     slower, so time is not judged; tfail prints NOTE, and a test that
 #     asserts nothing but time is skipped (timing_only).
@@ -53,7 +53,7 @@ tfail() {
 	elif [ "$TRUTH" = 1 ]; then
 		fail "$@"
 	else
-		echo "MISS $1: $2 (a timing bound, try $TRY of 3)"
+		echo "MISS $1: $2 (a timing bound, try $TRY of 2)"
 		printf '%s\n' "$1" >>"$MISSES"
 		if [ -n "${3:-}" ] && [ -f "$3" ]; then heaviest "$3" 5 | cut -c1-400 | sed 's/^/    /'; fi
 	fi
