@@ -81,8 +81,11 @@ detached() { sed -n 's/^ *detaching *[0-9.]* ms, \([0-9]*\) thread.*/\1/p' "$1";
 # exited.
 #
 # How many it seizes in -t 3s depends on the CPU it gets beside the
-# spinners (399 on a quiet machine; 111 in one CI run in the 3 s SIGINT
-# used to wait): a count that grows with time, judged by tfail.  What a
+# spinners: a count that grows with time, judged by tfail.  Rehearsals
+# here gave 399 in 77 runs of 81 and 135-157 in the other four, quiet
+# machine and all (those runs' SIGINT waited 6.4-6.9 s for 300 traced,
+# not 0.4 s): the duration run asks 100 (a build that does not follow
+# seizes none), the SIGINT run, which waits for them, 300.  What a
 # correct build always does - exit 0, every process it seized detached,
 # none of the bomb's left traced or stopped - is judged by fail.
 fork_bomb_run() {
@@ -114,9 +117,11 @@ fork_bomb_run() {
 		[ "${threads:-0}" -ge $((joined + 1)) ] && ! grep -q 'left to the kernel' "$TMP/$name.err"; then
 		pass "fork bomb ($how): exit 0, ${joined} processes seized on the way, $threads threads detached; of the bomb's $procs processes afterwards none traced or stopped"
 	else fail "fork bomb ($how)" "exit $RC (0), ${threads:-?} threads detached (>= ${joined:-?} seized + 1), $procs processes of the bomb afterwards (>= 300), $bad of them traced or in a tracing stop (0); $(grep -E 'detaching|subprocesses' "$TMP/$name.err" | tr -s ' ' | tr '\n' ' ')" "$TMP/$name.err"; fi
-	if [ "${joined:-0}" -ge 300 ]; then
-		pass "fork bomb ($how): ${joined} processes seized on the way (>= 300)"
-	else tfail "fork bomb ($how): processes seized" "${joined:-?} processes seized on the way (>= 300)" "$TMP/$name.err"; fi
+	local want=300
+	[ "$how" = sigint ] || want=100
+	if [ "${joined:-0}" -ge $want ]; then
+		pass "fork bomb ($how): ${joined} processes seized on the way (>= $want)"
+	else tfail "fork bomb ($how): processes seized" "${joined:-?} processes seized on the way (>= $want)" "$TMP/$name.err"; fi
 	# (a correct build: 1.0-1.4 s beside no neighbour; each spinner
 	# traps when it gets its turn among the 400)
 	if [ -n "$ms" ] && awk -v a="$ms" 'BEGIN { exit !(a <= 2000) }'; then
