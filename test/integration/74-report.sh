@@ -15,15 +15,12 @@ mkdir -p "$F"
 # samples in [FROM, TO) s (not idle unless IDLE=1; only event ONLY if
 # given): "COUNT"
 report_py() {
-	python3 - "$@" <<'EOF'
-import json, sys
+	PYTHONPATH=test/tools python3 - "$@" <<'EOF'
+import sys, report_data
 path, lo, hi = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 only = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 idle_too = len(sys.argv) > 5 and sys.argv[5] == '1'
-text = open(path, encoding='utf-8').read()
-start = text.index('const D = ') + len('const D = ')
-end = text.index('};\n', start) + 1
-d = json.loads(text[start:end])
+d = report_data.load(path)
 n = 0
 for i in range(0, len(d['S']), 4):
     t, w, s, th = d['S'][i:i + 4]

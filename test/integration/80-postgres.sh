@@ -1213,11 +1213,9 @@ max_connections = 20"
 	pg_test_stop
 	# when the lock began, in the profile's seconds; its 2 s, and the page
 	local from to bucket peak share got want only_q only_got only_want
-	from=$(python3 - "$out" "$lock_ms" <<'PY'
-import json, sys
-text = open(sys.argv[1], encoding='utf-8').read()
-a = text.index('const D = ') + len('const D = ')
-d = json.loads(text[a:text.index('};\n', a) + 1])
+	from=$(PYTHONPATH=test/tools python3 - "$out" "$lock_ms" <<'PY'
+import sys, report_data
+d = report_data.load(sys.argv[1])
 print('%.2f' % ((int(sys.argv[2]) - d['start_unix_ms']) / 1000))
 PY
 )
@@ -1235,11 +1233,9 @@ PY
 	share=$(grep -o '<tr data-dim="wait event" data-name="Lock:[A-Za-z]*" data-share="[0-9.]*"' "$TMP/pgrep.1" |
 		sed 's/.*data-share="\([0-9.]*\)"/\1/' | awk '{ s += $1 } END { printf "%.1f", s }')
 	got=$(grep -o 'id="sel"[^>]*data-samples="[0-9]*"' "$TMP/pgrep.1" | sed 's/.*data-samples="\([0-9]*\)"/\1/')
-	want=$(python3 - "$out" "$from" "$to" <<'PY'
-import json, sys
-text = open(sys.argv[1], encoding='utf-8').read()
-a = text.index('const D = ') + len('const D = ')
-d = json.loads(text[a:text.index('};\n', a) + 1])
+	want=$(PYTHONPATH=test/tools python3 - "$out" "$from" "$to" <<'PY'
+import sys, report_data
+d = report_data.load(sys.argv[1])
 lo, hi = float(sys.argv[2]) * 1e4, float(sys.argv[3]) * 1e4
 print(sum(1 for i in range(0, len(d['S']), 4)
           if lo <= d['S'][i] < hi and not d['kinds'][d['S'][i + 2] * 6 + 5]))

@@ -1,6 +1,6 @@
 /* Unit tests: the report (out_html.c) - its data is JSON with every stack's
  * dimensions found from its frames (state, event, type, statement,
- * process, idle), every sample four numbers, and a name that would end a
+ * process, idle), every sample four small numbers, and a name that would end a
  * <script> stays inside it. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,6 +65,31 @@ static const char *value(const struct jdoc *d, const struct jval *r, size_t stac
 {
 	const struct jval *k = jat(d, jget(d, r, "kinds"), stack * 6 + dim);
 	return jat(d, jget(d, r, "values"), (size_t)k->num)->str;
+}
+
+/* The samples made whole as the page makes them (report.html): time and
+ * weight in 0.1 ms, stack, thread, four to a sample, n samples. */
+static void samples_whole(const struct jdoc *d, const struct jval *r, double *out, size_t n)
+{
+	const struct jval *S = jget(d, r, "S");
+	size_t threads = jget(d, r, "threads")->n_kids;
+	double *last = calloc(threads, sizeof(double)), t = 0;
+	char *seen = calloc(threads, 1);
+	double every = (double)(((uint64_t)jget(d, r, "interval_ns")->num + 50000) / 100000);
+	assert_int_equal(S->n_kids, 4 * n);
+	for (size_t i = 0; i < n; i++) {
+		size_t h = (size_t)jat(d, S, 4 * i + 3)->num;
+		assert_true(h < threads);
+		t += jat(d, S, 4 * i)->num;
+		out[4 * i] = t;
+		out[4 * i + 1] = jat(d, S, 4 * i + 1)->num + (seen[h] ? t - last[h] : every);
+		out[4 * i + 2] = jat(d, S, 4 * i + 2)->num;
+		out[4 * i + 3] = (double)h;
+		last[h] = t;
+		seen[h] = 1;
+	}
+	free(last);
+	free(seen);
 }
 
 static double idle(const struct jdoc *d, const struct jval *r, size_t stack)
@@ -133,12 +158,21 @@ static void dimensions_from_frames(void **state)
 		}
 	}
 	assert_int_equal(seen, 31);
-	/* every sample four numbers: time and weight in 0.1 ms, stack, thread */
+	/* every sample four numbers: the time since the one before and the
+	 * weight less the usual, in 0.1 ms, stack, thread */
 	const struct jval *S = jget(&d, r, "S");
 	assert_int_equal(S->n_kids, 5 * 4);
-	assert_true(jat(&d, S, 0)->num == 100 && jat(&d, S, 1)->num == 100);
+	static const double dt[] = { 100, 100, -100, 101, -101 }; /* (c's: rounded) */
+	for (size_t i = 0; i < 5; i++) {
+		assert_true(jat(&d, S, 4 * i)->num == dt[i]);
+		assert_true(jat(&d, S, 4 * i + 1)->num == 0); /* each weight the usual */
+	}
 	assert_true(jat(&d, S, 3)->num == (double)b);
-	assert_true(jat(&d, S, 12)->num == 201 && jat(&d, S, 13)->num == 101); /* rounded */
+	/* made whole as the page does: c's second sample at 20.1 ms, 10.1 ms */
+	double whole[5 * 4];
+	samples_whole(&d, r, whole, 5);
+	assert_true(whole[12] == 201 && whole[13] == 101);
+	assert_true(whole[4] == 200 && whole[5] == 100 && whole[16] == 100 && whole[17] == 100);
 	report_read_free(&rr);
 	fixture_free(&fx);
 }
@@ -192,6 +226,53 @@ static void hostile_names_stay_in_the_script(void **state)
 	fixture_free(&fx);
 }
 
+/* Half an hour in, a sample still takes a few bytes, and comes back whole:
+ * three threads at 10 ms (random intervals, as the ticks fall), a weight
+ * now and then not the usual one (a round that stood for more). */
+static void a_long_run_stays_small(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "c", "t", 10000000);
+	size_t th[3];
+	for (int i = 0; i < 3; i++)
+		th[i] = fixture_thread(&fx, 20 + i, 20 + i, "p", "p");
+	enum { ROUNDS = 3000, N = 3 * ROUNDS };
+	static uint64_t when[N], weight[N];
+	uint64_t t = 1790000000000ULL, x = 12345, prev = 0;
+	for (size_t k = 0; k < ROUNDS; k++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint64_t gap = 1000000 + (x >> 33) % 19000000; /* 1-20 ms */
+		t += gap;
+		for (int i = 0; i < 3; i++) {
+			size_t n = 3 * k + (size_t)i;
+			when[n] = t;
+			weight[n] = k ? t - prev : 10000000;
+			if (n % 97 == 0)
+				weight[n] += 3000000;
+			fixture_sample(&fx, th[i], when[n], weight[n],
+				       (const char *[]){ "p", i ? "S (sleeping)" : "R (running)", "main", NULL });
+		}
+		prev = t;
+	}
+	struct report_read rr;
+	read_report(&rr, &fx);
+	const char *a = strstr(rr.page, "\"S\":["), *b = a ? strstr(a, "]") : NULL;
+	assert_non_null(b);
+	double per = (double)(b - a) / N;
+	/* (absolute times and weights: 17 bytes and more) */
+	if (per > 10)
+		fail_msg("%.1f bytes a sample (<= 10)", per);
+	static double whole[4 * N];
+	samples_whole(&rr.d, rr.r, whole, N);
+	for (size_t n = 0; n < N; n++) {
+		assert_true(whole[4 * n] == (double)((when[n] + 50000) / 100000));
+		assert_true(whole[4 * n + 1] == (double)((weight[n] + 50000) / 100000));
+	}
+	report_read_free(&rr);
+	fixture_free(&fx);
+}
+
 /* A profile without its samples (a format that keeps no time) is refused. */
 static void needs_the_samples(void **state)
 {
@@ -214,6 +295,7 @@ int main(void)
 		cmocka_unit_test(dimensions_from_frames),
 		cmocka_unit_test(a_program_without_states),
 		cmocka_unit_test(hostile_names_stay_in_the_script),
+		cmocka_unit_test(a_long_run_stays_small),
 		cmocka_unit_test(needs_the_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
