@@ -108,6 +108,33 @@ report_tests() {
 	else fail "report: one series" "flame ${fgot:-none} samples, the file ${fwant:-?}; only '${only}'; cpu_phase ${in_cpu:-none}% (>= 95), wait_phase ${in_wait:-0}% (<= 2)" "$F/d4.html"; fi
 }
 
+# With the mouse, as a person uses it (test/tools/report_drag.py drives
+# Chromium through the DevTools protocol): a drag over the chart from 1 s
+# to 2 s selects that range (to the pixel: a few ms either way), the
+# selection holds the file's samples in the range the page says, and a
+# click on the CPU row of its table leaves that series alone.
+report_mouse_tests() {
+	local got want cpu_want from to n only flame ms
+	got=$(python3 test/tools/report_drag.py "$CHROMIUM" "$F/r.html" 1 2 2>"$F/drag.err")
+	from=$(drag_field "$got" from) to=$(drag_field "$got" to) n=$(drag_field "$got" samples)
+	ms=$(drag_field "$got" ms)
+	want=$([ -n "$from" ] && report_py "$F/r.html" "$from" "$to")
+	if [ -n "$n" ] && [ "$n" = "$want" ] && near "$from" 1 0.05 && near "$to" 2 0.05; then
+		pass "report with the mouse: a drag from 1 s to 2 s selects $from - $to s, the file's $want samples in it (answered in $ms ms)"
+	else fail "report with the mouse: a drag" "selected ${from:-?} - ${to:-?} s (1 - 2 within 0.05), ${n:-?} samples, the file ${want:-?}: $(head -c 300 "$F/drag.err")"; fi
+	got=$(python3 test/tools/report_drag.py "$CHROMIUM" "$F/r.html" 1 2 "wait event" CPU 2>"$F/click.err")
+	only=$(drag_field "$got" only) flame=$(drag_field "$got" flame)
+	cpu_want=$([ -n "$from" ] && report_py "$F/r.html" "$from" "$to" CPU)
+	if [ "$only" = CPU ] && [ -n "$flame" ] && [ "$flame" = "$cpu_want" ]; then
+		pass "report with the mouse: the CPU row clicked, the flame graph holds the range's $cpu_want CPU samples alone"
+	else fail "report with the mouse: a row clicked" "series '${only:-}' (CPU), flame ${flame:-?} samples, the file ${cpu_want:-?}: $(head -c 300 "$F/click.err")"; fi
+}
+
 CHROME_WINDOW=1280,900 # (lib.sh's chrome: a page, not a 272-pixel flame graph)
 if ! command -v python3 >/dev/null; then skip "report" "python3 is not installed"
-else report_tests; fi
+else
+	report_tests
+	if [ -z "$CHROMIUM" ]; then skip "report with the mouse" "chromium is not installed"
+	elif [ ! -s "$F/r.html" ]; then skip "report with the mouse" "no report was written (above)"
+	else report_mouse_tests; fi
+fi

@@ -1256,6 +1256,30 @@ PY
 		atleast "${share:-0}" 80 && [ "${only_want:-0}" = 1 ] && [ "${only_got:-0}" -gt 0 ]; then
 		pass "PostgreSQL $PGMAJOR report with a lock held 2 s, in chromium: $line"
 	else fail "PostgreSQL $PGMAJOR report with a lock held 2 s" "exit $rc; $line" "$TMP/pgrep.err"; fi
+	# the same with the mouse (test/tools/report_drag.py): a drag over
+	# the lock's range, then a click on that statement's row
+	local drag mfrom mto mn mwant mshare monly mflame
+	drag=$(python3 test/tools/report_drag.py "$CHROMIUM" "$out" "$from" "$to" statement "$only_q" 2>"$TMP/pgrep.drag")
+	mfrom=$(drag_field "$drag" from) mto=$(drag_field "$drag" to) mn=$(drag_field "$drag" samples)
+	monly=$(drag_field "$drag" only) mflame=$(drag_field "$drag" flame)
+	mshare=$(echo "$drag" | python3 -c 'import json, sys
+print("%.1f" % sum(r[2] for r in json.load(sys.stdin)["rows"] if r[0] == "wait event" and r[1].startswith("Lock:")))' 2>/dev/null)
+	# (the file's samples of that statement in the range the page says)
+	mwant=$([ -n "$mfrom" ] && PYTHONPATH=test/tools python3 - "$out" "$mfrom" "$mto" "$only_q" <<'PY'
+import sys, report_data
+d = report_data.load(sys.argv[1])
+lo, hi = float(sys.argv[2]) * 1e4, float(sys.argv[3]) * 1e4
+q = d['values'].index(sys.argv[4]) if sys.argv[4] in d['values'] else -1
+k = d['kinds']
+print(sum(1 for i in range(0, len(d['S']), 4)
+          if lo <= d['S'][i] < hi and not k[d['S'][i + 2] * 6 + 5] and k[d['S'][i + 2] * 6 + 3] == q))
+PY
+)
+	line="dragged ${mfrom:-?}-${mto:-?} s, then '${only_q:0:40}' clicked: ${mn:-?} samples (the file ${mwant:-?}), Lock waits ${mshare:-?}% of them, its flame graph ${mflame:-?} samples"
+	if [ -n "$mn" ] && [ "$mn" = "$mwant" ] && near "$mfrom" "$from" 0.1 && [ "$monly" = "$only_q" ] &&
+		[ "${mflame:-0}" = "$mn" ] && atleast "${mshare:-0}" 80; then
+		pass "PostgreSQL $PGMAJOR report with a lock, with the mouse: $line"
+	else fail "PostgreSQL $PGMAJOR report with a lock, with the mouse" "$line; $(head -c 200 "$TMP/pgrep.drag")"; fi
 }
 
 # A major newer than the tables (issue 31): npm's newest server, its

@@ -155,6 +155,10 @@ chrome() {
 		--window-size="${CHROME_WINDOW:-1200,272}" "$@" 2>/dev/null
 }
 
+# drag_field JSON KEY: a field of what test/tools/report_drag.py printed
+# (the report used with the mouse), empty when it printed nothing.
+drag_field() { echo "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2" 2>/dev/null; }
+
 # fg_tool NAME: FlameGraph's script NAME (on PATH, or in FLAMEGRAPH_DIR:
 # FlameGraph is no Debian package), or nothing.
 fg_tool() {
