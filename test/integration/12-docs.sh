@@ -113,3 +113,16 @@ fi
 docs_lines=$(wc -l <README.md)
 if [ "$docs_lines" -le 300 ]; then pass "docs: README.md is $docs_lines lines (at most 300)"
 else fail "docs: README.md length" "$docs_lines lines, at most 300: move the detail into docs/"; fi
+
+# The table of source files and their unit tests in docs/how-it-works.md is
+# scripts/source_map.sh's output, as it is now (a file added, renamed or
+# tested since without the table made again is a failure).
+sed -n '/^<!-- source_map.sh: begin -->$/,/^<!-- source_map.sh: end -->$/p' docs/how-it-works.md |
+	sed '1d;$d' >"$TMP/docs-map.md"
+sh scripts/source_map.sh >"$TMP/docs-map.now"
+if [ -s "$TMP/docs-map.md" ] && cmp -s "$TMP/docs-map.md" "$TMP/docs-map.now"; then
+	pass "docs: how-it-works.md's table of files and unit tests is source_map.sh's ($(($(wc -l <"$TMP/docs-map.now") - 2)) files)"
+else
+	fail "docs: how-it-works.md's table of files and unit tests" "not source_map.sh's output: run sh scripts/source_map.sh and paste it between the markers"
+	diff "$TMP/docs-map.md" "$TMP/docs-map.now" | head -n 6 | sed 's/^/    /'
+fi
