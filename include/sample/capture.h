@@ -142,4 +142,10 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th);
  * and after a trap that comes between rounds. */
 void capture_keep_off(struct sampler *s);
 
+/* The same at a round's end; where the followed thread was resumed on
+ * its CPU and that CPU's timer armed for the next tick, the sampler is
+ * put back there asleep instead of moving (resume_here.h):
+ * s->tick_timed. */
+void capture_round_placement(struct sampler *s);
+
 #endif

@@ -90,6 +90,10 @@ bool placement_follow(const cpu_set_t *allowed, const cpu_set_t *current, const 
 int placement_apply(struct placement *pl, const cpu_set_t *wanted, const cpu_set_t *followed,
 		    int my_cpu);
 
+/* Another thread of ours moved the sampler to cpu alone (resume_here.h):
+ * its affinity is that one now. */
+void placement_moved(struct placement *pl, int cpu);
+
 /* Back to the affinity it started with (before naming). */
 void placement_end(struct placement *pl);
 

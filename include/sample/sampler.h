@@ -79,6 +79,7 @@ struct sampler_result {
 	unsigned cpu_follows;      /* of them, to a followed thread's CPU */
 	unsigned follow_moves;     /* moves again after one, the thread pulled over */
 	unsigned followed_threads; /* threads followed to their CPU */
+	uint64_t resumed_here;     /* of their stops, resumed on their CPU (resume_here.h) */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
 	int cpus;                  /* the machine's CPUs, online */
 	double steal_share;        /* of the CPUs' time over the run, what the

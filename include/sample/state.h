@@ -30,6 +30,7 @@
 #include "sample/decide.h"
 #include "sample/overhead.h"
 #include "sample/placement.h"
+#include "sample/resume_here.h"
 #include "sample/sampler.h"
 #include "sample/selfcheck.h"
 #include "sample/tick_trace.h"
@@ -341,6 +342,9 @@ struct sampler {
 	struct placement placement;
 	struct priority_report prio;   /* the sampler's scheduling (priority.h) */
 	struct priority_lift *lift;    /* back to SCHED_FIFO for a tick; made on first naming */
+	struct resume_here *here;      /* resumes a followed thread on its CPU; NULL: cannot */
+	const struct schedule *sched;  /* the ticks' (sampler_run's), for the next one's time */
+	bool tick_timed;               /* the next tick is here's timer's (resume_here.h) */
 	bool lift_tried;               /* made, or could not be */
 	/* idle.h */
 	uint64_t cold_every;   /* a cold thread's full look every this many rounds */

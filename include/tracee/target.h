@@ -144,6 +144,13 @@ void targets_poll(struct target *ts, size_t n, trap_fn on_trap, void *arg);
  * resumed. */
 void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns,
 			volatile int *quit, trap_fn on_trap, void *arg);
+/* The same until due_ns, woken by signal sig (blocked) rather than by our
+ * own timeout: a timer armed on another CPU signals the tick, and its
+ * wake-up is that CPU's (resume_here.h).  A sig that comes before due_ns
+ * is a stale timer's: waited past.  Without sig, it ends late_ns after
+ * due_ns. */
+void targets_wait_tick(struct target *ts, size_t n, uint64_t due_ns, int sig, uint64_t late_ns,
+		       volatile int *quit, trap_fn on_trap, void *arg);
 
 /* The same until th's stop is no longer pending (its trap handed to
  * on_trap), or the deadline: the caller sleeps meanwhile, and a thread

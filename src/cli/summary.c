@@ -696,8 +696,8 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves - r->cpu_follows);
 	if (r->followed_threads)
 		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
-			"(%u again, the thread moved)", r->followed_threads,
-			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves);
+			"(%u again, the thread moved), resumed there %" PRIu64 " times", r->followed_threads,
+			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves, r->resumed_here);
 	fputc('\n', f);
 }
 

@@ -525,6 +525,10 @@ static struct stop_facts stop_facts(const struct thread *th, const struct pendin
 	return f;
 }
 
+/* A tick due sooner than this after a resume is not timed on the
+ * followed thread's CPU: the round may not be over by then. */
+#define TIMER_AHEAD_NS 150000ULL
+
 /* What a stop copied, while the thread was stopped. */
 struct stop_copy {
 	bool copied;      /* registers and stack */
@@ -550,7 +554,26 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	 * then tells whether it ran since (decide.h) */
 	c.runs_known = c.copied && thread_read_sched(p->t, th, &c.stopped) == 0;
 	c.resumed_ns = now_ns();
+	/* followed, and stopped on this CPU, still ours: it wakes here, and
+	 * the next tick's timer is armed here, if that tick is far enough
+	 * ahead for the round to end before it */
+	bool here = s->here && st->followed && ps->took_its_cpu && sched_getcpu() == s->my_cpu;
+	uint64_t next = 0;
+	if (here && s->sched) {
+		struct schedule peek = *s->sched;
+		next = peek.due_ns + schedule_interval(&peek);
+		if (next < c.resumed_ns + TIMER_AHEAD_NS)
+			next = 0;
+	}
+	/* (without the timer, coming back would hold it unseen: resumed
+	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
+	here = here && next && resume_here_arm(s->here, s->my_cpu, next);
 	thread_resume(p->t, th);
+	if (here) {
+		int cpu = resume_here_done(s->here);
+		if (cpu >= 0)
+			placement_moved(&s->placement, cpu);
+	}
 	return c;
 }
 
@@ -916,8 +939,30 @@ static void note_followed(struct sampler *s)
  * now, may pull the thread over while our arrival holds it. */
 #define FOLLOW_TRIES 3
 
+void capture_round_placement(struct sampler *s)
+{
+	s->tick_timed = false;
+	if (s->here && s->placement.on && s->n_follow && s->sched) {
+		note_followed(s);
+		int cpu = -1;
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &s->followed))
+				cpu = cpu < 0 ? c : -2; /* (one followed CPU only) */
+		CPU_ZERO(&s->followed);
+		if (cpu >= 0 && resume_here_sleep_there(s->here, s->sched->due_ns, cpu)) {
+			s->tick_timed = true;
+			CPU_ZERO(&s->wanted);
+			s->n_resumed = 0;
+			return;
+		}
+	}
+	capture_keep_off(s);
+}
+
 void capture_keep_off(struct sampler *s)
 {
+	if (s->tick_timed) /* a trap between rounds: the helper puts us back */
+		return;
 	if (!s->placement.on) {
 		s->n_resumed = 0;
 		return;

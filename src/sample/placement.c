@@ -73,6 +73,13 @@ int placement_apply(struct placement *pl, const cpu_set_t *wanted, const cpu_set
 	return sched_getcpu();
 }
 
+void placement_moved(struct placement *pl, int cpu)
+{
+	assert(cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &pl->allowed));
+	CPU_ZERO(&pl->current);
+	CPU_SET(cpu, &pl->current);
+}
+
 void placement_end(struct placement *pl)
 {
 	if (pl->on && !CPU_EQUAL(&pl->current, &pl->allowed)) {

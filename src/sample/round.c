@@ -483,5 +483,5 @@ void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns
 	count_round(s, rt, last_ns);
 	owed_round(s, rt->stands_for, last_ns);
 	idle_round(s, rt->stands_for, last_ns);
-	capture_keep_off(s);
+	capture_round_placement(s);
 }

@@ -110,6 +110,7 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	priority_lift_free(s->lift); /* sampler_run's end, should it not have come */
+	resume_here_free(s->here);
 	for (size_t i = 0; s->procs && i < s->n_targets; i++) {
 		program_free(s->procs[i].program);
 		s->procs[i].t->on_drop = NULL;
@@ -274,6 +275,10 @@ static void count_owed(struct sampler *s)
 	}
 }
 
+/* The longest a tick timed on a followed thread's CPU is waited for past
+ * its time (resume_here.h): then the sampler's own clock says it is due. */
+#define TICK_LATE_NS 200000ULL
+
 /* FOLLOW's arrival on a CPU preempts the thread there, at its next return
  * to user mode, often a system call's (the move's interrupt is slow to
  * come): a round begun at once, for a tick due meanwhile, would find it
@@ -328,6 +333,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->realtime = s->prio.realtime;
 	r->short_slice = s->prio.short_slice;
 	placement_start(&s->placement, true, s->prio.realtime);
+	if (s->placement.on && s->placement.can_follow)
+		s->here = resume_here_new(&s->placement.allowed);
 	CPU_ZERO(&s->followed);
 
 	uint64_t start = now_ns(), last_scan = start;
@@ -339,6 +346,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	s->window_due_ns = start + o->period_ns;
 	struct schedule sc;
 	schedule_start(&sc, o->interval_ns, start, start);
+	s->sched = &sc;
 	uint64_t cpu_start = cpu_ns();
 	s->scale_checked_ns = start; /* keep_own_cost's first look is against these */
 	s->scale_cpu_ns = cpu_start;
@@ -362,8 +370,19 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			s->retire_due = false;
 			retire_ended(s, next);
 		}
-		targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
+		if (s->tick_timed && next == sc.due_ns)
+			targets_wait_tick(s->ts, s->n_targets, next, RESUME_HERE_SIGNAL, TICK_LATE_NS, quit,
+					  capture_on_trap, s);
+		else
+			targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);
+		if (s->tick_timed) {
+			int cpu = resume_here_woke(s->here);
+			if (cpu >= 0)
+				placement_moved(&s->placement, cpu);
+		}
+		s->tick_timed = false;
 	}
+	s->sched = NULL;
 	/* Stops still pending complete when their threads get a CPU: wait
 	 * for them a little, as for any stop; what never stops is counted
 	 * without its user stack. */
@@ -380,6 +399,9 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->lifts = priority_lift_count(s->lift);
 	priority_lift_free(s->lift);
 	s->lift = NULL;
+	r->resumed_here = resume_here_count(s->here);
+	resume_here_free(s->here);
+	s->here = NULL;
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
 	r->cpu_follows = s->placement.follows;

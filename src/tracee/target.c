@@ -638,6 +638,30 @@ void targets_wait_until(struct target *ts, size_t n, uint64_t deadline_ns, volat
 		;
 }
 
+void targets_wait_tick(struct target *ts, size_t n, uint64_t due_ns, int sig, uint64_t late_ns,
+		       volatile int *quit, trap_fn on_trap, void *arg)
+{
+	targets_poll(ts, n, on_trap, arg);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, sig);
+	while (!*quit && !all_exited(ts, n)) {
+		uint64_t now = now_ns(), until = due_ns + late_ns;
+		if (now >= until)
+			return; /* no signal: the tick as the clock says */
+		uint64_t left = until - now;
+		struct timespec wait = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
+		int got = sigtimedwait(&set, NULL, &wait);
+		if (got == SIGCHLD) {
+			while (dispatch_one(ts, n, on_trap, arg))
+				;
+		} else if (got == sig && now_ns() >= due_ns) {
+			return; /* (a signal before it: a timer of a tick gone by) */
+		}
+	}
+}
+
 void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint64_t deadline_ns,
 		      trap_fn on_trap, void *arg)
 {

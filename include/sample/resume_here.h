@@ -1,0 +1,86 @@
+/* resume_here.h - resuming a followed thread on its own CPU, and the next
+ * tick from that CPU's own timer.
+ *
+ * A thread followed to its CPU (placement.h) is stopped there by the
+ * sampler's tick.  PTRACE_CONT wakes it, and the kernel wakes a thread on
+ * an idle CPU rather than on a busy one - and its own CPU is busy: the
+ * sampler holds it.  So every resume moved the thread to another CPU (its
+ * caches cold there), and the sampler moved after it, arriving as a
+ * wake-up sent from another CPU: that holds the thread at its next return
+ * to user mode, a system call's, until the sampler sleeps again.
+ *
+ * Here the sampler resumes it as a SCHED_IDLE task: a CPU whose runnable
+ * tasks are all SCHED_IDLE counts as idle to a wake-up, so the thread
+ * wakes where it was, and preempts the sampler at once.  A helper thread
+ * of ours, SCHED_FIFO, kept off that CPU and asked just before the
+ * resume, moves the sampler - queued, not running: no migration stop - to
+ * its own CPU and gives it SCHED_FIFO back; the sampler ends its round
+ * there.  It must not come back as FOLLOW did: its arrival would hold the
+ * thread at a system call's end, time its clock counts in the call and no
+ * tick sees (sysmix's user work read 3-6 points over its clock so).  So
+ * before the resume, while it is still on the thread's CPU, it arms the
+ * next tick's timer there (a POSIX timer that signals the sampler,
+ * RESUME_HERE_SIGNAL), and once it sleeps the helper - on the same CPU,
+ * under the same priority, so that it runs only then - makes the thread's
+ * CPU the sampler's only one.  The timer's interrupt wakes the sampler
+ * there, and the thread is preempted at the instruction it was on, as by
+ * FOLLOW's own sleep on that CPU, with no arrival before.
+ *
+ * Only for a stop our tick made on our CPU (a thread it preempted), by a
+ * SCHED_FIFO sampler with another CPU to go to, and a next tick far
+ * enough ahead for the round to end before it: else the thread is
+ * resumed, and followed, as FOLLOW does.  The helper asked late (the
+ * resumed thread slept at once and the sampler ran on) is called off;
+ * one that is moving the sampler finishes first.
+ */
+#ifndef PTRACE_PROFILER_SAMPLE_RESUME_HERE_H
+#define PTRACE_PROFILER_SAMPLE_RESUME_HERE_H
+
+#include <sched.h> /* cpu_set_t: its users define _GNU_SOURCE */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct resume_here;
+
+/* Made by the sampler's own thread (the one moved), allowed the CPUs it
+ * may use.  NULL when it cannot help: fewer than two CPUs, no thread, or
+ * SCHED_FIFO refused to the helper. */
+struct resume_here *resume_here_new(const cpu_set_t *allowed);
+
+/* The signal the tick's timer sends the sampler: blocked in its thread
+ * from resume_here_new on, taken by its wait (target.h,
+ * targets_wait_tick).  (One real-time signal that no longer ends a run
+ * while a thread is followed.) */
+#define RESUME_HERE_SIGNAL (SIGRTMAX)
+
+/* Just before resuming a thread the sampler stopped on cpu, its own: the
+ * helper kept off cpu and asked to take the sampler, the sampler made
+ * SCHED_IDLE; the next tick's timer armed on cpu for next_due_ns (0:
+ * none).  false, nothing done: no other CPU for the helper. */
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns);
+
+/* Just after the resume (the sampler runs again, wherever the helper put
+ * it): SCHED_FIFO again.  Returns the CPU the helper moved the sampler
+ * to (its affinity now that one alone), -1 when it did not. */
+int resume_here_done(struct resume_here *h);
+
+/* After the round, the sampler about to sleep until due_ns, the followed
+ * thread on thread_cpu: was the timer armed for that tick on that CPU,
+ * and the sampler taken from it?  Then the helper is asked to put the
+ * sampler back there once it sleeps, and the tick is the timer's: true.
+ * Else the timer is disarmed: false (the sampler moves as FOLLOW does). */
+bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu);
+
+/* After that sleep: the CPU the helper put the sampler on (its affinity
+ * now that one alone), -1 when it could not (the sampler was not asleep
+ * when the helper came: the tick then comes from another CPU). */
+int resume_here_woke(struct resume_here *h);
+
+/* Moves the helper made. */
+uint64_t resume_here_count(const struct resume_here *h);
+
+/* Ends the helper (NULL: nothing). */
+void resume_here_free(struct resume_here *h);
+
+#endif

@@ -1,0 +1,305 @@
+/* resume_here.c - resuming a followed thread on its own CPU (resume_here.h). */
+#define _GNU_SOURCE
+#include "sample/resume_here.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum ask {
+	ASK_NONE,   /* nothing asked of the helper */
+	ASK_ARMED,  /* asked: the sampler resumes a thread, SCHED_IDLE */
+	ASK_MOVING, /* the helper is moving it */
+	ASK_PLACE,  /* asked: put the sleeping sampler on place_cpu */
+};
+
+struct resume_here {
+	pthread_t thread;
+	pid_t sampler;          /* the thread moved */
+	int wake;               /* eventfd: the helper's ask (and its end) */
+	cpu_set_t allowed;      /* the sampler's CPUs */
+	int off_cpu;            /* the CPU the helper is kept off, -1 none yet */
+	_Atomic int ask;        /* enum ask */
+	_Atomic int moved_to;   /* the CPU of the last move */
+	_Atomic bool end;
+	_Atomic uint64_t moves;
+	/* the next tick's timer */
+	timer_t timer;
+	bool has_timer;
+	uint64_t timer_due;     /* armed for, 0: not armed */
+	int timer_cpu;          /* on the CPU the sampler was on then */
+	bool taken;             /* the sampler was taken from it since */
+	_Atomic int place_cpu;  /* ASK_PLACE's CPU */
+	_Atomic int placed;     /* where the helper put it, -1 not */
+	int stat_fd;            /* the sampler's /proc/thread-self/stat, for its state */
+};
+
+static const struct sched_param FIFO_1 = { .sched_priority = 1 };
+
+/* The sampler needs this long, at least, between asking to be put back
+ * and falling asleep before the timer fires. */
+#define SLEEP_AHEAD_NS 30000ULL
+
+/* The sampler's state letter, from its stat ('?' unread). */
+static char sampler_state(const struct resume_here *h)
+{
+	char buf[512];
+	ssize_t n = h->stat_fd >= 0 ? pread(h->stat_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* The sampler asked to be put back on place_cpu once asleep.  This
+ * thread shares its CPU and its priority, so it runs only once the
+ * sampler has let the CPU go: asleep, or woken meanwhile and waiting for
+ * it (then it is left alone: moved, it would preempt the thread there). */
+static void place(struct resume_here *h)
+{
+	int asked = ASK_PLACE;
+	if (!atomic_compare_exchange_strong(&h->ask, &asked, ASK_MOVING))
+		return; /* called off */
+	int cpu = atomic_load(&h->place_cpu);
+	int placed = -1;
+	if (sampler_state(h) == 'S') {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(h->sampler, sizeof(one), &one) == 0)
+			placed = cpu;
+	}
+	atomic_store(&h->placed, placed);
+	atomic_store(&h->ask, ASK_NONE);
+}
+
+static void *helper_main(void *arg)
+{
+	struct resume_here *h = arg;
+	for (;;) {
+		uint64_t n;
+		if (read(h->wake, &n, sizeof(n)) != sizeof(n) && errno != EINTR)
+			break;
+		if (atomic_load(&h->end))
+			break;
+		if (atomic_load(&h->ask) == ASK_PLACE) {
+			place(h);
+			continue;
+		}
+		int armed = ASK_ARMED;
+		if (!atomic_compare_exchange_strong(&h->ask, &armed, ASK_MOVING))
+			continue; /* called off: the sampler ran on before we came */
+		/* the sampler is queued behind the thread it resumed: here,
+		 * then real-time again (in that order: real-time there, it
+		 * would preempt the thread) */
+		int cpu = sched_getcpu();
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		if (cpu >= 0)
+			CPU_SET(cpu, &one);
+		bool moved = cpu >= 0 && sched_setaffinity(h->sampler, sizeof(one), &one) == 0;
+		sched_setscheduler(h->sampler, SCHED_FIFO | SCHED_RESET_ON_FORK, &FIFO_1);
+		/* and here ourselves, where the sampler will ask us to put it
+		 * back once it sleeps (place: we must share its CPU) */
+		if (moved)
+			pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+		atomic_store(&h->moved_to, moved ? cpu : -1);
+		atomic_fetch_add(&h->moves, moved);
+		atomic_store(&h->ask, ASK_NONE);
+	}
+	return NULL;
+}
+
+static void end_timer(struct resume_here *h)
+{
+	if (h->has_timer)
+		timer_delete(h->timer);
+	h->has_timer = false;
+	if (h->stat_fd >= 0)
+		close(h->stat_fd);
+	h->stat_fd = -1;
+}
+
+static void set_timer(struct resume_here *h, uint64_t due_ns)
+{
+	struct itimerspec its = { .it_value = { (time_t)(due_ns / 1000000000ULL),
+						(long)(due_ns % 1000000000ULL) } };
+	if (h->has_timer && timer_settime(h->timer, TIMER_ABSTIME, &its, NULL) == 0)
+		h->timer_due = due_ns;
+	else
+		h->timer_due = 0;
+}
+
+struct resume_here *resume_here_new(const cpu_set_t *allowed)
+{
+	if (CPU_COUNT(allowed) < 2)
+		return NULL;
+	struct resume_here *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->sampler = (pid_t)syscall(SYS_gettid);
+	h->allowed = *allowed;
+	h->off_cpu = -1;
+	atomic_init(&h->ask, ASK_NONE);
+	atomic_init(&h->moved_to, -1);
+	atomic_init(&h->placed, -1);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/thread-self/stat");
+	h->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the tick's timer signals this thread, which takes it in its wait */
+	sigset_t tick;
+	sigemptyset(&tick);
+	sigaddset(&tick, RESUME_HERE_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &tick, NULL);
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = RESUME_HERE_SIGNAL };
+	ev._sigev_un._tid = h->sampler;
+	h->has_timer = timer_create(CLOCK_MONOTONIC, &ev, &h->timer) == 0;
+	h->wake = eventfd(0, EFD_CLOEXEC);
+	pthread_attr_t a;
+	bool attr = pthread_attr_init(&a) == 0;
+	/* real-time from its first instruction, or not at all: its wake-up
+	 * must preempt whoever runs on its CPU, as the sampler's does */
+	if (h->wake < 0 || !attr || pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) != 0 ||
+	    pthread_attr_setschedpolicy(&a, SCHED_FIFO) != 0 ||
+	    pthread_attr_setschedparam(&a, &FIFO_1) != 0) {
+		if (attr)
+			pthread_attr_destroy(&a);
+		if (h->wake >= 0)
+			close(h->wake);
+		end_timer(h);
+		free(h);
+		return NULL;
+	}
+	/* every signal is the sampler's (SIGCHLD above all): none here */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&h->thread, &a, helper_main, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	if (rc != 0) {
+		close(h->wake);
+		end_timer(h);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns)
+{
+	assert(atomic_load(&h->ask) == ASK_NONE); /* every arm is done before the next */
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return false;
+	if (cpu != h->off_cpu) {
+		cpu_set_t others = h->allowed;
+		CPU_CLR(cpu, &others);
+		if (CPU_COUNT(&others) == 0 ||
+		    pthread_setaffinity_np(h->thread, sizeof(others), &others) != 0)
+			return false;
+		h->off_cpu = cpu;
+	}
+	/* here, on its CPU: the timer's interrupt will be this CPU's */
+	if (next_due_ns)
+		set_timer(h, next_due_ns);
+	else if (h->timer_due)
+		set_timer(h, 0);
+	h->timer_cpu = cpu;
+	h->taken = false;
+	static const struct sched_param zero = { .sched_priority = 0 };
+	if (sched_setscheduler(0, SCHED_IDLE | SCHED_RESET_ON_FORK, &zero) != 0)
+		return false;
+	atomic_store(&h->ask, ASK_ARMED);
+	uint64_t one = 1;
+	if (write(h->wake, &one, sizeof(one)) != sizeof(one)) {
+		atomic_store(&h->ask, ASK_NONE);
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &FIFO_1);
+		return false;
+	}
+	return true;
+}
+
+int resume_here_done(struct resume_here *h)
+{
+	int armed = ASK_ARMED;
+	if (atomic_compare_exchange_strong(&h->ask, &armed, ASK_NONE)) {
+		/* called off: we run, so nobody moves us now */
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &FIFO_1);
+		return -1;
+	}
+	while (atomic_load(&h->ask) == ASK_MOVING)
+		; /* its two calls, on another CPU */
+	int to = atomic_load(&h->moved_to);
+	h->taken = to >= 0;
+	return to;
+}
+
+bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu)
+{
+	/* (and time left to fall asleep before it fires) */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	bool there = h->timer_due && h->timer_due == due_ns && h->taken && thread_cpu == h->timer_cpu &&
+		     h->stat_fd >= 0 && due_ns > now + SLEEP_AHEAD_NS;
+	h->taken = false;
+	if (!there) {
+		if (h->timer_due)
+			set_timer(h, 0);
+		return false;
+	}
+	assert(atomic_load(&h->ask) == ASK_NONE);
+	atomic_store(&h->placed, -1);
+	atomic_store(&h->place_cpu, thread_cpu);
+	atomic_store(&h->ask, ASK_PLACE);
+	uint64_t one = 1;
+	if (write(h->wake, &one, sizeof(one)) != sizeof(one)) {
+		atomic_store(&h->ask, ASK_NONE);
+		set_timer(h, 0);
+		return false;
+	}
+	return true;
+}
+
+int resume_here_woke(struct resume_here *h)
+{
+	/* (the helper ran before our wait ended: it shares our CPU and
+	 * priority; should it not have, it is called off) */
+	int place = ASK_PLACE;
+	atomic_compare_exchange_strong(&h->ask, &place, ASK_NONE);
+	while (atomic_load(&h->ask) == ASK_MOVING)
+		; /* its call, to its end */
+	h->timer_due = 0; /* fired */
+	return atomic_load(&h->placed);
+}
+
+uint64_t resume_here_count(const struct resume_here *h)
+{
+	return h ? atomic_load(&((struct resume_here *)h)->moves) : 0;
+}
+
+void resume_here_free(struct resume_here *h)
+{
+	if (!h)
+		return;
+	atomic_store(&h->end, true);
+	uint64_t one = 1;
+	if (write(h->wake, &one, sizeof(one)) == sizeof(one))
+		pthread_join(h->thread, NULL);
+	else
+		pthread_cancel(h->thread), pthread_join(h->thread, NULL);
+	close(h->wake);
+	end_timer(h);
+	free(h);
+}

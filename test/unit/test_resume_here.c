@@ -1,0 +1,150 @@
+/* Unit tests: resume_here.h - a thread stopped on our CPU is resumed
+ * there, and the helper takes the sampler to another CPU, real-time
+ * again; then, asleep, put back there, and woken there by the tick's timer
+ * armed before.  Against a real child that spins, traced as the sampler traces:
+ * root and two CPUs (a real-time policy and ptrace), else skipped. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sample/resume_here.h"
+
+static void one_cpu_is_not_enough(void **state)
+{
+	(void)state;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	assert_null(resume_here_new(&one));
+}
+
+/* stat's processor (field 39) of pid */
+static int cpu_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	assert_non_null(p);
+	int field = 2;
+	for (; *p && field < 39; p++)
+		field += *p == ' ';
+	return atoi(p);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define TRIES 40
+
+static void resumed_where_it_stopped(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	if (geteuid() != 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
+	    CPU_COUNT(&allowed) < 2) {
+		print_message("skipped: needs root and two CPUs\n");
+		skip();
+	}
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (volatile uint64_t x = 0;; x++)
+			;
+	}
+	assert_int_equal(ptrace(PTRACE_SEIZE, child, NULL, NULL), 0);
+	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
+	struct resume_here *h = resume_here_new(&allowed);
+	assert_non_null(h);
+	int moved = 0, stayed = 0, timed = 0, woke_there = 0;
+	for (int i = 0; i < TRIES; i++) {
+		/* on its CPU, as FOLLOW sleeps: our arrival takes the CPU from it */
+		int cpu = cpu_of(child);
+		cpu_set_t there;
+		CPU_ZERO(&there);
+		CPU_SET(cpu, &there);
+		assert_int_equal(sched_setaffinity(0, sizeof(there), &there), 0);
+		assert_int_equal(ptrace(PTRACE_INTERRUPT, child, NULL, NULL), 0);
+		int status;
+		assert_int_equal(waitpid(child, &status, __WALL), child);
+		assert_true(WIFSTOPPED(status));
+		/* the next tick in 2 ms, on this CPU's timer */
+		uint64_t due = now_ns() + 2000000;
+		bool armed = resume_here_arm(h, cpu, due);
+		assert_true(armed);
+		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
+		int to = resume_here_done(h);
+		/* real-time again, wherever we are */
+		assert_int_equal(sched_getscheduler(0) & ~SCHED_RESET_ON_FORK, SCHED_FIFO);
+		if (to >= 0) {
+			cpu_set_t now;
+			assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+			assert_true(to != cpu && CPU_COUNT(&now) == 1 && CPU_ISSET(to, &now));
+			moved++;
+		}
+		stayed += cpu_of(child) == cpu;
+		/* asleep until that tick: put back on the child's CPU meanwhile,
+		 * and woken there by its timer */
+		if (resume_here_sleep_there(h, due, cpu)) {
+			sigset_t tick;
+			sigemptyset(&tick);
+			sigaddset(&tick, RESUME_HERE_SIGNAL);
+			struct timespec most = { 0, 50000000L };
+			int got = sigtimedwait(&tick, NULL, &most);
+			int woke_on = sched_getcpu(), placed = resume_here_woke(h);
+			timed++;
+			if (got == RESUME_HERE_SIGNAL && now_ns() >= due && placed == cpu && woke_on == cpu)
+				woke_there++;
+		}
+	}
+	print_message("%d tries: the helper moved us in %d, the child stayed on its CPU in %d "
+		      "(%llu moves counted); %d ticks timed on its CPU, woken there in %d\n", TRIES,
+		      moved, stayed, (unsigned long long)resume_here_count(h), timed, woke_there);
+	/* (a resumed thread that preempts us leaves us queued: the helper's
+	 * to take; called off only when it ran on first) */
+	assert_true(moved >= TRIES * 3 / 4);
+	assert_int_equal(resume_here_count(h), (uint64_t)moved);
+	/* Without it the kernel wakes the child on the idle CPU, not under
+	 * us: its CPU kept in most tries says the wake-up went where we were */
+	assert_true(stayed >= TRIES / 2);
+	/* every move asked for its tick on the child's CPU, and got it there */
+	assert_int_equal(timed, moved);
+	assert_true(woke_there >= timed * 3 / 4);
+	resume_here_free(h);
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, __WALL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_cpu_is_not_enough),
+		cmocka_unit_test(resumed_where_it_stopped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
