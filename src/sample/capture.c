@@ -557,7 +557,8 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	/* followed, and stopped on this CPU, still ours: it wakes here, and
 	 * the next tick's timer is armed here, if that tick is far enough
 	 * ahead for the round to end before it */
-	bool here = s->here && st->followed && ps->took_its_cpu && sched_getcpu() == s->my_cpu;
+	bool here = s->here && !s->tick_timed && st->followed && ps->took_its_cpu &&
+		    sched_getcpu() == s->my_cpu; /* (not a trap seen in the timed wait) */
 	uint64_t next = 0;
 	if (here && s->sched) {
 		struct schedule peek = *s->sched;
