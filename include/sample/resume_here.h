@@ -27,9 +27,13 @@
  * FOLLOW's own sleep on that CPU, with no arrival before.
  *
  * Only for a stop our tick made on our CPU (a thread it preempted), by a
- * SCHED_FIFO sampler with another CPU to go to, and a next tick far
- * enough ahead for the round to end before it: else the thread is
- * resumed, and followed, as FOLLOW does.  The helper asked late (the
+ * SCHED_FIFO sampler with another CPU to go to: else the thread is
+ * resumed, and followed, as FOLLOW does.  The timer is armed for the
+ * first tick far enough ahead for the round to end before it (capture.c,
+ * TIMER_AHEAD_NS); the ticks due before it stand with the round it wakes
+ * (schedule.h), as ticks due while a round runs do.  Followed by a move
+ * instead, as before, a fifth of the rounds at 1 ms (exponential
+ * intervals: 22 % are under 250 us) cost the thread a migration each.  The helper asked late (the
  * resumed thread slept at once and the sampler ran on) is called off;
  * one that is moving the sampler finishes first.
  */
@@ -66,11 +70,12 @@ bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns);
 int resume_here_done(struct resume_here *h);
 
 /* After the round, the sampler about to sleep until due_ns, the followed
- * thread on thread_cpu: was the timer armed for that tick on that CPU,
- * and the sampler taken from it?  Then the helper is asked to put the
- * sampler back there once it sleeps, and the tick is the timer's: true.
- * Else the timer is disarmed: false (the sampler moves as FOLLOW does). */
-bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu);
+ * thread on thread_cpu: was the timer armed for that tick or a later one
+ * (*timer_ns: for when) on that CPU, and the sampler taken from it?  Then
+ * the helper is asked to put the sampler back there once it sleeps, and
+ * the tick is the timer's: true.  Else the timer is disarmed: false (the
+ * sampler moves as FOLLOW does). */
+bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu, uint64_t *timer_ns);
 
 /* After that sleep: the CPU the helper put the sampler on (its affinity
  * now that one alone), -1 when it could not (the sampler was not asleep

@@ -60,6 +60,13 @@ struct round_ticks {
  * it; sc->due_ns becomes the first tick due after ended_ns. */
 struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64_t ended_ns);
 
+/* The first of the ticks after the one due now (sc->due_ns) that falls
+ * at from_ns or later, as the rounds to come will find them due (their
+ * draws are made now, on a copy); 0 when none of the next most does.
+ * (A round that ends before from_ns serves the one due now: the ticks
+ * between stand with the round that begins at the one returned.) */
+uint64_t schedule_first_from(const struct schedule *sc, uint64_t from_ns, unsigned most);
+
 /* The ticks schedule_round will count missed, on average, when the round
  * that serves the tick due at due_ns begins at began_ns (held up between
  * ticks, naming a window): those due after it and an interval or more

@@ -345,6 +345,7 @@ struct sampler {
 	struct resume_here *here;      /* resumes a followed thread on its CPU; NULL: cannot */
 	const struct schedule *sched;  /* the ticks' (sampler_run's), for the next one's time */
 	bool tick_timed;               /* the next tick is here's timer's (resume_here.h) */
+	uint64_t timed_ns;             /* and due then (the schedule's, or one after) */
 	bool lift_tried;               /* made, or could not be */
 	/* idle.h */
 	uint64_t cold_every;   /* a cold thread's full look every this many rounds */

@@ -526,8 +526,11 @@ static struct stop_facts stop_facts(const struct thread *th, const struct pendin
 }
 
 /* A tick due sooner than this after a resume is not timed on the
- * followed thread's CPU: the round may not be over by then. */
+ * followed thread's CPU (the round may not be over by then): the first
+ * one after it is, and those before it stand with that one's round
+ * (schedule.h).  Looked for among this many ticks at most. */
 #define TIMER_AHEAD_NS 150000ULL
+#define TIMER_AHEAD_TICKS 64
 
 /* What a stop copied, while the thread was stopped. */
 struct stop_copy {
@@ -559,13 +562,8 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	 * ahead for the round to end before it */
 	bool here = s->here && !s->tick_timed && st->followed && ps->took_its_cpu &&
 		    sched_getcpu() == s->my_cpu; /* (not a trap seen in the timed wait) */
-	uint64_t next = 0;
-	if (here && s->sched) {
-		struct schedule peek = *s->sched;
-		next = peek.due_ns + schedule_interval(&peek);
-		if (next < c.resumed_ns + TIMER_AHEAD_NS)
-			next = 0;
-	}
+	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c.resumed_ns + TIMER_AHEAD_NS,
+								 TIMER_AHEAD_TICKS) : 0;
 	/* (without the timer, coming back would hold it unseen: resumed
 	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
 	here = here && next && resume_here_arm(s->here, s->my_cpu, next);
@@ -950,7 +948,7 @@ void capture_round_placement(struct sampler *s)
 			if (CPU_ISSET(c, &s->followed))
 				cpu = cpu < 0 ? c : -2; /* (one followed CPU only) */
 		CPU_ZERO(&s->followed);
-		if (cpu >= 0 && resume_here_sleep_there(s->here, s->sched->due_ns, cpu)) {
+		if (cpu >= 0 && resume_here_sleep_there(s->here, s->sched->due_ns, cpu, &s->timed_ns)) {
 			s->tick_timed = true;
 			CPU_ZERO(&s->wanted);
 			s->n_resumed = 0;

@@ -245,14 +245,14 @@ int resume_here_done(struct resume_here *h)
 	return to;
 }
 
-bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu)
+bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu, uint64_t *timer_ns)
 {
 	/* (and time left to fall asleep before it fires) */
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	bool there = h->timer_due && h->timer_due == due_ns && h->taken && thread_cpu == h->timer_cpu &&
-		     h->stat_fd >= 0 && due_ns > now + SLEEP_AHEAD_NS;
+	bool there = h->timer_due && h->timer_due >= due_ns && h->taken && thread_cpu == h->timer_cpu &&
+		     h->stat_fd >= 0 && h->timer_due > now + SLEEP_AHEAD_NS;
 	h->taken = false;
 	if (!there) {
 		if (h->timer_due)
@@ -260,6 +260,7 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 		return false;
 	}
 	assert(atomic_load(&h->ask) == ASK_NONE);
+	*timer_ns = h->timer_due;
 	atomic_store(&h->placed, -1);
 	atomic_store(&h->place_cpu, thread_cpu);
 	atomic_store(&h->ask, ASK_PLACE);

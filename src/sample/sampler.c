@@ -371,7 +371,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			retire_ended(s, next);
 		}
 		if (s->tick_timed && next == sc.due_ns)
-			targets_wait_tick(s->ts, s->n_targets, next, RESUME_HERE_SIGNAL, TICK_LATE_NS, quit,
+			targets_wait_tick(s->ts, s->n_targets, s->timed_ns, RESUME_HERE_SIGNAL, TICK_LATE_NS, quit,
 					  capture_on_trap, s);
 		else
 			targets_wait_until(s->ts, s->n_targets, next, quit, capture_on_trap, s);

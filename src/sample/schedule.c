@@ -61,6 +61,18 @@ struct round_ticks schedule_round(struct schedule *sc, uint64_t began_ns, uint64
 	return rt;
 }
 
+uint64_t schedule_first_from(const struct schedule *sc, uint64_t from_ns, unsigned most)
+{
+	struct schedule ahead = *sc;
+	uint64_t due = ahead.due_ns;
+	for (unsigned i = 0; i < most; i++) {
+		due += schedule_interval(&ahead);
+		if (due >= from_ns)
+			return due;
+	}
+	return 0;
+}
+
 uint64_t schedule_missed_expected(uint64_t interval_ns, uint64_t due_ns, uint64_t began_ns)
 {
 	if (!interval_ns || began_ns <= due_ns || began_ns - due_ns <= interval_ns)

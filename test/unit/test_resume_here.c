@@ -108,7 +108,9 @@ static void resumed_where_it_stopped(void **state)
 		stayed += cpu_of(child) == cpu;
 		/* asleep until that tick: put back on the child's CPU meanwhile,
 		 * and woken there by its timer */
-		if (resume_here_sleep_there(h, due, cpu)) {
+		uint64_t timer_ns = 0;
+		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
+			assert_true(timer_ns == due); /* armed for that tick */
 			sigset_t tick;
 			sigemptyset(&tick);
 			sigaddset(&tick, RESUME_HERE_SIGNAL);

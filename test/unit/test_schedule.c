@@ -70,6 +70,32 @@ static void long_round_keeps_its_ticks(void **state)
 	assert_true(total > 0.98 * expected && total < 1.02 * expected);
 }
 
+/* The tick a followed thread's timer is armed for (resume_here.h): the
+ * first the rounds to come find due at or after a time, not drawn from
+ * the schedule itself; the ticks before it stand with its round. */
+static void first_from_is_a_tick_to_come(void **state)
+{
+	(void)state;
+	struct schedule sc;
+	schedule_start(&sc, D, 0, 4242);
+	for (int i = 0; i < 1000; i++) {
+		struct schedule before = sc;
+		uint64_t from = sc.due_ns + 150000; /* 1.5 d ahead */
+		uint64_t t = schedule_first_from(&sc, from, 64);
+		assert_memory_equal(&before, &sc, sizeof(sc)); /* a copy's draws */
+		assert_true(t >= from);
+		/* a quick round, then the next rounds' ticks until t: one of them */
+		schedule_round(&sc, sc.due_ns + 10, sc.due_ns + 20);
+		while (sc.due_ns < t) {
+			assert_true(sc.due_ns < from); /* t is the first at from or later */
+			schedule_round(&sc, sc.due_ns + 10, sc.due_ns + 20);
+		}
+		assert_true(sc.due_ns == t);
+	}
+	/* none of the next ticks far enough: 0 */
+	assert_int_equal(schedule_first_from(&sc, sc.due_ns + 1000 * D, 4), 0);
+}
+
 /* Woken late within an interval: that tick stands with the round; a stall
  * of several intervals before it began: those are missed. */
 static void stall_is_missed(void **state)
@@ -128,6 +154,7 @@ int main(void)
 		cmocka_unit_test(quick_round),
 		cmocka_unit_test(long_round_keeps_its_ticks),
 		cmocka_unit_test(stall_is_missed),
+		cmocka_unit_test(first_from_is_a_tick_to_come),
 		cmocka_unit_test(missed_expected_as_the_loop_counts),
 	};
 	return cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
