@@ -128,6 +128,16 @@ char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs);
  * count).  A thread running at both reads may pass too - still running. */
 bool not_run_between(const struct sched_counts *then, const struct sched_counts *now);
 
+/* On a CPU from our resume until our round, by its schedstat alone: at
+ * the resume (read while stopped, cont_ns just before PTRACE_CONT) and
+ * now, the round's clock at round_ns.  Put on a CPU once since (its run
+ * count one more) and its time on one grown by all the time since, but
+ * for slack_ns: then it was running when our round took its CPU (round.c,
+ * ran_until_us).  Taken off by another task first, and queued since, it
+ * falls short by that task's time. */
+bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,
+	       const struct sched_counts *now, uint64_t round_ns, uint64_t slack_ns);
+
 /* What an unwind was made from: a copy is the same as an earlier one when
  * all of this is. */
 struct unwind_input {

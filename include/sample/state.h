@@ -138,6 +138,11 @@ struct sampled_thread {
 	 * (placement.h). */
 	uint16_t far_stops, far_at_call;
 	bool followed;
+	/* Its last resume: its run count and time on a CPU read while it was
+	 * stopped, and the clock just before PTRACE_CONT (round.c,
+	 * ran_until_us); resume_known false: not read. */
+	bool resume_known;
+	uint64_t resume_runs, resume_run_ns, resume_cont_ns;
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t samples_queued;       /* of samples, "R (runnable)" */
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */

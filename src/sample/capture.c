@@ -539,6 +539,7 @@ struct stop_copy {
 	bool runs_known;  /* its run count, read while stopped */
 	struct sched_counts stopped;
 	uint64_t resumed_ns;
+	uint64_t cont_ns;  /* just before PTRACE_CONT */
 };
 
 /* The stop itself: registers, stack (unless it is parked), run count,
@@ -567,6 +568,7 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	/* (without the timer, coming back would hold it unseen: resumed
 	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
 	here = here && next && resume_here_arm(s->here, s->my_cpu, next);
+	c.cont_ns = now_ns();
 	thread_resume(p->t, th);
 	if (here) {
 		int cpu = resume_here_done(s->here);
@@ -628,6 +630,10 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	if (was_running)
 		st->running_stopped_ns += frozen;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
+	st->resume_known = c->runs_known;
+	st->resume_runs = c->stopped.runs;
+	st->resume_run_ns = c->stopped.run_ns;
+	st->resume_cont_ns = c->cont_ns;
 	if (c->runs_known) {
 		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
 				     was_running);

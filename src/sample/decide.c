@@ -38,6 +38,15 @@ bool not_run_between(const struct sched_counts *then, const struct sched_counts 
 	return then->runs == now->runs && then->run_ns == now->run_ns;
 }
 
+bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,
+	       const struct sched_counts *now, uint64_t round_ns, uint64_t slack_ns)
+{
+	if (now->runs != at_resume->runs + 1 || now->run_ns < at_resume->run_ns ||
+	    round_ns < cont_ns)
+		return false;
+	return now->run_ns - at_resume->run_ns + slack_ns >= round_ns - cont_ns;
+}
+
 const char STATE_RUNNING[] = "R (running)";
 const char STATE_RUNNABLE[] = "R (runnable)";
 

@@ -36,15 +36,42 @@ static void read_my_start(struct sampler *s)
 	s->my_start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->my_start_ns) == 0;
 }
 
+/* The slack ran_until_us allows: the thread's wake-up after PTRACE_CONT
+ * and our own from the tick's interrupt to the round's clock.  sysmix
+ * (nothing else on its CPU) fell short of the time since by 12-15 us at
+ * the median, 21 us at p90, 32-46 us at p99, at 1 ms and 100 us. */
+#define RAN_UNTIL_US_SLACK_NS 50000ULL
+
+/* Preempted by us, as its schedstat alone shows it (decide.h, ran_until):
+ * on a CPU from our last resume of it until our round, but for
+ * RAN_UNTIL_US_SLACK_NS.  Taken off its CPU by another task before our
+ * tick, and queued since, it falls short by that task's time: by more
+ * than the slack, unless that task ran less than it (then
+ * it counts as running at the tick, an error of that much: as much as the
+ * tick's interrupt takes to wake us here, 14-40 us).  false:
+ * unknown, ask preempted_by_us.  For the thread a followed round stops
+ * at every tick, it spares the round's two dearest reads (its
+ * /proc/.../sched and ours): 10 us of the ~80 the thread waits for at 1 ms. */
+static bool ran_until_us(const struct sampler *s, const struct sampled_thread *st,
+			 const struct sched_counts *sc)
+{
+	const struct sched_counts at_resume = { .run_ns = st->resume_run_ns, .runs = st->resume_runs };
+	return st->resume_known &&
+	       ran_until(&at_resume, st->resume_cont_ns, sc, s->tick_ns, RAN_UNTIL_US_SLACK_NS);
+}
+
 /* R, not on a CPU, on ours: waiting only because our tick took the CPU
  * from it?  Then it stopped running the instant we started.  (A start
  * read late in the round can only be later than the true one: then a
  * preempted thread may count as queued, never the other way.) */
 static bool preempted_by_us(struct sampler *s, struct process *p, struct thread *th,
-			    const struct task_stat *st)
+			    const struct task_stat *st, const struct sampled_thread *sth,
+			    const struct sched_counts *sc, bool runs_known)
 {
 	if (st->processor != s->my_cpu)
 		return false;
+	if (runs_known && ran_until_us(s, sth, sc))
+		return true;
 	if (!s->my_start_read)
 		read_my_start(s);
 	uint64_t stopped_at;
@@ -67,12 +94,22 @@ static void note_my_cpu(struct sampler *s)
 	s->my_start_read = false;
 	s->my_start_known = false;
 	s->my_cpu = sched_getcpu();
+	int shown = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct sampled_thread *st = sampled_at(s, i);
-		if (!st->ended && !st->cold && st->last_cpu == s->my_cpu) {
-			read_my_start(s);
-			return;
-		}
+		if (st->ended || st->cold || st->last_cpu != s->my_cpu)
+			continue;
+		/* (not for a followed thread whose schedstat shows it: a cheap
+		 * read; one or two such threads at most) */
+		struct sched_counts sc;
+		struct thread_ref ref = { .proc = st->proc, .tid = st->tid };
+		struct thread *th = st->followed && st->resume_known && shown++ < 2 ?
+			thread_of(s, &ref) : NULL;
+		if (th && thread_read_sched(s->procs[st->proc].t, th, &sc) == 0 &&
+		    ran_until_us(s, st, &sc))
+			continue;
+		read_my_start(s);
+		return;
 	}
 }
 
@@ -232,7 +269,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	 * before the stop; without it, the trap will. */
 	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
 	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
-	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts));
+	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts, st, sc, runs_known));
 	if (refused(s, st, ts->state, on_cpu, &ks))
 		return;
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))

@@ -393,10 +393,33 @@ static void a_thread_not_run_keeps_its_stat(void **state)
 	assert_false(not_run_between(&then, &now));
 }
 
+/* Preempted by our round, shown by schedstat alone: put on a CPU once
+ * since the resume and on it all the time since, within the slack. */
+static void on_a_cpu_until_our_round(void **state)
+{
+	(void)state;
+	const struct sched_counts resume = { .run_ns = 1000000, .wait_ns = 5, .runs = 10 };
+	/* resumed at 2,000,000 ns, our round at 3,000,000: 1 ms since */
+	struct sched_counts now = { .run_ns = 1000000 + 990000, .wait_ns = 5, .runs = 11 };
+	assert_true(ran_until(&resume, 2000000, &now, 3000000, 50000));
+	now.run_ns = 1000000 + 940000; /* 60 us short: another task ran */
+	assert_false(ran_until(&resume, 2000000, &now, 3000000, 50000));
+	now.run_ns = 1000000 + 990000;
+	now.runs = 12; /* off its CPU and back meanwhile: unknown */
+	assert_false(ran_until(&resume, 2000000, &now, 3000000, 50000));
+	now.runs = 10; /* not put on one since: not running either */
+	assert_false(ran_until(&resume, 2000000, &now, 3000000, 50000));
+	now.runs = 11;
+	assert_false(ran_until(&resume, 3000001, &now, 3000000, 50000)); /* clocks out of order */
+	now.run_ns = 999999; /* a count gone back: another life */
+	assert_false(ran_until(&resume, 2000000, &now, 3000000, 50000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(after_a_stop),
+		cmocka_unit_test(on_a_cpu_until_our_round),
 		cmocka_unit_test(after_a_peek),
 		cmocka_unit_test(nothing_known_yet),
 		cmocka_unit_test(blocked_and_not_run_since),
