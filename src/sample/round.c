@@ -49,9 +49,12 @@ static void read_my_start(struct sampler *s)
  * than the slack, unless that task ran less than it (then
  * it counts as running at the tick, an error of that much: as much as the
  * tick's interrupt takes to wake us here, 14-40 us).  false:
- * unknown, ask preempted_by_us.  For the thread a followed round stops
- * at every tick, it spares the round's two dearest reads (its
- * /proc/.../sched and ours): 10 us of the ~80 the thread waits for at 1 ms. */
+ * unknown, ask preempted_by_us.  For a followed thread, which our round
+ * stops at every tick on its CPU, it spares the round's two dearest reads
+ * (its /proc/.../sched and ours): 10 us of the ~80 the thread waits for
+ * at 1 ms.  (Not for others: a server's threads that take turns on a CPU
+ * every ~100 us would count as running for up to the slack after a
+ * turn ended.) */
 static bool ran_until_us(const struct sampler *s, const struct sampled_thread *st,
 			 const struct sched_counts *sc)
 {
@@ -70,7 +73,7 @@ static bool preempted_by_us(struct sampler *s, struct process *p, struct thread 
 {
 	if (st->processor != s->my_cpu)
 		return false;
-	if (runs_known && ran_until_us(s, sth, sc))
+	if (runs_known && sth->followed && ran_until_us(s, sth, sc))
 		return true;
 	if (!s->my_start_read)
 		read_my_start(s);
