@@ -61,7 +61,13 @@ enum count_path {
 	COUNT_PARKED,    /* ticks of a thread R only because we aborted its wait */
 	COUNT_UNSTOPPED, /* a stop given up on: the ticks as the looks read them */
 	COUNT_OWED,      /* --max-overhead: refused ticks, with the next stop's stack */
+	COUNT_ASLEEP,    /* due mid-round, asleep then but not at its look: no stack */
 };
+
+/* The frame of a tick that found a thread asleep while its round ran,
+ * after (or before) its look found it running: its sleep's stack was
+ * never read (round.c, mid_round_pass). */
+#define ASLEEP_UNREAD "[asleep between our looks]"
 
 /* Its name in the tick trace ("round", "frozen"...). */
 const char *count_path_name(enum count_path how);

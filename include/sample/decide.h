@@ -128,6 +128,19 @@ char state_at_tick(char look, char first, uint64_t first_runs, uint64_t runs);
  * count).  A thread running at both reads may pass too - still running. */
 bool not_run_between(const struct sched_counts *then, const struct sched_counts *now);
 
+/* A tick due while its round ran, the thread's schedstat and stat read
+ * again then (round.c, mid_round_pass): what it counts as, against its
+ * look's schedstat. */
+enum mid_verdict {
+	MID_SKIP,   /* stopped (by us) or gone then: the round's other paths */
+	MID_SAME,   /* not run since its look, or before it: its observation */
+	MID_HELD,   /* that, but R off a CPU: runnable, as a frozen tick */
+	MID_ASLEEP, /* run since: asleep then, counted so without a stack */
+	MID_OWED,   /* run since: R then, counted so with its next stop's stack */
+};
+enum mid_verdict mid_tick_verdict(const struct sched_counts *look, const struct sched_counts *then,
+				  char state, bool on_cpu);
+
 /* On a CPU from our resume until our round, by its schedstat alone: at
  * the resume (read while stopped, cont_ns just before PTRACE_CONT) and
  * now, the round's clock at round_ns.  Put on a CPU once since (its run

@@ -30,6 +30,11 @@ struct owed_ticks {
 void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
 		  const char *kernel, int n_kernel);
 
+/* A tick due while a round ran found st changed since its look (round.c,
+ * mid_round_pass): in state (on a CPU or not, for R) at at_ns, owed its
+ * next stop's stack as a refused tick is. */
+void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns);
+
 /* At a round's end: the ticks it stood for (the first at s->tick_ns, the
  * last at last_ns) are owed by each thread it refused a stop. */
 void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);

@@ -16,7 +16,8 @@
  * with one running thread took 110 us on average.  Such ticks are not
  * dropped: a tick that falls due while a round runs is counted with that
  * round's observations, the nearest we have of that moment (a thread the
- * round stopped is frozen in the state it shows).  Dropping them, as the
+ * round stopped is frozen in the state it shows; one that changed since
+ * its look is read again then: round.c, mid_round_pass).  Dropping them, as the
  * sampler did before, drops ticks exactly when threads run: a thread that
  * works 1 ms every 10 ms showed 3-4 % of its time in that work at -d
  * 100us, against 10 % by its own clock.  So do the ticks that fell due

@@ -98,6 +98,10 @@ struct pending_stop {
  * points to it by slot (target.h). */
 struct owed_ticks;
 
+/* The ticks due while one round runs that are read again (round.c). */
+#define MID_TICKS 4
+#define MID_APP_MAX 128 /* their state frames, cut there */
+
 struct sampled_thread {
 	pid_t pid, tid;
 	size_t proc;            /* its process, in the sampler's list */
@@ -177,6 +181,21 @@ struct sampled_thread {
 	struct task_stat tick_stat; /* its stat then */
 	struct sched_counts tick_sc; /* its schedstat then */
 	uint64_t first_round;   /* a round that looked at it first (round.c) */
+	/* Its look's schedstat (look_round: that round), and the ticks due
+	 * while that round ran, as the round's passes read it then
+	 * (round.c, mid_round_pass) */
+	uint64_t look_round;
+	struct sched_counts look_sc;
+	uint64_t mid_round;
+	unsigned n_mid;
+	struct mid_tick {
+		struct sched_counts sc;
+		char state;
+		bool on_cpu;    /* R: executing then (its kernel stack said) */
+		bool has_app;   /* asleep: the application's state frame then */
+		char app[MID_APP_MAX];
+		uint64_t at_ns;
+	} mid[MID_TICKS];
 	/* idle.h: asleep and not run for several looks: its run count
 	 * first, its state in turn */
 	unsigned quiet_looks;
@@ -307,6 +326,8 @@ struct sampler {
 	uint64_t round;        /* its number, from 1 */
 	bool committed;        /* its observations counted */
 	uint64_t tick_ns;      /* when it began */
+	uint64_t mid_due_ns;   /* the next tick due while it runs, 0 none */
+	unsigned n_mid;        /* the passes it made */
 	uint64_t released_ns;  /* when it last let a thread go (a resume, the
 				  end of a look): work after that - unwinding,
 				  counting - holds no thread, and ticks due

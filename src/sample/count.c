@@ -14,6 +14,8 @@
 #include "db/pgactivity.h"
 #include "output/output.h"
 #include "profile/timeline.h"
+#include "sample/decide.h"
+#include "sample/owed.h"
 
 #define KFRAME_MAX (KSYM_MAX + 8)
 
@@ -474,6 +476,8 @@ static bool left_out(const struct sampler *s, const struct process *p,
 		return st->obs_idle;
 	if (how == COUNT_FROZEN)
 		return st->obs_idle;
+	if (how == COUNT_ASLEEP) /* in a wait we did not read */
+		return ob->state[0] == 'S';
 	if (p->pg.server && word_ok && word)
 		return pg_wait_is_idle(p->pg.table, word, p->client, p->state);
 	return how == COUNT_STILL && ob->state[0] == 'S';
@@ -485,6 +489,7 @@ const char *count_path_name(enum count_path how)
 		[COUNT_ROUND] = "round", [COUNT_FROZEN] = "frozen", [COUNT_STILL] = "still",
 		[COUNT_STOP] = "stop", [COUNT_LATE] = "late", [COUNT_WAITED] = "waited",
 		[COUNT_PARKED] = "parked", [COUNT_UNSTOPPED] = "unstopped", [COUNT_OWED] = "owed",
+		[COUNT_ASLEEP] = "asleep",
 	};
 	assert((size_t)how < sizeof(names) / sizeof(names[0]) && names[how]);
 	return names[how];
@@ -548,6 +553,59 @@ static uint64_t frozen_ticks(const struct sampler *s, const struct sampled_threa
 	return n < rt->stands_for ? n : rt->stands_for - 1;
 }
 
+/* A tick a round read again that found st asleep (S or D), after it ran
+ * since its look: counted now in that state and its process's words then,
+ * without a stack (its sleep was never read): under ASLEEP_UNREAD. */
+static void count_asleep(struct sampler *s, struct sampled_thread *st, const struct mid_tick *mt)
+{
+	struct process *p = &s->procs[st->proc];
+	struct observation ob = { .state = reported_state(mt->state, false, false),
+				  .has_app = mt->has_app };
+	if (mt->has_app)
+		snprintf(ob.app, sizeof(ob.app), "%s", mt->app);
+	const char *frame = ASLEEP_UNREAD;
+	ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
+	p->word_fresh = false; /* (its word is in the frame, not the time model's) */
+	count_now(s, p, st, &ob, NULL, 0, 1, 1, mt->at_ns, mt->at_ns, COUNT_ASLEEP);
+}
+
+/* The round's ticks read again while it ran (round.c, mid_round_pass),
+ * of at most room of st's: those at which it had not run since its look
+ * are its observation's - but one queued on our CPU then waited for the
+ * CPU the round held (*held: counted as frozen ticks are); one that had
+ * run (woke, slept, was taken off its CPU) is counted in the state it
+ * was in then (*changed): asleep, at once (count_asleep); R, owed its
+ * next stop's stack (owed.h). */
+static void mid_ticks(struct sampler *s, struct sampled_thread *st, uint64_t room, uint64_t *held,
+		      uint64_t *changed)
+{
+	*held = *changed = 0;
+	if (st->mid_round != s->round || st->look_round != s->round)
+		return;
+	for (unsigned k = 0; k < st->n_mid && *held + *changed < room; k++) {
+		const struct mid_tick *mt = &st->mid[k];
+		if (st->frozen_round == s->round && mt->at_ns >= st->frozen_from_ns &&
+		    mt->at_ns <= st->frozen_to_ns)
+			continue; /* frozen_ticks' */
+		switch (mid_tick_verdict(&st->look_sc, &mt->sc, mt->state, mt->on_cpu)) {
+		case MID_SKIP:
+		case MID_SAME:
+			break;
+		case MID_HELD:
+			(*held)++;
+			break;
+		case MID_OWED:
+			(*changed)++;
+			owed_mid_tick(st, mt->state, mt->on_cpu, mt->at_ns);
+			break;
+		case MID_ASLEEP:
+			(*changed)++;
+			count_asleep(s, st, mt);
+			break;
+		}
+	}
+}
+
 void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns)
 {
 	uint64_t ticks = rt->stands_for;
@@ -572,9 +630,11 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		struct process *p = &s->procs[st->proc];
 		const struct unwound_frame *frames = user ? m->frames : NULL;
 		int n_frames = user ? m->n_frames : 0, complete = user ? m->complete : 1;
-		uint64_t frozen = frozen_ticks(s, st, rt);
-		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen, s->tick_ns,
-			  last_ns, COUNT_ROUND);
+		uint64_t frozen = frozen_ticks(s, st, rt), held, changed;
+		mid_ticks(s, st, ticks - 1 - frozen, &held, &changed);
+		frozen += held;
+		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen - changed,
+			  s->tick_ns, last_ns, COUNT_ROUND);
 		if (frozen) {
 			/* a moment we held it: what we saw, not our stop (which
 			 * is the summary's cost), and no time on a CPU - seen

@@ -38,6 +38,16 @@ bool not_run_between(const struct sched_counts *then, const struct sched_counts 
 	return then->runs == now->runs && then->run_ns == now->run_ns;
 }
 
+enum mid_verdict mid_tick_verdict(const struct sched_counts *look, const struct sched_counts *then,
+				  char state, bool on_cpu)
+{
+	if (state != 'R' && state != 'S' && state != 'D')
+		return MID_SKIP;
+	if (not_run_between(look, then))
+		return state == 'R' && !on_cpu ? MID_HELD : MID_SAME;
+	return state == 'R' ? MID_OWED : MID_ASLEEP;
+}
+
 bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,
 	       const struct sched_counts *now, uint64_t round_ns, uint64_t slack_ns)
 {

@@ -34,6 +34,20 @@ void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool
 		memcpy(st->owed->kernel[k], kernel, MEMORY_KERNEL_BYTES);
 }
 
+void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns)
+{
+	if (!st->owed && !(st->owed = calloc(1, sizeof(*st->owed))))
+		return; /* out of memory: that tick goes uncounted */
+	struct owed_ticks *o = st->owed;
+	enum owed_kind k = kind_of(state, on_cpu);
+	if (!o->count[k]) {
+		o->first_ns[k] = at_ns;
+		o->n_kernel[k] = 0; /* none read */
+	}
+	o->count[k]++;
+	o->last_ns[k] = at_ns;
+}
+
 void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 {
 	if (s->o->max_overhead <= 0)

@@ -393,6 +393,29 @@ static void a_thread_not_run_keeps_its_stat(void **state)
 	assert_false(not_run_between(&then, &now));
 }
 
+/* A tick due mid-round, read again then: its look's observation while the
+ * thread has not run since (runnable if it waited off a CPU), else the
+ * state it was in then. */
+static void a_tick_read_again_mid_round(void **state)
+{
+	(void)state;
+	const struct sched_counts look = { .run_ns = 5000, .wait_ns = 70, .runs = 41 };
+	struct sched_counts then = look;
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_SAME);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true), MID_SAME); /* still running */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false), MID_HELD); /* queued behind us */
+	assert_int_equal(mid_tick_verdict(&look, &then, 't', false), MID_SKIP); /* our stop */
+	then.runs = 42; /* it ran: then's state, not the look's */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_ASLEEP);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'D', false), MID_ASLEEP);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true), MID_OWED);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false), MID_OWED);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'Z', false), MID_SKIP);
+	then.runs = 41;
+	then.run_ns = 5100; /* taken off a CPU since */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_ASLEEP);
+}
+
 /* Preempted by our round, shown by schedstat alone: put on a CPU once
  * since the resume and on it all the time since, within the slack. */
 static void on_a_cpu_until_our_round(void **state)
@@ -420,6 +443,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(after_a_stop),
 		cmocka_unit_test(on_a_cpu_until_our_round),
+		cmocka_unit_test(a_tick_read_again_mid_round),
 		cmocka_unit_test(after_a_peek),
 		cmocka_unit_test(nothing_known_yet),
 		cmocka_unit_test(blocked_and_not_run_since),
