@@ -14,30 +14,10 @@
 #include "sample/schedule.h"
 #include "sample/state.h"
 
-/* The words a capture of p's threads reads with the stack (snapshot.h):
- * Oracle's (the run's), or the PostgreSQL process's own; none otherwise. */
-void count_set_words(struct sampler *s, const struct process *p);
-
-/* The words of p for its thread tid, not stopped: read now, or, when none
- * of p's threads has run since they were last read, that read's - a
- * process writes its own (and a read costs more than the rest of a
- * still thread's look). */
-void count_read_words(struct sampler *s, struct process *p, pid_t tid);
-
 /* The kernel frames of a stack as /proc printed it, filtered, sanitized
  * and named "NAME_[k]", packed outermost first into out (frame.h);
  * returns their number. */
 int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap);
-
-/* The application's state frame from the words in s->snap (Oracle's
- * session state, a PostgreSQL process's wait event) into buf; NULL when
- * none was asked for. */
-const char *count_app_state(struct sampler *s, struct process *p, char *buf, size_t len);
-
-/* The same frame into ob (has_app, app): every sample is counted with
- * one, whatever path counts it (a tick counted without it showed no
- * wait event at all in a --pg-wait-events profile). */
-void count_app_into(struct sampler *s, struct process *p, struct observation *ob);
 
 /* This round's observation of a thread: state (static), with the
  * memory's user frames or none, kernel frames packed (n_kernel), the
@@ -92,12 +72,5 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
  * stops' ticks of this round grow by the ticks beyond its own. */
 void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns);
 
-/* After the run, or once a window is named (off the tick): the query
- * frames of table t made from a statement's text hash while it was parsed
- * (pgshape.h) become the frame of the server's id for the same text, if
- * the run saw one - the stacks merged, and the timeline tl (NULL: none)
- * renumbered to match.  Nothing without --pg-queries.  0, or -1 when out
- * of memory (t and tl then as they were). */
-int count_merge_shapes(struct sampler *s, struct stack_table *t, struct timeline *tl);
 
 #endif

@@ -53,7 +53,7 @@ struct observation {
  * stack then is the one it had at each of them.  Ticks alike (state,
  * kernel frames) are kept together. */
 #define PENDING_TICKS 4
-/* The application's words (count_set_words: Oracle's session state, a
+/* The application's words (app_set_words: Oracle's session state, a
  * PostgreSQL process's wait event) as a look read them. */
 struct look_words {
 	int n;                          /* 0: none wanted */
@@ -245,7 +245,7 @@ struct process {
 	uint32_t word;
 	bool word_ok;
 	bool word_fresh;               /* read for a sample not counted yet */
-	/* Its words as a thread not stopped last read them (count_read_words),
+	/* Its words as a thread not stopped last read them (app_read_words),
 	 * and its threads' run time then: unchanged, they are unchanged. */
 	/* samples of its threads whose records were let go (retire.h) */
 	uint64_t retired_samples;

@@ -9,6 +9,7 @@
 #include "base/frame.h"
 #include "base/array.h"
 #include "name/syscall.h"
+#include "sample/app.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 #include "sample/owed.h"
@@ -78,7 +79,7 @@ static bool ran_since_the_look(struct process *p, struct thread *th, const struc
 void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
 			struct blocked_look *d)
 {
-	count_set_words(s, p);
+	app_set_words(s, p);
 	struct look_words *w = &d->words;
 	w->n = s->snap->n_words;
 	w->ok = w->n && snapshot_read_words(th->tid, s->snap) == 0;
@@ -220,7 +221,7 @@ static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
 	    st->slept_sp < st->stack_top) {
 		uint64_t from = st->slept_sp - SNAPSHOT_RED_ZONE;
 		from = from - st->stack_low > PEEK_AHEAD_SLACK ? from - PEEK_AHEAD_SLACK : st->stack_low;
-		count_set_words(s, p);
+		app_set_words(s, p);
 		ahead = snapshot_copy_ahead(th->tid, from, copy_top(st), s->snap) == 0;
 	}
 	if (!ahead) {
@@ -247,7 +248,7 @@ void capture_read_early(struct sampler *s, struct process *p, struct thread *th,
 		return; /* to be stopped: its words alone, at the look */
 	if (w->sp < st->stack_low || w->sp >= st->stack_top || w->sp < SNAPSHOT_RED_ZONE)
 		return; /* on another stack: the peek finds which */
-	count_set_words(s, p);
+	app_set_words(s, p);
 	uint64_t top = copy_top(st);
 	if (w->sp >= top || snapshot_copy_ahead(th->tid, w->sp - SNAPSHOT_RED_ZONE, top, s->snap) ||
 	    snapshot_peek_ahead(w, s->snap))
@@ -305,7 +306,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	}
 	stack_bounds(p, st, w.sp, false);
 	if (!early && (!ahead || snapshot_peek_ahead(&w, s->snap) != 0)) {
-		count_set_words(s, p);
+		app_set_words(s, p);
 		if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0) {
 			look_kernel(p, th, look);
 			return false;
@@ -472,7 +473,7 @@ static void count_pending_ticks(struct sampler *s, struct process *p, struct sam
 			count_observe(s, p, st, state, user, pt->kernel, n_kernel);
 		}
 		struct observation ob = { .state = state, .user = user, .n_kernel = n_kernel };
-		count_app_into(s, p, &ob);
+		app_state_into(s, p, &ob);
 		if (look_only)
 			swap_words(s->snap, &ps->look_words); /* the stop's again */
 		memcpy(ob.kernel, pt->kernel, sizeof(ob.kernel));
@@ -729,7 +730,7 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 			    th->group_stop, on_cpu_by_runs, ps->at_once ? COUNT_STOP : COUNT_LATE);
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
 		struct observation ob = { .state = STATE_RUNNABLE, .user = c->copied };
-		count_app_into(s, p, &ob); /* its word, as its other ticks' */
+		app_state_into(s, p, &ob); /* its word, as its other ticks' */
 		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
 			  when->seen_ns, COUNT_WAITED);
 	}
@@ -751,7 +752,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	if (s->stops_pending)
 		s->stops_pending--;
 	struct thread_memory *m = memory_of(st);
-	count_set_words(s, p); /* a trap may come while another process is sampled */
+	app_set_words(s, p); /* a trap may come while another process is sampled */
 	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
 	uint64_t t1 = now_ns();
 	if (!s->committed)

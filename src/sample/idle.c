@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sample/idle.h"
 
+#include "sample/app.h"
 #include "sample/count.h"
 
 #include <stdio.h>
@@ -66,11 +67,11 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 	struct process *p = &s->procs[st->proc];
 	/* Not run since: its application state is the one it had (only it
 	 * writes it), read now. */
-	count_read_words(s, p, st->tid);
+	app_read_words(s, p, st->tid);
 	struct observation ob = { .state = reported_state(st->last_state, false, false),
 				  .user = true, .n_kernel = m->n_kernel };
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
-	count_app_into(s, p, &ob);
+	app_state_into(s, p, &ob);
 	count_now(s, p, st, &ob, m->frames, m->n_frames, m->complete, n, st->still_first_ns,
 		  st->still_last_ns, COUNT_STILL);
 }

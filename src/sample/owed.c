@@ -3,6 +3,7 @@
 #include "sample/owed.h"
 
 #include "base/frame.h"
+#include "sample/app.h"
 #include "sample/count.h"
 #include "sample/decide.h"
 #include "sample/overhead.h"
@@ -88,7 +89,7 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 			.state = reported_state(kind_state[k], false, k == OWED_RUNNING),
 			.user = frames != NULL,
 		};
-		count_app_into(s, p, &ob);
+		app_state_into(s, p, &ob);
 		if (frames) {
 			ob.n_kernel = o->n_kernel[k];
 			memcpy(ob.kernel, o->kernel[k], sizeof(ob.kernel));

@@ -9,6 +9,7 @@
 #include "base/frame.h"
 #include "base/array.h"
 #include "sample/capture.h"
+#include "sample/app.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 #include "sample/owed.h"
@@ -250,7 +251,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	case ACT_QUEUED:
 		if (a == ACT_REUSE && tick_trace_on(s->trace) && !th->group_stop)
 			verify_reuse(s, p, th, st, sc);
-		count_read_words(s, p, th->tid);
+		app_read_words(s, p, th->tid);
 		s->r->reused++;
 		count_observe_memory(s, p, st,
 				     a == ACT_REUSE ? reported_state(ts->state, th->group_stop, false) :
@@ -492,8 +493,8 @@ static void mid_round_pass(struct sampler *s)
 			mt->has_app = false;
 			if (ts.state == 'S' || ts.state == 'D') {
 				char app[APP_STATE_MAX];
-				count_read_words(s, p, th->tid);
-				const char *a = count_app_state(s, p, app, sizeof(app));
+				app_read_words(s, p, th->tid);
+				const char *a = app_state(s, p, app, sizeof(app));
 				p->word_fresh = false;
 				if ((mt->has_app = a != NULL))
 					snprintf(mt->app, sizeof(mt->app), "%s", a);

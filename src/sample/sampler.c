@@ -15,6 +15,7 @@
 #include "continuous/continuous.h" /* window_free */
 #include "profile/timeline.h"
 #include "sample/capture.h"
+#include "sample/app.h"
 #include "sample/count.h"
 #include "sample/family.h"
 #include "sample/idle.h"
@@ -452,7 +453,7 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		}
 	}
 	/* one statement, one frame: those read while parsed, under its id */
-	if (!error && (count_merge_shapes(s, s->table, s->o->period_ns ? NULL : s->timeline) != 0 ||
+	if (!error && (app_merge_shapes(s, s->table, s->o->period_ns ? NULL : s->timeline) != 0 ||
 		       pg_time_merge_shapes(&r->pg_time, &s->shapes) < 0))
 		error = 1;
 	r->images_opened = (unsigned)files_count(s->shared.files);

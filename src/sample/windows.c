@@ -19,6 +19,7 @@
 #include "base/priority.h"
 #include "continuous/continuous.h"
 #include "sample/capture.h"
+#include "sample/app.h"
 #include "sample/count.h"
 #include "sample/idle.h"
 
@@ -48,7 +49,7 @@ static void hand_off(struct sampler *s)
 {
 	struct window *w = s->closing;
 	s->closing = NULL;
-	if (count_merge_shapes(s, w->stacks, w->timeline) != 0)
+	if (app_merge_shapes(s, w->stacks, w->timeline) != 0)
 		sampler_fail(s, "out of memory naming a window", ENOMEM);
 	w->samples = stack_table_total(w->stacks);
 	continuous_submit(s->cont, w);
@@ -224,7 +225,7 @@ int windows_last(struct sampler *s)
 {
 	if (s->closing)
 		name_closing(s, 0, 0, 0);
-	if (count_merge_shapes(s, s->window_table, s->timeline) != 0)
+	if (app_merge_shapes(s, s->window_table, s->timeline) != 0)
 		return -1;
 	struct window *w = calloc(1, sizeof(*w));
 	if (!w)
