@@ -33,6 +33,7 @@
 #include "profile/program.h"
 #include "sample/capture.h"
 #include "sample/count.h"
+#include "sample/owed.h"
 #include "sample/round.h"
 #include "sample/state.h"
 #include "tracee/snapshot.h"
@@ -484,6 +485,35 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 	/* proven current at that run count: reusable while it stays */
 	assert_true(w->st->memory->verified);
 	assert_int_equal(w->st->memory->runs_verified, 5);
+}
+
+/* Ticks due while its round ran, read again then (round.c's passes):
+ * one that found it not run since its look is the look's, with its
+ * stack; one that found it asleep after it ran is counted asleep then,
+ * without a stack (its sleep was never read); one that found it R after
+ * it ran is owed to its next stop. */
+static void ticks_read_again_mid_round(void **state)
+{
+	struct world *w = *state;
+	fake.runs = 5;
+	struct blocked_look d = asleep_at_peeked_place(w);
+	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
+	struct sampled_thread *st = w->st;
+	st->look_round = w->s->round;
+	st->look_sc = (struct sched_counts){ .run_ns = 700, .runs = 5 };
+	st->mid_round = w->s->round;
+	st->n_mid = 3;
+	st->mid[0] = (struct mid_tick){ .sc = { .run_ns = 700, .runs = 5 }, .state = 'S', .at_ns = 1 };
+	st->mid[1] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 6 }, .state = 'S', .at_ns = 2 };
+	st->mid[2] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 7 }, .state = 'R',
+					.on_cpu = true, .at_ns = 3 };
+	round_over(w, 4);
+	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
+				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 2);
+	assert_int_equal(counted(w, "worker;S (sleeping);" ASLEEP_UNREAD), 1);
+	assert_int_equal(counted_in_all(w), 3); /* the R one waits for a stop */
+	assert_true(owed_any(st));
+	assert_int_equal(st->owed->count[OWED_RUNNING], 1);
 }
 
 /* It ran while the stack was copied: the copy may mix two moments, and
@@ -1136,6 +1166,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(running_thread_is_copied_and_resumed_at_once, setup,
 						teardown),
 		cmocka_unit_test(a_watch_while_it_switches_little),
+		cmocka_unit_test_setup_teardown(ticks_read_again_mid_round, setup, teardown),
 		cmocka_unit_test_setup_teardown(ticks_held_by_our_stop_are_what_it_saw, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_thread_stopped_every_round_is_listed_once, setup,
