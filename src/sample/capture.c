@@ -443,30 +443,40 @@ static void swap_words(struct snapshot *sn, struct look_words *w)
 /* The ticks of a pending stop, now that it is complete (or given up on):
  * the current round's share is this round's observation, counted when the
  * round ends; the others (their rounds over) are counted now. */
+/* What the ticks of a pending stop are counted with. */
+struct pending_count {
+	const struct unwound_frame *frames; /* the stop's user frames, or NULL */
+	int n_frames, complete;
+	bool user_stack;      /* with those frames (the stop copied them) */
+	bool user_if_blocked; /* also for a tick that saw it blocked: the copy
+				 still shows that moment (decide.h) */
+	bool group_stop;      /* stopped by a signal of its own: 't' */
+	bool on_cpu_by_runs;  /* on a CPU, by its run count (no kernel stack) */
+	enum count_path how;
+};
+
 static void count_pending_ticks(struct sampler *s, struct process *p, struct sampled_thread *st,
-				struct pending_stop *ps, const struct unwound_frame *frames,
-				int n_frames, int complete, bool user_stack, bool user_if_blocked,
-				bool group_stop, bool on_cpu_by_runs, enum count_path how)
+				struct pending_stop *ps, const struct pending_count *pc)
 {
 	for (int i = 0; i < ps->n_ticks; i++) {
 		struct pending_tick *pt = &ps->ticks[i];
 		/* a tick that saw it blocked gets the copy only if it still
 		 * describes that moment (decide.h, stop_shows_blocked_tick) */
 		bool blocked = pt->state == 'S' || pt->state == 'D';
-		bool user = user_stack && (!blocked || user_if_blocked);
-		if (user_stack && !user)
+		bool user = pc->user_stack && (!blocked || pc->user_if_blocked);
+		if (pc->user_stack && !user)
 			s->r->no_user_stack += pt->count;
 		/* A blocked look's tick it does not show: as a peek that
 		 * could not prove its reads (capture_peek), the words that
 		 * look read first and no kernel frames - read after them,
 		 * unproven, they may be of its next wait (ClientRead's words
 		 * over fdatasync's frames, 1 % of a backend's ClientRead). */
-		bool look_only = i == 0 && ps->look_words_known && user_stack && !user;
+		bool look_only = i == 0 && ps->look_words_known && pc->user_stack && !user;
 		int n_kernel = look_only ? 0 : pt->n_kernel;
 		if (look_only)
 			swap_words(s->snap, &ps->look_words);
-		bool on_cpu = ps->classify_by_runs ? on_cpu_by_runs : pt->on_cpu;
-		const char *state = reported_state(pt->state, group_stop, on_cpu);
+		bool on_cpu = ps->classify_by_runs ? pc->on_cpu_by_runs : pt->on_cpu;
+		const char *state = reported_state(pt->state, pc->group_stop, on_cpu);
 		uint64_t count = pt->count;
 		if (i == ps->n_ticks - 1 && ps->last_round == s->round && !s->committed) {
 			count--; /* this round's: observed, counted with the round */
@@ -477,8 +487,8 @@ static void count_pending_ticks(struct sampler *s, struct process *p, struct sam
 		if (look_only)
 			swap_words(s->snap, &ps->look_words); /* the stop's again */
 		memcpy(ob.kernel, pt->kernel, sizeof(ob.kernel));
-		count_now(s, p, st, &ob, user ? frames : NULL, user ? n_frames : 0, complete, count,
-			  pt->first_ns, pt->last_ns, how);
+		count_now(s, p, st, &ob, user ? pc->frames : NULL, user ? pc->n_frames : 0,
+			  pc->complete, count, pt->first_ns, pt->last_ns, pc->how);
 	}
 }
 
@@ -495,7 +505,8 @@ void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thre
 	uint64_t ticks = 0;
 	for (int j = 0; j < ps->n_ticks; j++)
 		ticks += ps->ticks[j].count;
-	count_pending_ticks(s, p, st, ps, NULL, 0, 1, false, false, false, false, COUNT_UNSTOPPED);
+	const struct pending_count none = { .complete = 1, .how = COUNT_UNSTOPPED };
+	count_pending_ticks(s, p, st, ps, &none);
 	s->r->no_user_stack += ticks;
 	free(ps);
 }
@@ -599,8 +610,10 @@ static void count_parked(struct sampler *s, struct process *p, struct thread *th
 		memcpy(ps->ticks[i].kernel, m->kernel, sizeof(m->kernel));
 	}
 	ps->classify_by_runs = false;
-	count_pending_ticks(s, p, st, ps, m->frames, m->n_frames, m->complete, true, true, false,
-			    false, COUNT_PARKED);
+	const struct pending_count as_before = { .frames = m->frames, .n_frames = m->n_frames,
+						 .complete = m->complete, .user_stack = true,
+						 .user_if_blocked = true, .how = COUNT_PARKED };
+	count_pending_ticks(s, p, st, ps, &as_before);
 }
 
 /* What the stop cost the thread, for the summary, the frozen ticks
@@ -726,8 +739,12 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 		st->slept_sp = at.sp;
 	}
 	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
-	count_pending_ticks(s, p, st, ps, frames, n, complete, c->copied, blocked_ok,
-			    th->group_stop, on_cpu_by_runs, ps->at_once ? COUNT_STOP : COUNT_LATE);
+	const struct pending_count copied = {
+		.frames = frames, .n_frames = n, .complete = complete, .user_stack = c->copied,
+		.user_if_blocked = blocked_ok, .group_stop = th->group_stop,
+		.on_cpu_by_runs = on_cpu_by_runs, .how = ps->at_once ? COUNT_STOP : COUNT_LATE,
+	};
+	count_pending_ticks(s, p, st, ps, &copied);
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
 		struct observation ob = { .state = STATE_RUNNABLE, .user = c->copied };
 		app_state_into(s, p, &ob); /* its word, as its other ticks' */
