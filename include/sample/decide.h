@@ -130,16 +130,19 @@ bool not_run_between(const struct sched_counts *then, const struct sched_counts 
 
 /* A tick due while its round ran, the thread's schedstat and stat read
  * again then (round.c, mid_round_pass): what it counts as, against its
- * look's schedstat. */
+ * look's schedstat and whether its observation was R (look_r: running or
+ * runnable, the stack of a thread that runs). */
 enum mid_verdict {
 	MID_SKIP,   /* stopped (by us) or gone then: the round's other paths */
-	MID_SAME,   /* not run since its look, or before it: its observation */
-	MID_HELD,   /* that, but R off a CPU: runnable, as a frozen tick */
+	MID_SAME,   /* its observation: not run since its look (or before
+		       it), or running then as it was */
+	MID_HELD,   /* that, but R off a CPU then: runnable, as a frozen tick */
 	MID_ASLEEP, /* run since: asleep then, counted so without a stack */
-	MID_OWED,   /* run since: R then, counted so with its next stop's stack */
+	MID_OWED,   /* seen asleep, run since, R then: counted so with its
+		       next stop's stack */
 };
 enum mid_verdict mid_tick_verdict(const struct sched_counts *look, const struct sched_counts *then,
-				  char state, bool on_cpu);
+				  char state, bool on_cpu, bool look_r);
 
 /* On a CPU from our resume until our round, by its schedstat alone: at
  * the resume (read while stopped, cont_ns just before PTRACE_CONT) and

@@ -30,6 +30,10 @@ struct owed_ticks {
 void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
 		  const char *kernel, int n_kernel);
 
+/* The frame of owed ticks no stop came for before the end, without
+ * --max-overhead (whose own says so: OVERHEAD_NOT_STOPPED). */
+#define OWED_NOT_STOPPED "[not stopped again]"
+
 /* A tick due while a round ran found st changed since its look (round.c,
  * mid_round_pass): in state (on a CPU or not, for R) at at_ns, owed its
  * next stop's stack as a refused tick is. */

@@ -395,7 +395,8 @@ static void mid_ticks(struct sampler *s, struct sampled_thread *st, uint64_t roo
 		if (st->frozen_round == s->round && mt->at_ns >= st->frozen_from_ns &&
 		    mt->at_ns <= st->frozen_to_ns)
 			continue; /* frozen_ticks' */
-		switch (mid_tick_verdict(&st->look_sc, &mt->sc, mt->state, mt->on_cpu)) {
+		switch (mid_tick_verdict(&st->look_sc, &mt->sc, mt->state, mt->on_cpu,
+					 st->obs.state[0] == 'R')) {
 		case MID_SKIP:
 		case MID_SAME:
 			break;

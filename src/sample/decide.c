@@ -39,13 +39,18 @@ bool not_run_between(const struct sched_counts *then, const struct sched_counts 
 }
 
 enum mid_verdict mid_tick_verdict(const struct sched_counts *look, const struct sched_counts *then,
-				  char state, bool on_cpu)
+				  char state, bool on_cpu, bool look_r)
 {
 	if (state != 'R' && state != 'S' && state != 'D')
 		return MID_SKIP;
-	if (not_run_between(look, then))
-		return state == 'R' && !on_cpu ? MID_HELD : MID_SAME;
-	return state == 'R' ? MID_OWED : MID_ASLEEP;
+	bool still = not_run_between(look, then);
+	if (state != 'R')
+		return still ? MID_SAME : MID_ASLEEP;
+	/* R: the stack of its look while it has not slept since (it ran on,
+	 * or our own stop made it run), on a CPU or not as it is then */
+	if (still || look_r)
+		return on_cpu ? MID_SAME : MID_HELD;
+	return MID_OWED;
 }
 
 bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,

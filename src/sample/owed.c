@@ -95,8 +95,9 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 			memcpy(ob.kernel, o->kernel[k], sizeof(ob.kernel));
 		} else {
 			/* no stop came: the mark where the user stack would be,
-			 * at the leaf side */
-			const char *frame = OVERHEAD_NOT_STOPPED;
+			 * at the leaf side (without the bound, ticks read mid-round
+			 * alone are owed: owed_mid_tick) */
+			const char *frame = s->o->max_overhead > 0 ? OVERHEAD_NOT_STOPPED : OWED_NOT_STOPPED;
 			ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
 		}
 		count_now(s, p, st, &ob, frames, frames ? n_frames : 0, frames ? complete : 1,

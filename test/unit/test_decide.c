@@ -401,19 +401,23 @@ static void a_tick_read_again_mid_round(void **state)
 	(void)state;
 	const struct sched_counts look = { .run_ns = 5000, .wait_ns = 70, .runs = 41 };
 	struct sched_counts then = look;
-	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_SAME);
-	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true), MID_SAME); /* still running */
-	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false), MID_HELD); /* queued behind us */
-	assert_int_equal(mid_tick_verdict(&look, &then, 't', false), MID_SKIP); /* our stop */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false, false), MID_SAME);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true, true), MID_SAME); /* still running */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false, true), MID_HELD); /* behind us */
+	assert_int_equal(mid_tick_verdict(&look, &then, 't', false, true), MID_SKIP); /* our stop */
 	then.runs = 42; /* it ran: then's state, not the look's */
-	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_ASLEEP);
-	assert_int_equal(mid_tick_verdict(&look, &then, 'D', false), MID_ASLEEP);
-	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true), MID_OWED);
-	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false), MID_OWED);
-	assert_int_equal(mid_tick_verdict(&look, &then, 'Z', false), MID_SKIP);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false, true), MID_ASLEEP);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'D', false, false), MID_ASLEEP);
+	/* seen running (or stopped by us, and run since): its look's stack */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true, true), MID_SAME);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false, true), MID_HELD);
+	/* seen asleep, woken and run since: R, owed its next stop's stack */
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', true, false), MID_OWED);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'R', false, false), MID_OWED);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'Z', false, false), MID_SKIP);
 	then.runs = 41;
 	then.run_ns = 5100; /* taken off a CPU since */
-	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false), MID_ASLEEP);
+	assert_int_equal(mid_tick_verdict(&look, &then, 'S', false, true), MID_ASLEEP);
 }
 
 /* Preempted by our round, shown by schedstat alone: put on a CPU once
