@@ -75,9 +75,9 @@ struct window *continuous_next(struct continuous *c, uint64_t deadline_ns, bool 
  * (counted). */
 void continuous_submit(struct continuous *c, struct window *w);
 
-/* Every window handed over is written; the sender gets until grace_ns
- * more (CLOCK_MONOTONIC deadline, computed here) to send what it holds,
- * then gives up on the rest (counted).  Joins both threads. */
+/* Every window handed over is written; the sender gets PUSH_GRACE_NS
+ * more (push.h) to send what it holds, then gives up on the rest
+ * (counted).  Joins both threads. */
 void continuous_stop(struct continuous *c);
 
 /* Profiles already written to the output's path (SIGUSR1), or to stdout:

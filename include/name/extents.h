@@ -17,8 +17,8 @@
  * or none - is therefore libdw's for every address of it, with the
  * offset measured from the same start; and where one symbol alone holds
  * an extent, and no sizeless one starts there, libdw answers with that
- * one (a sized symbol is always preferred to sizeless ones).  test_extents holds this against
- * libdw itself, address by address, in real files.
+ * one (a sized symbol is always preferred to sizeless ones).
+ * test/unit/test_extents.c holds this against libdw itself, address by address, in real files.
  */
 #ifndef PTRACE_PROFILER_NAME_EXTENTS_H
 #define PTRACE_PROFILER_NAME_EXTENTS_H
