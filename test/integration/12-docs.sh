@@ -126,3 +126,22 @@ else
 	fail "docs: how-it-works.md's table of files and unit tests" "not source_map.sh's output: run sh scripts/source_map.sh and paste it between the markers"
 	diff "$TMP/docs-map.md" "$TMP/docs-map.now" | head -n 6 | sed 's/^/    /'
 fi
+
+# The comments in src/ and include/ name only identifiers the code has (a
+# rename that forgot a comment: scripts/comment_names.py).  The check
+# itself is checked: a comment naming one that does not exist, in a copy
+# of a header, is found.
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "docs: source comments' names" "no python3"
+elif python3 scripts/comment_names.py >"$TMP/docs-names.out" 2>&1; then
+	# (a name made here: written out in this file, it would exist)
+	planted=planted_$$
+	mkdir -p "$TMP/names-copy"
+	cp -r scripts src include test Makefile "$TMP/names-copy/" 2>/dev/null
+	printf '/* %s: no such function. */\n' "$planted" >>"$TMP/names-copy/include/options.h"
+	if python3 "$TMP/names-copy/scripts/comment_names.py" 2>&1 | grep -q "options.h:.*$planted"; then
+		pass "docs: source comments name only identifiers the code has (and a planted one is found)"
+	else fail "docs: comment_names.py" "did not find a name planted in a copy of options.h"; fi
+else
+	fail "docs: source comments name identifiers the code lacks" "$(head -n 5 "$TMP/docs-names.out" | tr '\n' ' ')"
+fi
