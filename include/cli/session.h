@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct namer;
+
 #include "db/oracle.h"
 #include "options.h"
 #include "output/output_file.h"
@@ -47,9 +49,10 @@ void session_detach(struct session *s);
 
 /* Naming after detaching begins (now) or ends.  Signals meanwhile do not
  * end us: the first is only told what comes (the profile, named), the
- * second of the run makes naming name what is not known yet after its
- * module (symbolize_hurry), so the profile is written at once. */
-void session_naming(struct session *s, bool now);
+ * second of the run makes n name what it does not know yet after its
+ * module (namer_hurry), so the profile is written at once.  (n NULL:
+ * nothing to name.) */
+void session_naming(struct session *s, struct namer *n, bool now);
 
 /* Did a second stop signal cut naming short? */
 bool session_hurried(const struct session *s);

@@ -93,13 +93,13 @@ size_t symbolize_file(struct namer *n, struct file *file, uint64_t vaddr,
 		      const char *const **names);
 
 /* Once *flag is set (a second stop signal while naming, from a signal
- * handler): no file is read any more; an address whose name is not known
- * yet is named after its module, "[libfoo.so]" (or libfoo.so+0x1a2b with
- * --addresses), so that the profile can be written at once.  For the
- * whole process. */
-void symbolize_hurry(const volatile sig_atomic_t *flag);
+ * handler): n reads no file any more; an address whose name it does not
+ * know yet is named after its module, "[libfoo.so]" (or libfoo.so+0x1a2b
+ * with --addresses), so that the profile can be written at once.  flag
+ * NULL: never (as at first). */
+void namer_hurry(struct namer *n, const volatile sig_atomic_t *flag);
 
-/* Addresses named after their module because of it. */
-uint64_t symbolize_hurried(void);
+/* Addresses n named after their module because of it. */
+uint64_t namer_hurried(const struct namer *n);
 
 #endif

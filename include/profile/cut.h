@@ -6,12 +6,13 @@
  * samples here, each distinct stack once with its count, by the module
  * where the unwind stopped (its outermost frame): "[libfoo.so]", "[anon]"
  * for JIT code, "[unknown]".  The summary reads the tally once the run is
- * named (cli/summary.c).  The tally is the process's, as the run is; a
- * lock keeps it whole whichever thread names.
+ * named (cli/summary.c, through sampler_result).  The tally is the
+ * run's (program_shared); a lock keeps it whole whichever thread names.
  */
 #ifndef PTRACE_PROFILER_CUT_H
 #define PTRACE_PROFILER_CUT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,13 +30,22 @@ struct cut_tally {
 	struct cut_module most; /* the module with the most of them (samples 0: none) */
 };
 
+/* A run's cut stacks so far. */
+struct cuts {
+	pthread_mutex_t lock;                      /* whichever thread names */
+	uint64_t samples;                          /* cut samples in all */
+	struct cut_module modules[CUT_MODULES_MAX]; /* the first modules seen */
+	size_t n_modules;
+};
+
+/* None yet; cuts_end when done with them. */
+void cuts_start(struct cuts *c);
+void cuts_end(struct cuts *c);
+
 /* samples cut samples, stopped in module (a frame's name for it). */
-void cut_count(const char *module, bool anon, uint64_t samples);
+void cut_count(struct cuts *c, const char *module, bool anon, uint64_t samples);
 
 /* The tally so far. */
-struct cut_tally cut_tally(void);
-
-/* Back to none (tests). */
-void cut_reset(void);
+struct cut_tally cut_tally(struct cuts *c);
 
 #endif

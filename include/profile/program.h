@@ -35,11 +35,12 @@ struct program_batch {
 	size_t next;                   /* the next pending id to name */
 };
 
-/* What every program of a run shares: its files (files.h) and their
- * names (symbolize.h). */
+/* What every program of a run shares: its files (files.h), their names
+ * (symbolize.h) and the tally of its cut stacks (cut.h). */
 struct program_shared {
 	struct files *files;
 	struct namer *namer;
+	struct cuts *cuts; /* NULL: not counted */
 };
 
 struct program {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "profile/aggregate.h"
+#include "profile/cut.h"
 #include "options.h"
 #include "profile/profile.h"
 #include "db/oracle.h"
@@ -62,6 +63,7 @@ struct sampler_result {
 	struct detach_stats detach; /* letting the targets go (the caller's) */
 	struct stop_cost stop_cost; /* a stop's unseen cost, measured after (the caller's) */
 	unsigned images_opened;    /* ELF files read, once for every process */
+	struct cut_tally cut;      /* stacks cut short, once named (cut.h) */
 	uint64_t peak_rss_kb;      /* our own peak resident set (VmHWM), 0 if unknown */
 	unsigned maps_reads;       /* reads of /proc/PID/maps after the first */
 	/* Misses that did not re-read the maps, the last read too recent
@@ -124,6 +126,7 @@ struct sampler_result {
 };
 
 struct sampler;
+struct namer;
 
 /* What the summary says of one thread. */
 struct thread_figures {
@@ -190,6 +193,9 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
  * while; a traced target would wait for us meanwhile): names every stack
  * still counted by address into the table.  0, or -1 when out of memory. */
 int sampler_name_stacks(struct sampler *s, struct sampler_result *r);
+
+/* The run's namer, every process's (for namer_hurry, namer_hurried). */
+struct namer *sampler_namer(struct sampler *s);
 
 /* After naming: the samples in time order (for the formats that keep
  * time; NULL otherwise) and the threads they name, into p. */

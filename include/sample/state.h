@@ -304,6 +304,7 @@ struct sampler {
 	const struct options *o;
 	const struct event_names *names;
 	struct program_shared shared; /* the run's files and their names */
+	struct cuts cuts;             /* its cut stacks (shared.cuts) */
 	FILE *out;
 	struct sampler_result *r;
 	struct target *ts;

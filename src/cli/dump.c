@@ -473,9 +473,9 @@ int mode_dump(const struct options *o, const char *command)
 	if (rc != 0) {
 		fprintf(stderr, "ptrace_profiler: out of memory, or a process's maps could not be read\n");
 	} else {
-		session_naming(&s, true); /* a second stop signal: [module] names */
+		session_naming(&s, run.namer, true); /* a second stop signal: [module] names */
 		print_dump(s.out, &run); /* names are read here, the targets let go */
-		session_naming(&s, false);
+		session_naming(&s, run.namer, false);
 		if (fflush(s.out) != 0 || ferror(s.out)) {
 			fprintf(stderr, "ptrace_profiler: cannot write the dump: %s\n", strerror(errno));
 			rc = -1;

@@ -134,13 +134,14 @@ int mode_record(const struct options *o, const char *command)
 	rec.r.detach = s.detached;
 	if (rec.sampler && sampler_stopped_running(rec.sampler)) /* the targets let go */
 		stop_cost_measure(&rec.r.stop_cost);
-	session_naming(&s, true);
+	struct namer *namer = rec.sampler ? sampler_namer(rec.sampler) : NULL;
+	session_naming(&s, namer, true);
 	if (rc == 0 && sampler_name_stacks(rec.sampler, &rec.r) != 0)
 		rc = -1;
-	session_naming(&s, false);
-	if (session_hurried(&s) && symbolize_hurried())
+	session_naming(&s, namer, false);
+	if (session_hurried(&s) && namer && namer_hurried(namer))
 		fprintf(stderr, "ptrace_profiler: naming cut short by a second signal: %" PRIu64
-			" addresses named after their module only ([module])\n", symbolize_hurried());
+			" addresses named after their module only ([module])\n", namer_hurried(namer));
 	/* Every window and SIGUSR1 profile written, and pushed (or given up). */
 	continuous_stop(rec.cont);
 	after_earlier_profiles(&rec, &s);

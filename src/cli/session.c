@@ -31,7 +31,7 @@
 static volatile int quit;
 static volatile sig_atomic_t dump;   /* SIGUSR1: the profile so far */
 static volatile sig_atomic_t stops;  /* signals that asked us to end, up to 2 */
-static volatile sig_atomic_t hurry;  /* the second: name no more (symbolize_hurry) */
+static volatile sig_atomic_t hurry;  /* the second: name no more (namer_hurry) */
 static volatile sig_atomic_t naming; /* naming after detaching, now */
 
 static void say(const char *text)
@@ -302,10 +302,11 @@ void session_detach(struct session *s)
 	}
 }
 
-void session_naming(struct session *s, bool now)
+void session_naming(struct session *s, struct namer *n, bool now)
 {
 	(void)s;
-	symbolize_hurry(&hurry);
+	if (n)
+		namer_hurry(n, now ? &hurry : NULL);
 	naming = now;
 }
 

@@ -611,7 +611,7 @@ void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
  * and, when that is JIT code, what would let it be unwound and named. */
 static void print_cut(FILE *f, const struct sampler_result *r)
 {
-	struct cut_tally c = cut_tally();
+	struct cut_tally c = r->cut;
 	fprintf(f, "  cut stacks             %" PRIu64 " of %" PRIu64 " samples end in [truncated]",
 		c.samples, r->samples);
 	if (c.samples)

@@ -224,10 +224,11 @@ int mode_top(const struct options *given, const char *command)
 	keep_stderr(&kept);
 	int rc = sampler ? watch(&s, sampler, &t, &r) : -1;
 	session_detach(&s);
-	session_naming(&s, true);
+	struct namer *namer = sampler ? sampler_namer(sampler) : NULL;
+	session_naming(&s, namer, true);
 	if (rc == 0 && sampler_name_stacks(sampler, &r) != 0) /* the last window, to the screen */
 		rc = -1;
-	session_naming(&s, false);
+	session_naming(&s, namer, false);
 	continuous_stop(t.cont); /* the screen's thread ends once it has every window */
 	if (t.started)
 		pthread_join(t.thread, NULL);

@@ -74,6 +74,8 @@ struct namer {
 	struct file_names **files;        /* by file_index, made on first use */
 	size_t cap_files;
 	uint64_t lookups;
+	const volatile sig_atomic_t *hurry; /* namer_hurry's flag, or NULL */
+	uint64_t hurried;                 /* addresses it left to their module */
 };
 
 /* The frames at one address of a process: the file's (names), or one of
@@ -685,25 +687,21 @@ static bool same_vaddr(const void *table, uint32_t id, const void *key)
 	return ((const struct file_names *)table)->at[id].vaddr == *(const uint64_t *)key;
 }
 
-/* symbolize_hurry's flag, and what it left to the modules' names. */
-static const volatile sig_atomic_t *hurry;
-static uint64_t hurried;
-
-void symbolize_hurry(const volatile sig_atomic_t *flag)
+void namer_hurry(struct namer *n, const volatile sig_atomic_t *flag)
 {
-	hurry = flag;
+	n->hurry = flag;
 }
 
-uint64_t symbolize_hurried(void)
+uint64_t namer_hurried(const struct namer *n)
 {
-	return hurried;
+	return n->hurried;
 }
 
 /* The frames at vaddr in file, whichever process asks: looked up once. */
 size_t symbolize_file(struct namer *n, struct file *file, uint64_t vaddr,
 		      const char *const **names)
 {
-	bool in_a_hurry = hurry && *hurry;
+	bool in_a_hurry = n->hurry && *n->hurry;
 	size_t i = file_index(file);
 	struct file_names *f = !in_a_hurry ? names_of(n, file) : i < n->cap_files ? n->files[i] : NULL;
 	uint64_t h = hash_word(vaddr);
@@ -713,7 +711,7 @@ size_t symbolize_file(struct namer *n, struct file *file, uint64_t vaddr,
 		return f->at[id].n;
 	}
 	if (!f || in_a_hurry) {
-		hurried += in_a_hurry; /* named after its module, uncached here */
+		n->hurried += in_a_hurry; /* named after its module, uncached here */
 		return 0;
 	}
 	n->lookups++;

@@ -1,48 +1,45 @@
-/* cut.c - the run's tally of cut stacks (cut.h). */
+/* cut.c - a run's tally of cut stacks (cut.h). */
 #include "profile/cut.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t total;
-static struct cut_module modules[CUT_MODULES_MAX];
-static size_t n_modules;
-
-void cut_count(const char *module, bool anon, uint64_t samples)
+void cuts_start(struct cuts *c)
 {
-	pthread_mutex_lock(&lock);
-	total += samples;
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+}
+
+void cuts_end(struct cuts *c)
+{
+	pthread_mutex_destroy(&c->lock);
+}
+
+void cut_count(struct cuts *c, const char *module, bool anon, uint64_t samples)
+{
+	pthread_mutex_lock(&c->lock);
+	c->samples += samples;
 	size_t i = 0;
-	while (i < n_modules && strncmp(modules[i].name, module, CUT_MODULE_NAME_MAX - 1) != 0)
+	while (i < c->n_modules && strncmp(c->modules[i].name, module, CUT_MODULE_NAME_MAX - 1) != 0)
 		i++;
-	if (i == n_modules && n_modules < CUT_MODULES_MAX) {
-		snprintf(modules[i].name, sizeof(modules[i].name), "%s", module);
-		modules[i].anon = anon;
-		modules[i].samples = 0;
-		n_modules++;
+	if (i == c->n_modules && c->n_modules < CUT_MODULES_MAX) {
+		snprintf(c->modules[i].name, sizeof(c->modules[i].name), "%s", module);
+		c->modules[i].anon = anon;
+		c->modules[i].samples = 0;
+		c->n_modules++;
 	}
-	if (i < n_modules)
-		modules[i].samples += samples;
-	pthread_mutex_unlock(&lock);
+	if (i < c->n_modules)
+		c->modules[i].samples += samples;
+	pthread_mutex_unlock(&c->lock);
 }
 
-struct cut_tally cut_tally(void)
+struct cut_tally cut_tally(struct cuts *c)
 {
-	pthread_mutex_lock(&lock);
-	struct cut_tally t = { .samples = total };
-	for (size_t i = 0; i < n_modules; i++)
-		if (modules[i].samples > t.most.samples)
-			t.most = modules[i];
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&c->lock);
+	struct cut_tally t = { .samples = c->samples };
+	for (size_t i = 0; i < c->n_modules; i++)
+		if (c->modules[i].samples > t.most.samples)
+			t.most = c->modules[i];
+	pthread_mutex_unlock(&c->lock);
 	return t;
-}
-
-void cut_reset(void)
-{
-	pthread_mutex_lock(&lock);
-	total = 0;
-	n_modules = 0;
-	pthread_mutex_unlock(&lock);
 }

@@ -58,7 +58,8 @@ static size_t name_frames(struct program *p, const struct unwound_frame *frames,
 	char module[CUT_MODULE_NAME_MAX];
 	bool anon;
 	stopped_in(p, &frames[n_frames - 2], module, sizeof(module), &anon);
-	cut_count(module, anon, count);
+	if (p->shared->cuts)
+		cut_count(p->shared->cuts, module, anon, count);
 	return n_user;
 }
 

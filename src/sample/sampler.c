@@ -69,6 +69,8 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		.inline_frames = !o->no_inline, .lines = o->lines, .addresses = o->addresses };
 	s->shared.files = files_new(o->debuginfo_path);
 	s->shared.namer = namer_new(&names_wanted);
+	cuts_start(&s->cuts);
+	s->shared.cuts = &s->cuts;
 	s->procs = calloc(s->n_targets, sizeof(*s->procs));
 	s->snap = malloc(sizeof(*s->snap));
 	s->switches = switch_regs_new(watches_allowed());
@@ -123,6 +125,7 @@ void sampler_free(struct sampler *s)
 	/* After every program: they name with these. */
 	namer_free(s->shared.namer);
 	files_free(s->shared.files);
+	cuts_end(&s->cuts);
 	free(s->snap);
 	unwatch_all(s);
 	switch_regs_free(s->switches);
@@ -462,6 +465,7 @@ int sampler_name_stacks(struct sampler *s, struct sampler_result *r)
 		snprintf(r->error, sizeof(r->error), "out of memory naming the stacks");
 	if (!error && s->cont && s->o->period_ns)
 		error = windows_last(s) != 0;
+	r->cut = cut_tally(&s->cuts);
 	return error ? -1 : 0;
 }
 
@@ -489,6 +493,11 @@ uint64_t sampler_retired_samples(const struct sampler *s, pid_t pid)
 		if (s->procs[i].t->pid == pid && !s->procs[i].t->retired)
 			return s->procs[i].retired_samples;
 	return 0;
+}
+
+struct namer *sampler_namer(struct sampler *s)
+{
+	return s->shared.namer;
 }
 
 bool sampler_stopped_running(const struct sampler *s)

@@ -129,7 +129,9 @@ extern char go_mcall[] __asm__("runtime.mcall");
 static void cut_stacks_marked_and_counted(void **state)
 {
 	(void)state;
-	cut_reset();
+	struct cuts cuts;
+	cuts_start(&cuts);
+	shared.cuts = &cuts;
 	uint8_t *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(jit != MAP_FAILED);
 	struct program *p = program_open(getpid(), &shared, named, NULL);
@@ -139,7 +141,7 @@ static void cut_stacks_marked_and_counted(void **state)
 	assert_string_equal(named_frames(p, in_file, 2, 5), "[truncated];some_work");
 	struct unwound_frame in_go[] = { { (uint64_t)(uintptr_t)go_mcall + 1, FRAME_EXACT }, mark };
 	assert_string_equal(named_frames(p, in_go, 2, 100), "runtime.mcall");
-	struct cut_tally t = cut_tally();
+	struct cut_tally t = cut_tally(&cuts);
 	assert_int_equal(t.samples, 5);
 	assert_string_equal(t.most.name, "[test_program]");
 	assert_false(t.most.anon);
@@ -163,13 +165,15 @@ static void cut_stacks_marked_and_counted(void **state)
 	assert_string_equal(frames[2], "[truncated]");
 	assert_string_equal(frames[3], "[anon]");
 	assert_int_equal(count, 8);
-	t = cut_tally();
+	t = cut_tally(&cuts);
 	assert_int_equal(t.samples, 13);
 	assert_string_equal(t.most.name, "[anon]");
 	assert_true(t.most.anon);
 	assert_int_equal(t.most.samples, 8);
 	program_free(p);
 	munmap(jit, 4096);
+	shared.cuts = NULL;
+	cuts_end(&cuts);
 }
 
 /* A process gone (a child, reaped): no program, and the reason is the

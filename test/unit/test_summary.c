@@ -119,11 +119,11 @@ static char *summary_text(const struct options *o, const struct sampler_result *
 	return text;
 }
 
-/* ... with these samples, cut as the tally says. */
-static char *summary_of(uint64_t samples)
+/* ... with these samples, cut as the tally c says. */
+static char *summary_of(uint64_t samples, struct cuts *c)
 {
 	struct options o = { .interval_ns = 10000000 };
-	struct sampler_result r = { .samples = samples };
+	struct sampler_result r = { .samples = samples, .cut = cut_tally(c) };
 	return summary_text(&o, &r);
 }
 
@@ -192,30 +192,32 @@ static void self_check_line(void **state)
 static void cut_stacks(void **state)
 {
 	(void)state;
-	cut_reset();
-	char *text = summary_of(5960);
+	struct cuts c;
+	cuts_start(&c);
+	char *text = summary_of(5960, &c);
 	assert_non_null(strstr(text, "\n  cut stacks             0 of 5960 samples end in [truncated]\n"));
 	assert_null(strstr(text, "PreserveFramePointer"));
 	free(text);
 
-	cut_count("[libc.so.6]", false, 3);
-	cut_count("[anon]", true, 94990);
-	cut_count("[libjvm.so]", false, 7);
-	text = summary_of(95114);
+	cut_count(&c, "[libc.so.6]", false, 3);
+	cut_count(&c, "[anon]", true, 94990);
+	cut_count(&c, "[libjvm.so]", false, 7);
+	text = summary_of(95114, &c);
 	if (!strstr(text, "\n  cut stacks             95000 of 95114 samples end in [truncated], "
 			  "most in [anon] (94990)\n") ||
 	    !strstr(text, "-XX:+PreserveFramePointer") || !strstr(text, "/tmp/perf-PID.map"))
 		fail_msg("%s", text);
 	free(text);
+	cuts_end(&c);
 
 	/* cut where no JIT is: no hint about JITs */
-	cut_reset();
-	cut_count("[libfoo.so]", false, 2);
-	text = summary_of(10);
+	cuts_start(&c);
+	cut_count(&c, "[libfoo.so]", false, 2);
+	text = summary_of(10, &c);
 	assert_non_null(strstr(text, "2 of 10 samples end in [truncated], most in [libfoo.so] (2)\n"));
 	assert_null(strstr(text, "PreserveFramePointer"));
 	free(text);
-	cut_reset();
+	cuts_end(&c);
 }
 
 /* The host's steal: said from half a per cent of the CPUs' time. */
