@@ -14,8 +14,13 @@
 struct stack_table;
 struct timeline;
 
-/* The words a capture of p's threads reads with the stack (snapshot.h):
- * Oracle's (the run's), or the PostgreSQL process's own; none otherwise. */
+/* The words a copy of a thread of pg's process reads with its stack, into
+ * snap (snapshot.h): Oracle's (o's addresses), or the PostgreSQL
+ * process's own wait word when o asks for what it tells; none otherwise.
+ * A recording's and --dump's alike. */
+void app_words_for(const struct options *o, const struct pg_process *pg, struct snapshot *snap);
+
+/* The same for the sampler s and one of its processes p. */
 void app_set_words(struct sampler *s, const struct process *p);
 
 /* The words of p for its thread tid, not stopped: read now, or, when none

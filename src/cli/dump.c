@@ -28,6 +28,7 @@
 #include "db/oracle.h"
 #include "db/pgstate.h"
 #include "name/symbolize.h"
+#include "sample/app.h"
 #include "sample/decide.h"
 #include "tracee/procfs.h"
 #include "tracee/snapshot.h"
@@ -82,24 +83,9 @@ struct dump_run {
 	size_t late;                       /* stops still pending */
 };
 
-/* The extra words a copy reads: Oracle's two, or PostgreSQL's wait event. */
-static void set_words(struct dump_run *run, const struct process_look *p)
-{
-	struct snapshot *snap = run->snap;
-	snap->n_words = 0;
-	snap->words_ok = 0;
-	if (run->o->ksuseopc_addr) {
-		snap->n_words = 2;
-		snap->word_addr[0] = run->o->ksuseopc_addr;
-		snap->word_addr[1] = run->o->ksusetim_addr;
-	} else if (run->o->pg_wait_events && p->pg.server) {
-		pg_words(&p->pg, snap);
-	}
-}
-
 /* After a copy: its application state, from the words read with it, in
  * a recording's words (pgstate.h, oracle.h). */
-static void app_state(struct dump_run *run, struct process_look *p, struct thread_look *tl)
+static void app_frame(struct dump_run *run, struct process_look *p, struct thread_look *tl)
 {
 	struct snapshot *snap = run->snap;
 	uint32_t word = 0;
@@ -137,7 +123,7 @@ static bool peek(struct dump_run *run, struct process_look *p, struct thread_loo
 	struct sched_counts after;
 	if (thread_read_syscall(tl->th, &w) != 0)
 		return false;
-	set_words(run, p);
+	app_words_for(run->o, &p->pg, run->snap);
 	if (snapshot_peek(tl->tid, &w, stack_top(p, w.sp), run->snap) != 0 ||
 	    thread_read_sched(p->t, tl->th, &after) != 0 || after.runs != before->runs)
 		return false;
@@ -146,7 +132,7 @@ static bool peek(struct dump_run *run, struct process_look *p, struct thread_loo
 		tl->partial = true; /* kept, should the stop never come */
 		return false;
 	}
-	app_state(run, p, tl);
+	app_frame(run, p, tl);
 	tl->how = LOOK_PEEKED;
 	return true;
 }
@@ -157,7 +143,7 @@ static void copy_and_resume(struct dump_run *run, struct process_look *p, struct
 			    uint64_t seen_ns)
 {
 	struct snapshot *snap = run->snap;
-	set_words(run, p);
+	app_words_for(run->o, &p->pg, run->snap);
 	bool copied = snapshot_regs(tl->tid, snap) == 0 &&
 		      snapshot_stack(tl->tid, stack_top(p, snap->regs.rsp), snap) == 0;
 	uint64_t resumed = now_ns();
@@ -173,7 +159,7 @@ static void copy_and_resume(struct dump_run *run, struct process_look *p, struct
 	if (!copied)
 		return;
 	unwind_copy(run, p, tl);
-	app_state(run, p, tl);
+	app_frame(run, p, tl);
 }
 
 static void stop_thread(struct dump_run *run, struct process_look *p, struct thread_look *tl)

@@ -17,17 +17,22 @@ static bool pg_words_wanted(const struct options *o)
 	return o->pg_wait_events || o->pg_queries || o->no_idle;
 }
 
+void app_words_for(const struct options *o, const struct pg_process *pg, struct snapshot *snap)
+{
+	snap->n_words = 0;
+	snap->words_ok = 0;
+	if (o->ksuseopc_addr) {
+		snap->n_words = 2;
+		snap->word_addr[0] = o->ksuseopc_addr;
+		snap->word_addr[1] = o->ksusetim_addr;
+	} else if (pg_words_wanted(o) && pg->server) {
+		pg_words(pg, snap);
+	}
+}
+
 void app_set_words(struct sampler *s, const struct process *p)
 {
-	s->snap->n_words = 0;
-	s->snap->words_ok = 0;
-	if (s->o->ksuseopc_addr) {
-		s->snap->n_words = 2;
-		s->snap->word_addr[0] = s->o->ksuseopc_addr;
-		s->snap->word_addr[1] = s->o->ksusetim_addr;
-	} else if (pg_words_wanted(s->o) && p->pg.server) {
-		pg_words(&p->pg, s->snap);
-	}
+	app_words_for(s->o, &p->pg, s->snap);
 }
 
 /* The run time of p's threads as their last looks read it (round.c),
