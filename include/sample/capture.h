@@ -124,6 +124,12 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
  * own pid: cheap however many threads are traced. */
 void capture_poll_pending(struct sampler *s);
 
+/* The invariant of the stops asked for and not settled: each thread's
+ * pending stop (st->pending) is counted once in s->stops_pending, which
+ * the rounds read to know whether any trap is still to come.  Asserted at
+ * every round's end. */
+bool capture_pending_held(const struct sampler *s);
+
 /* targets_poll's and targets_wait_until's hook: a pending stop's trap. */
 void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t seen_ns);
 

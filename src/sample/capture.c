@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sample/capture.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -409,6 +410,22 @@ static void pending_add_tick(struct sampler *s, struct pending_stop *ps, char st
 	memcpy(pt->kernel, kernel, used);
 }
 
+/* A pending stop (st->pending) is settled: its trap came, or never will.
+ * Each of them counted once in s->stops_pending (capture_pending_held). */
+static void stop_settled(struct sampler *s)
+{
+	assert(s->stops_pending > 0);
+	s->stops_pending--;
+}
+
+bool capture_pending_held(const struct sampler *s)
+{
+	unsigned held = 0;
+	for (size_t i = 0; i < s->n_threads; i++)
+		held += sampled_at(s, i)->pending != NULL;
+	return held == s->stops_pending;
+}
+
 /* A thread listed once: a stop collected between rounds (its trap came
  * while we slept) leaves its entry until a poll prunes it, and the next
  * stop asked for it would add another - one per round for a thread stopped
@@ -498,8 +515,7 @@ void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thre
 	if (!ps)
 		return;
 	st->pending = NULL;
-	if (s->stops_pending)
-		s->stops_pending--;
+	stop_settled(s);
 	s->snap->n_words = 0; /* no capture: no words either */
 	s->snap->words_ok = 0;
 	uint64_t ticks = 0;
@@ -766,8 +782,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 		return;
 	}
 	st->pending = NULL;
-	if (s->stops_pending)
-		s->stops_pending--;
+	stop_settled(s);
 	struct thread_memory *m = memory_of(st);
 	app_set_words(s, p); /* a trap may come while another process is sampled */
 	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
@@ -847,7 +862,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		free(ps);
 		return;
 	}
-	free(st->pending);
+	assert(!st->pending); /* one stop at a time: the look saw none pending */
 	st->pending = ps;
 	s->stops_pending++;
 	note_pending(s, p, th, st);
@@ -872,7 +887,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	case STOP_GONE:
 		free(st->pending);
 		st->pending = NULL;
-		s->stops_pending--;
+		stop_settled(s);
 		break;
 	}
 }
@@ -964,6 +979,7 @@ static void note_followed(struct sampler *s)
 
 void capture_round_placement(struct sampler *s)
 {
+	assert(capture_pending_held(s));
 	s->tick_timed = false;
 	if (s->here && s->placement.on && s->n_follow && s->sched) {
 		note_followed(s);
