@@ -79,7 +79,7 @@ static void resumed_where_it_stopped(void **state)
 	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
 	struct resume_here *h = resume_here_new(&allowed);
 	assert_non_null(h);
-	int moved = 0, stayed = 0, timed = 0, woke_there = 0;
+	int moved = 0, stayed = 0, timed = 0, woke_there = 0, late = 0;
 	for (int i = 0; i < TRIES; i++) {
 		/* on its CPU, as FOLLOW sleeps: our arrival takes the CPU from it */
 		int cpu = cpu_of(child);
@@ -109,6 +109,10 @@ static void resumed_where_it_stopped(void **state)
 		/* asleep until that tick: put back on the child's CPU meanwhile,
 		 * and woken there by its timer */
 		uint64_t timer_ns = 0;
+		/* (a busy host may have kept us past the tick: then there is no
+		 * time left to sleep there, rightly; such tries are not held
+		 * against it - 1 ms is more than resume_here.c's own margin) */
+		late += to >= 0 && now_ns() + 1000000 > due;
 		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
 			assert_true(timer_ns == due); /* armed for that tick */
 			sigset_t tick;
@@ -123,8 +127,9 @@ static void resumed_where_it_stopped(void **state)
 		}
 	}
 	print_message("%d tries: the helper moved us in %d, the child stayed on its CPU in %d "
-		      "(%llu moves counted); %d ticks timed on its CPU, woken there in %d\n", TRIES,
-		      moved, stayed, (unsigned long long)resume_here_count(h), timed, woke_there);
+		      "(%llu moves counted); %d ticks timed on its CPU (%d moves too late for "
+		      "one), woken there in %d\n", TRIES, moved, stayed,
+		      (unsigned long long)resume_here_count(h), timed, late, woke_there);
 	/* (a resumed thread that preempts us leaves us queued: the helper's
 	 * to take; called off only when it ran on first) */
 	assert_true(moved >= TRIES * 3 / 4);
@@ -132,8 +137,9 @@ static void resumed_where_it_stopped(void **state)
 	/* Without it the kernel wakes the child on the idle CPU, not under
 	 * us: its CPU kept in most tries says the wake-up went where we were */
 	assert_true(stayed >= TRIES / 2);
-	/* every move asked for its tick on the child's CPU, and got it there */
-	assert_int_equal(timed, moved);
+	/* every move in time asked for its tick on the child's CPU, and got
+	 * it there */
+	assert_true(timed <= moved && timed >= moved - late);
 	assert_true(woke_there >= timed * 3 / 4);
 	resume_here_free(h);
 	sched_setscheduler(0, SCHED_OTHER, &other);
