@@ -52,17 +52,31 @@ enum count_path {
 /* Its name in the tick trace ("round", "frozen"...). */
 const char *count_path_name(enum count_path how);
 
-/* Counts count samples of a thread now, taken at ticks first_ns to
- * last_ns (evenly): the observation ob with user frames (n_frames,
- * complete) or none, by the path how.  COUNT_STILL (idle.h: ticks of a
+/* The user frames a sample is counted with: a stop's (or a peek's)
+ * unwind, or none. */
+struct user_frames {
+	const struct unwound_frame *frames; /* as the unwind gave them; NULL: none */
+	int n;                              /* how many */
+	int complete;                       /* it reached the thread's first frame */
+};
+#define NO_USER_FRAMES ((struct user_frames){ NULL, 0, 1 })
+
+/* The ticks one count stands for. */
+struct tick_span {
+	uint64_t count;    /* how many */
+	uint64_t first_ns; /* the first's time */
+	uint64_t last_ns;  /* the last's (the others evenly between) */
+	enum count_path how;
+};
+
+/* Counts the ticks of a thread now: the observation ob with the user
+ * frames u, by the path ticks.how.  COUNT_STILL (idle.h: ticks of a
  * thread that had not run) also tells --no-idle that they are asleep in
  * the wait of its last sample, COUNT_FROZEN that they are its round's.
  * With --no-idle a sample in its idle wait is left out of the profile
  * (and of the run's samples), still the thread's own. */
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
-	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
-	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns,
-	       enum count_path how);
+	       const struct observation *ob, struct user_frames u, struct tick_span ticks);
 
 /* The round has ended, standing for the ticks rt says (the last due at
  * last_ns): every observation of it is counted that many times - those

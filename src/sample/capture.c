@@ -504,8 +504,9 @@ static void count_pending_ticks(struct sampler *s, struct process *p, struct sam
 		if (look_only)
 			swap_words(s->snap, &ps->look_words); /* the stop's again */
 		memcpy(ob.kernel, pt->kernel, sizeof(ob.kernel));
-		count_now(s, p, st, &ob, user ? pc->frames : NULL, user ? pc->n_frames : 0,
-			  pc->complete, count, pt->first_ns, pt->last_ns, pc->how);
+		struct user_frames u = { user ? pc->frames : NULL, user ? pc->n_frames : 0,
+					 pc->complete };
+		count_now(s, p, st, &ob, u, (struct tick_span){ count, pt->first_ns, pt->last_ns, pc->how });
 	}
 }
 
@@ -764,8 +765,9 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	if (ps->waited_ticks) { /* due while it waited for the CPU we held */
 		struct observation ob = { .state = STATE_RUNNABLE, .user = c->copied };
 		app_state_into(s, p, &ob); /* its word, as its other ticks' */
-		count_now(s, p, st, &ob, frames, n, complete, ps->waited_ticks, ps->ticks[0].first_ns,
-			  when->seen_ns, COUNT_WAITED);
+		count_now(s, p, st, &ob, (struct user_frames){ frames, n, complete },
+			  (struct tick_span){ ps->waited_ticks, ps->ticks[0].first_ns, when->seen_ns,
+					      COUNT_WAITED });
 	}
 }
 

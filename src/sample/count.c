@@ -206,10 +206,12 @@ static uint64_t sample_key(const struct sample_view *v, const struct observation
 /* The sample into the profile: its stack counted by address (or, for
  * stap, written now) and its place in the timeline. */
 static void add_to_profile(struct sampler *s, struct process *p, struct sampled_thread *st,
-			   const struct observation *ob, const struct unwound_frame *frames,
-			   int n_frames, int complete, uint64_t count, uint64_t first_ns,
-			   uint64_t last_ns)
+			   const struct observation *ob, const struct user_frames *u,
+			   const struct tick_span *ticks)
 {
+	const struct unwound_frame *frames = u->frames;
+	int n_frames = u->n, complete = u->complete;
+	uint64_t count = ticks->count;
 	char root[ROOT_MAX];
 	root_frame(s, p, st, root, sizeof(root));
 	const char *kernel[KSTACK_MAX];
@@ -247,7 +249,7 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 		st->counted_key = key;
 	}
 	if (s->timeline && !s->error)
-		add_to_timeline(s, p, st, root, stack, count, first_ns, last_ns);
+		add_to_timeline(s, p, st, root, stack, count, ticks->first_ns, ticks->last_ns);
 }
 
 /* The wait word of a sample: its observation's (its ticks held by our
@@ -317,21 +319,20 @@ static void add_to_time_model(struct sampler *s, struct process *p, bool on_cpu,
 }
 
 void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
-	       const struct observation *ob, const struct unwound_frame *frames, int n_frames,
-	       int complete, uint64_t count, uint64_t first_ns, uint64_t last_ns,
-	       enum count_path how)
+	       const struct observation *ob, struct user_frames u, struct tick_span ticks)
 {
+	uint64_t count = ticks.count;
 	if (!count)
 		return;
 	uint32_t word;
 	bool word_ok = sample_word(p, st, ob, &word);
 	/* --no-idle: left out of the profile, but a sample of the thread all
 	 * the same (its share on a CPU is checked against schedstat) */
-	bool kept = !left_out(s, p, st, ob, word_ok, word, how);
+	bool kept = !left_out(s, p, st, ob, word_ok, word, ticks.how);
 	if (kept) {
-		add_to_profile(s, p, st, ob, frames, n_frames, complete, count, first_ns, last_ns);
+		add_to_profile(s, p, st, ob, &u, &ticks);
 		s->r->samples += count;
-		if (!complete && n_frames > 0)
+		if (!u.complete && u.n > 0)
 			s->r->unwind_failures += count;
 	} else {
 		s->r->left_out += count;
@@ -345,7 +346,7 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	if (queued)
 		st->samples_queued += count;
 	selfcheck_samples(&st->check, count, on_cpu ? count : 0, queued ? count : 0);
-	tick_trace_counted(s->trace, st->tid, count, count_path_name(how), ob->state);
+	tick_trace_counted(s->trace, st->tid, count, count_path_name(ticks.how), ob->state);
 }
 
 /* Of the round's ticks that fell while it ran, those at which st was
@@ -374,7 +375,8 @@ static void count_asleep(struct sampler *s, struct sampled_thread *st, const str
 	const char *frame = ASLEEP_UNREAD;
 	ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
 	p->word_fresh = false; /* (its word is in the frame, not the time model's) */
-	count_now(s, p, st, &ob, NULL, 0, 1, 1, mt->at_ns, mt->at_ns, COUNT_ASLEEP);
+	count_now(s, p, st, &ob, NO_USER_FRAMES,
+		  (struct tick_span){ 1, mt->at_ns, mt->at_ns, COUNT_ASLEEP });
 }
 
 /* The round's ticks read again while it ran (round.c, mid_round_pass),
@@ -437,13 +439,13 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		const struct thread_memory *m = st->memory;
 		bool user = st->obs.user && m;
 		struct process *p = &s->procs[st->proc];
-		const struct unwound_frame *frames = user ? m->frames : NULL;
-		int n_frames = user ? m->n_frames : 0, complete = user ? m->complete : 1;
+		struct user_frames u = user ? (struct user_frames){ m->frames, m->n_frames, m->complete } :
+					      NO_USER_FRAMES;
 		uint64_t frozen = frozen_ticks(s, st, rt), held, changed;
 		mid_ticks(s, st, ticks - 1 - frozen, &held, &changed);
 		frozen += held;
-		count_now(s, p, st, &st->obs, frames, n_frames, complete, ticks - frozen - changed,
-			  s->tick_ns, last_ns, COUNT_ROUND);
+		count_now(s, p, st, &st->obs, u,
+			  (struct tick_span){ ticks - frozen - changed, s->tick_ns, last_ns, COUNT_ROUND });
 		if (frozen) {
 			/* a moment we held it: what we saw, not our stop (which
 			 * is the summary's cost), and no time on a CPU - seen
@@ -453,8 +455,9 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 			ob.held = true;
 			if (ob.state == STATE_RUNNING)
 				ob.state = STATE_RUNNABLE;
-			count_now(s, p, st, &ob, frames, n_frames, complete, frozen, st->frozen_from_ns,
-				  st->frozen_to_ns, COUNT_FROZEN);
+			count_now(s, p, st, &ob, u,
+				  (struct tick_span){ frozen, st->frozen_from_ns, st->frozen_to_ns,
+						      COUNT_FROZEN });
 		}
 	}
 	s->committed = true;

@@ -72,8 +72,8 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 				  .user = true, .n_kernel = m->n_kernel };
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
 	app_state_into(s, p, &ob);
-	count_now(s, p, st, &ob, m->frames, m->n_frames, m->complete, n, st->still_first_ns,
-		  st->still_last_ns, COUNT_STILL);
+	count_now(s, p, st, &ob, (struct user_frames){ m->frames, m->n_frames, m->complete },
+		  (struct tick_span){ n, st->still_first_ns, st->still_last_ns, COUNT_STILL });
 }
 
 void idle_flush_all(struct sampler *s)

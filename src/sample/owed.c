@@ -100,8 +100,10 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 			const char *frame = s->o->max_overhead > 0 ? OVERHEAD_NOT_STOPPED : OWED_NOT_STOPPED;
 			ob.n_kernel = frames_pack(&frame, 1, ob.kernel, sizeof(ob.kernel));
 		}
-		count_now(s, p, st, &ob, frames, frames ? n_frames : 0, frames ? complete : 1,
-			  o->count[k], o->first_ns[k], o->last_ns[k], COUNT_OWED);
+		struct user_frames u = frames ? (struct user_frames){ frames, n_frames, complete } :
+						NO_USER_FRAMES;
+		count_now(s, p, st, &ob, u,
+			  (struct tick_span){ o->count[k], o->first_ns[k], o->last_ns[k], COUNT_OWED });
 		o->count[k] = 0;
 	}
 }
