@@ -1,6 +1,6 @@
 /* output_util.h - what the writers of output.h share.
  *
- * Frame kinds (where a frame sits in a stack of profile.h), text escaping
+ * Frame roles (where a frame sits in a stack of profile.h), text escaping
  * for XML and JSON (names are untrusted bytes: invalid UTF-8 is replaced,
  * never copied), one pass over the samples, and a small map from pointers
  * (interned frame names) to dense indices.
@@ -18,7 +18,9 @@
 #include "base/utf8.h" /* utf8_next, for the writers */
 #include "profile/profile.h"
 
-enum frame_kind {
+/* Where a frame sits in a stack (unwind.h's enum frame_kind says how an
+ * address was found, which is another thing). */
+enum frame_role {
 	FRAME_THREAD,    /* [0]: the thread's name */
 	FRAME_APP_STATE, /* between the thread and the OS state: the query,
 			    the application state ("... state)") */
@@ -50,8 +52,8 @@ bool frame_is_os_state(const char *s);
  * state)" or "[no PostgreSQL state]", rather than a query frame? */
 bool frame_is_app_state(const char *s);
 
-/* The kind of frames[i]; code_start from frame_code_start. */
-enum frame_kind frame_kind_at(const char *const *frames, size_t code_start, size_t i);
+/* The role of frames[i] in its stack; code_start from frame_code_start. */
+enum frame_role frame_role_at(const char *const *frames, size_t code_start, size_t i);
 
 /* s as XML character data or attribute value: & < > " ' escaped, invalid
  * UTF-8, control characters and U+FFFE/U+FFFF (not allowed in XML) as '?'.

@@ -136,7 +136,7 @@ static int stap_one(const struct profile_sample *s, void *arg)
 	if (n == 0)
 		return 0;
 	size_t code = frame_code_start(sp->frames, n), kernel = code;
-	while (kernel < n && frame_kind_at(sp->frames, code, kernel) != FRAME_KERNEL)
+	while (kernel < n && frame_role_at(sp->frames, code, kernel) != FRAME_KERNEL)
 		kernel++;
 	struct sample_view v = {
 		.thread = sp->frames[0],

@@ -37,14 +37,14 @@ struct perf_pass {
 	uint64_t last_us;
 };
 
-static void frame_line(FILE *f, const char *name, enum frame_kind kind)
+static void frame_line(FILE *f, const char *name, enum frame_role role)
 {
 	fputs("\t0 ", f);
 	size_t len = strlen(name);
 	const char *open = NULL;
-	if (kind == FRAME_KERNEL) {
+	if (role == FRAME_KERNEL) {
 		len -= 4; /* without "_[k]" */
-	} else if ((kind == FRAME_OS_STATE || kind == FRAME_APP_STATE) && len > 3 &&
+	} else if ((role == FRAME_OS_STATE || role == FRAME_APP_STATE) && len > 3 &&
 		   name[len - 1] == ')' && strncmp(name, "query=", 6) != 0) {
 		/* its last " (": stackcollapse-perf.pl cuts a name at its first
 		 * '(' (C++ and Java signatures), so "R (running)" and
@@ -64,7 +64,7 @@ static void frame_line(FILE *f, const char *name, enum frame_kind kind)
 	} else {
 		fwrite(name, 1, len, f);
 	}
-	fputs(kind == FRAME_KERNEL ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
+	fputs(role == FRAME_KERNEL ? " ([kernel.kallsyms])\n" : " ([unknown])\n", f);
 }
 
 /* Is cp white space to a reader's \s: JavaScript's (speedscope) takes
@@ -129,7 +129,7 @@ static int perf_one(const struct profile_sample *s, void *arg)
 	const char *comm = t->name && t->name[0] ? t->name : n ? pp->frames[0] : "?";
 	size_t last = n && strcmp(pp->frames[0], comm) != 0 ? 0 : 1;
 	for (size_t i = n; i-- > last;)
-		frame_line(f, pp->frames[i], frame_kind_at(pp->frames, code, i));
+		frame_line(f, pp->frames[i], frame_role_at(pp->frames, code, i));
 	fputc('\n', f);
 	return ferror(f) ? -1 : 0;
 }

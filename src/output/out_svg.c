@@ -51,7 +51,7 @@ struct open_frame {
 	const char *name;
 	uint64_t start;
 	uint64_t before;         /* a diff's BEFORE samples through it */
-	enum frame_kind kind;    /* from its stack */
+	enum frame_role role;    /* from its stack */
 };
 
 struct svg_layout {
@@ -70,9 +70,9 @@ struct svg_layout {
 	double max_change;       /* the largest |change| drawn, from the measuring pass */
 };
 
-/* A colour from the name, in the band of its kind: the same name always
+/* A colour from the name, in the band of its role: the same name always
  * gets the same colour, in every run. */
-static void frame_colour(const char *name, enum frame_kind kind, int level, char *out,
+static void frame_colour(const char *name, enum frame_role role, int level, char *out,
 			 size_t outsz)
 {
 	uint64_t h = hash_bytes(name, strlen(name));
@@ -82,7 +82,7 @@ static void frame_colour(const char *name, enum frame_kind kind, int level, char
 	if (level == 0) {
 		hue = 0, sat = 0, light = 0.80;
 	} else {
-		switch (kind) {
+		switch (role) {
 		case FRAME_THREAD:    hue = 40 + 15 * v1;  sat = 0.35 + 0.15 * v2; light = 0.70 + 0.08 * v3; break;
 		case FRAME_APP_STATE: hue = 95 + 40 * v1;  sat = 0.50 + 0.15 * v2; light = 0.52 + 0.10 * v3; break;
 		case FRAME_OS_STATE:  hue = 205 + 20 * v1; sat = 0.55 + 0.15 * v2; light = 0.62 + 0.10 * v3; break;
@@ -130,7 +130,7 @@ static void write_change(FILE *f, const struct stack_diff *d, uint64_t before, u
 		before == 1 ? "" : "s", share, 100 * change);
 }
 
-static void write_box(struct svg_layout *l, const char *name, enum frame_kind kind, size_t level,
+static void write_box(struct svg_layout *l, const char *name, enum frame_role role, size_t level,
 		      uint64_t start, uint64_t n, uint64_t before)
 {
 	FILE *f = l->f;
@@ -140,7 +140,7 @@ static void write_box(struct svg_layout *l, const char *name, enum frame_kind ki
 	if (l->diff)
 		diff_colour(stack_diff_delta(l->diff, before, n), l->max_change, colour, sizeof(colour));
 	else
-		frame_colour(name, kind, (int)level, colour, sizeof(colour));
+		frame_colour(name, role, (int)level, colour, sizeof(colour));
 	fprintf(f, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"><title>", start, n);
 	xml_escape(f, name, SIZE_MAX);
 	fprintf(f, "\n%" PRIu64 " sample%s, %.2f%%", n, n == 1 ? "" : "s",
@@ -182,7 +182,7 @@ static void close_to(struct svg_layout *l, size_t keep)
 		if (d + 1 > l->max_level)
 			l->max_level = d + 1;
 		if (l->f)
-			write_box(l, l->open[d].name, l->open[d].kind, d + 1, start, n,
+			write_box(l, l->open[d].name, l->open[d].role, d + 1, start, n,
 				  l->open[d].before);
 		else if (l->diff)
 			measure_change(l, l->open[d].before, n);
@@ -206,7 +206,7 @@ static void layout_one(struct svg_layout *l, const char *const *frames, size_t n
 	size_t code = frame_code_start(frames, n);
 	for (size_t d = k; d < n; d++)
 		l->open[d] = (struct open_frame){ frames[d], l->offset, 0,
-						   frame_kind_at(frames, code, d) };
+						   frame_role_at(frames, code, d) };
 	for (size_t d = 0; d < n; d++)
 		l->open[d].before += before;
 	l->depth = n;

@@ -46,7 +46,7 @@ size_t frame_code_start(const char *const *frames, size_t n)
 	return i < n ? i : n;
 }
 
-enum frame_kind frame_kind_at(const char *const *frames, size_t code_start, size_t i)
+enum frame_role frame_role_at(const char *const *frames, size_t code_start, size_t i)
 {
 	const char *s = frames[i];
 	if (i == 0)

@@ -186,8 +186,8 @@ static void query_frame_under_the_root(void **state)
 	assert_string_equal(out[2], "event=Client:ClientRead (PostgreSQL state)");
 	assert_string_equal(out[3], "S (sleeping)");
 	assert_int_equal(frame_code_start(out, 9), 4);
-	assert_int_equal(frame_kind_at(out, 4, 1), FRAME_APP_STATE);
-	assert_int_equal(frame_kind_at(out, 4, 3), FRAME_OS_STATE);
+	assert_int_equal(frame_role_at(out, 4, 1), FRAME_APP_STATE);
+	assert_int_equal(frame_role_at(out, 4, 3), FRAME_OS_STATE);
 	char collapsed[4096];
 	stap_collapsed(&v, collapsed, sizeof(collapsed));
 	assert_string_equal(collapsed,
