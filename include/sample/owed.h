@@ -4,12 +4,15 @@
  * A tick that needs a stop (the thread ran since its last stack) and has
  * none over the budget still saw the thread's state, and, where it was
  * read, its kernel stack: R on a CPU or queued for one, S, D.  That is
- * kept per tick; only the user stack is borrowed from the thread's next
- * stop, which is never an earlier one.  Counting the refused ticks in the
- * next stop's state instead, as before, put a spinner that shared its CPU
- * on a CPU in 45 % of its samples against 32 % by its schedstat (1 ms,
- * --max-overhead 1%).  Ticks still owed at the end are counted in their
- * states under OVERHEAD_NOT_STOPPED (overhead.h).
+ * kept per tick, and so are its process's words, read then (one
+ * process_vm_readv): a backend refused a stop in an IO wait is counted in
+ * that wait, not in what it did at its next stop.  Only the user stack is
+ * borrowed from the thread's next stop, which is never an earlier one.
+ * Counting the refused ticks in the next stop's state instead, as before,
+ * put a spinner that shared its CPU on a CPU in 45 % of its samples
+ * against 32 % by its schedstat (1 ms, --max-overhead 1%).  Ticks still
+ * owed at the end are counted in their states under OVERHEAD_NOT_STOPPED
+ * (overhead.h).
  */
 #ifndef PTRACE_PROFILER_SAMPLE_OWED_H
 #define PTRACE_PROFILER_SAMPLE_OWED_H
@@ -18,17 +21,34 @@
 
 enum owed_kind { OWED_RUNNING, OWED_RUNNABLE, OWED_SLEEPING, OWED_DISK, OWED_KINDS };
 
+/* Owed ticks of one kind and the same words. */
+struct owed_entry {
+	uint64_t count;
+	uint64_t first_ns, last_ns;
+	unsigned char kind;   /* enum owed_kind */
+	bool words_read;      /* else: the next stop's words, as before */
+	bool has_app;         /* an application state frame, */
+	char app[APP_STATE_MAX]; /* read at its ticks */
+	bool word_ok;         /* the process's wait word then (the time model) */
+	uint32_t word;
+};
+
+/* Distinct (kind, words) between two stops: a tick that finds them all
+ * taken joins the last of its kind. */
+#define OWED_ENTRIES 8
+
 struct owed_ticks {
-	uint64_t count[OWED_KINDS];
-	uint64_t first_ns[OWED_KINDS], last_ns[OWED_KINDS];
+	struct owed_entry e[OWED_ENTRIES];
+	int n;
 	int n_kernel[OWED_KINDS]; /* the last such tick's kernel frames */
 	char kernel[OWED_KINDS][MEMORY_KERNEL_BYTES];
 };
 
-/* This round's tick of st had no stop: it showed state (on a CPU or not,
- * for R) and these packed kernel frames (n_kernel may be 0). */
-void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
-		  const char *kernel, int n_kernel);
+/* This round's tick of st, a thread of p, had no stop: it showed state
+ * (on a CPU or not, for R) and these packed kernel frames (n_kernel may be
+ * 0); its process's words are read now. */
+void owed_refused(struct sampler *s, struct process *p, struct sampled_thread *st, char state,
+		  bool on_cpu, const char *kernel, int n_kernel);
 
 /* The frame of owed ticks no stop came for before the end, without
  * --max-overhead (whose own says so: OVERHEAD_NOT_STOPPED). */
@@ -36,7 +56,8 @@ void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool
 
 /* A tick due while a round ran found st changed since its look (round.c,
  * mid_round_pass): in state (on a CPU or not, for R) at at_ns, owed its
- * next stop's stack as a refused tick is. */
+ * next stop's stack as a refused tick is, and its words (none were read
+ * then). */
 void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns);
 
 /* At a round's end: the ticks it stood for (the first at s->tick_ns, the

@@ -155,7 +155,7 @@ struct sampled_thread {
 	struct overhead_offcpu offcpu; /* their time off a CPU, by its schedstat */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
 	uint64_t guarded_round; /* a round whose stop the budget refused, */
-	unsigned char guarded_kind; /* what it showed then (owed.h) */
+	unsigned char guarded_entry; /* what it showed then (owed.h: an entry) */
 	struct owed_ticks *owed; /* ticks refused a stop, not counted yet */
 	uint64_t frozen_round;  /* a round that kept it stopped, */
 	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */

@@ -22,14 +22,68 @@ static enum owed_kind kind_of(char state, bool on_cpu)
 
 static const char kind_state[OWED_KINDS] = { 'R', 'R', 'S', 'D' };
 
-void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
-		  const char *kernel, int n_kernel)
+/* The entry for a tick of kind k with these words (NULL: none read),
+ * made at its first tick; when all are taken, the last of its kind (or
+ * the last).  NULL only when out of memory. */
+static struct owed_entry *entry_for(struct sampled_thread *st, enum owed_kind k,
+				    const struct owed_entry *words)
 {
 	if (!st->owed && !(st->owed = calloc(1, sizeof(*st->owed))))
-		return; /* out of memory: those ticks go uncounted */
+		return NULL; /* out of memory: those ticks go uncounted */
+	struct owed_ticks *o = st->owed;
+	struct owed_entry *last = NULL;
+	for (int i = 0; i < o->n; i++) {
+		struct owed_entry *e = &o->e[i];
+		if (e->kind != k)
+			continue;
+		last = e;
+		if (e->words_read == (words != NULL) &&
+		    (!words || (e->has_app == words->has_app && e->word_ok == words->word_ok &&
+				e->word == words->word && strcmp(e->app, words->app) == 0)))
+			return e;
+	}
+	if (o->n == OWED_ENTRIES)
+		return last ? last : &o->e[o->n - 1];
+	struct owed_entry *e = &o->e[o->n++];
+	*e = (struct owed_entry){ .kind = (unsigned char)k };
+	if (words) {
+		e->words_read = true;
+		e->has_app = words->has_app;
+		memcpy(e->app, words->app, sizeof(e->app));
+		e->word_ok = words->word_ok;
+		e->word = words->word;
+	}
+	return e;
+}
+
+/* n ticks at first_ns to last_ns into e. */
+static void owe(struct owed_entry *e, uint64_t n, uint64_t first_ns, uint64_t last_ns)
+{
+	if (!e->count)
+		e->first_ns = first_ns;
+	e->count += n;
+	e->last_ns = last_ns;
+}
+
+void owed_refused(struct sampler *s, struct process *p, struct sampled_thread *st, char state,
+		  bool on_cpu, const char *kernel, int n_kernel)
+{
+	/* its process's words now, as the tick's (app.h) */
+	struct owed_entry words = { .words_read = true };
+	app_read_words(s, p, st->tid);
+	const char *a = app_state(s, p, words.app, sizeof(words.app));
+	words.has_app = a != NULL;
+	if (a && a != words.app)
+		snprintf(words.app, sizeof(words.app), "%s", a);
+	words.word_ok = p->word_ok;
+	words.word = p->word;
+	p->word_fresh = false; /* the entry has it */
 	enum owed_kind k = kind_of(state, on_cpu);
+	struct owed_entry *e = entry_for(st, k, &words);
+	if (!e)
+		return;
 	st->guarded_round = s->round;
-	st->guarded_kind = (unsigned char)k;
+	st->guarded_entry = (unsigned char)(e - st->owed->e);
 	st->owed->n_kernel[k] = n_kernel;
 	if (n_kernel)
 		memcpy(st->owed->kernel[k], kernel, MEMORY_KERNEL_BYTES);
@@ -37,16 +91,16 @@ void owed_refused(struct sampler *s, struct sampled_thread *st, char state, bool
 
 void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns)
 {
-	if (!st->owed && !(st->owed = calloc(1, sizeof(*st->owed))))
-		return; /* out of memory: that tick goes uncounted */
-	struct owed_ticks *o = st->owed;
 	enum owed_kind k = kind_of(state, on_cpu);
-	if (!o->count[k]) {
-		o->first_ns[k] = at_ns;
-		o->n_kernel[k] = 0; /* none read */
-	}
-	o->count[k]++;
-	o->last_ns[k] = at_ns;
+	bool kind_owed = false; /* (its kernel frames then stand) */
+	for (int i = 0; st->owed && i < st->owed->n; i++)
+		kind_owed |= st->owed->e[i].kind == k && st->owed->e[i].count;
+	struct owed_entry *e = entry_for(st, k, NULL);
+	if (!e)
+		return;
+	if (!kind_owed)
+		st->owed->n_kernel[k] = 0; /* none read */
+	owe(e, 1, at_ns, at_ns);
 }
 
 void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
@@ -55,14 +109,9 @@ void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 		return;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (st->guarded_round != s->round || !st->owed)
+		if (st->guarded_round != s->round || !st->owed || st->guarded_entry >= st->owed->n)
 			continue;
-		struct owed_ticks *o = st->owed;
-		enum owed_kind k = st->guarded_kind;
-		if (!o->count[k])
-			o->first_ns[k] = s->tick_ns;
-		o->count[k] += ticks;
-		o->last_ns[k] = last_ns;
+		owe(&st->owed->e[st->guarded_entry], ticks, s->tick_ns, last_ns);
 	}
 }
 
@@ -70,8 +119,8 @@ bool owed_any(const struct sampled_thread *st)
 {
 	if (!st->owed)
 		return false;
-	for (int k = 0; k < OWED_KINDS; k++)
-		if (st->owed->count[k])
+	for (int i = 0; i < st->owed->n; i++)
+		if (st->owed->e[i].count)
 			return true;
 	return false;
 }
@@ -82,14 +131,26 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 	struct owed_ticks *o = st->owed;
 	if (!o)
 		return;
-	for (int k = 0; k < OWED_KINDS; k++) {
-		if (!o->count[k])
+	for (int i = 0; i < o->n; i++) {
+		struct owed_entry *e = &o->e[i];
+		if (!e->count)
 			continue;
+		enum owed_kind k = e->kind;
 		struct observation ob = {
 			.state = reported_state(kind_state[k], false, k == OWED_RUNNING),
 			.user = frames != NULL,
 		};
-		app_state_into(s, p, &ob);
+		if (e->words_read) {
+			/* the words of its ticks, for the frame and the time
+			 * model (count.c, sample_word) */
+			ob.has_app = e->has_app;
+			memcpy(ob.app, e->app, sizeof(ob.app));
+			p->word = e->word;
+			p->word_ok = e->word_ok;
+			p->word_fresh = true;
+		} else {
+			app_state_into(s, p, &ob);
+		}
 		if (frames) {
 			ob.n_kernel = o->n_kernel[k];
 			memcpy(ob.kernel, o->kernel[k], sizeof(ob.kernel));
@@ -103,7 +164,7 @@ void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 		struct user_frames u = frames ? (struct user_frames){ frames, n_frames, complete } :
 						NO_USER_FRAMES;
 		count_now(s, p, st, &ob, u,
-			  (struct tick_span){ o->count[k], o->first_ns[k], o->last_ns[k], COUNT_OWED });
-		o->count[k] = 0;
+			  (struct tick_span){ e->count, e->first_ns, e->last_ns, COUNT_OWED });
 	}
+	o->n = 0; /* none owed after */
 }

@@ -167,7 +167,7 @@ static void stop_blocked(struct sampler *s, struct process *p, struct thread *th
 	if (th->gone || th->stop_pending)
 		return;
 	if (!overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead)) {
-		owed_refused(s, st, d->state, false, d->kernel, d->n_kernel);
+		owed_refused(s, p, st, d->state, false, d->kernel, d->n_kernel);
 		return;
 	}
 	struct stop_request rq = { .state = d->state, .runs_known = d->runs_known, .sc = d->sc,
@@ -194,14 +194,14 @@ static void peek_blocked(struct sampler *s, struct process *p, struct thread *th
  * could not keep it for later, stopped now. */
 /* --max-overhead: over its budget, this tick keeps what it saw and
  * borrows the next stop's stack (owed.h). */
-static bool refused(struct sampler *s, struct sampled_thread *st, char state, bool on_cpu,
-		    struct kernel_stack *ks)
+static bool refused(struct sampler *s, struct process *p, struct sampled_thread *st, char state,
+		    bool on_cpu, struct kernel_stack *ks)
 {
 	if (overhead_may_stop(&st->cost, now_ns(), s->o->max_overhead))
 		return false;
 	char kernel[MEMORY_KERNEL_BYTES];
 	int n_kernel = count_kernel_frames(ks, kernel, sizeof(kernel));
-	owed_refused(s, st, state, on_cpu, kernel, n_kernel);
+	owed_refused(s, p, st, state, on_cpu, kernel, n_kernel);
 	return true;
 }
 
@@ -274,7 +274,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
 	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
 	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts, st, sc, runs_known));
-	if (refused(s, st, ts->state, on_cpu, &ks))
+	if (refused(s, p, st, ts->state, on_cpu, &ks))
 		return;
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
 		return; /* step 2: where it runs after that, capture_keep_off reads */

@@ -513,7 +513,10 @@ static void ticks_read_again_mid_round(void **state)
 	assert_int_equal(counted(w, "worker;S (sleeping);" ASLEEP_UNREAD), 1);
 	assert_int_equal(counted_in_all(w), 3); /* the R one waits for a stop */
 	assert_true(owed_any(st));
-	assert_int_equal(st->owed->count[OWED_RUNNING], 1);
+	assert_int_equal(st->owed->n, 1);
+	assert_int_equal(st->owed->e[0].kind, OWED_RUNNING);
+	assert_int_equal(st->owed->e[0].count, 1);
+	assert_false(st->owed->e[0].words_read); /* none read then: the stop's */
 }
 
 /* It ran while the stack was copied: the copy may mix two moments, and
@@ -992,6 +995,38 @@ static void stopped_after_it_ran_keeps_the_words_of_its_look(void **state)
 	assert_int_equal(w->r.no_user_stack, 1);
 }
 
+/* --max-overhead refused it a stop at two ticks, in a disk wait with
+ * Oracle's event 7 and then on a CPU with event 0: each counted with the
+ * words of its own tick when the next stop brings a stack - not with the
+ * stop's event 99 (another moment's). */
+static void refused_ticks_keep_their_own_words(void **state)
+{
+	struct world *w = *state;
+	w->o.ksuseopc_addr = 0x1000;
+	w->o.ksusetim_addr = 0x1004;
+	w->o.max_overhead = 0.01;
+	fake.has_words = true;
+	fake.runs = 5;
+	round_begin(w);
+	fake.word[0] = 7;
+	fake.runs++; /* (it ran: the words are read again) */
+	owed_refused(w->s, w->p, w->st, 'D', false, NULL, 0);
+	round_over(w, 2);
+	round_begin(w);
+	fake.word[0] = 0;
+	fake.runs++;
+	owed_refused(w->s, w->p, w->st, 'R', true, NULL, 0);
+	round_over(w, 1);
+	assert_int_equal(w->st->owed->n, 2);
+	fake.word[0] = 99;
+	const struct unwound_frame frames[] = { { address_of(running_place), FRAME_EXACT } };
+	owed_count(w->s, w->p, w->st, frames, 1, 1);
+	assert_int_equal(counted(w, "worker;event#=7 (Oracle state);D (disk sleep);running_place"), 2);
+	assert_int_equal(counted(w, "worker;event#=0 (Oracle state);R (running);running_place"), 1);
+	assert_int_equal(counted_in_all(w), 3);
+	assert_false(owed_any(w->st));
+}
+
 /* Seen asleep, then ran before its peek: its tick is counted with its own
  * process's words as the look read them - not with what the peek read
  * later (it had moved on), nor with what another process's capture left
@@ -1179,7 +1214,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(moved_on_keeps_the_words_of_its_look, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(stopped_after_it_ran_keeps_the_words_of_its_look,
+cmocka_unit_test_setup_teardown(refused_ticks_keep_their_own_words, setup, teardown),
+				cmocka_unit_test_setup_teardown(stopped_after_it_ran_keeps_the_words_of_its_look,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(ticks_waited_for_our_cpu_have_its_state, setup,
 						teardown),
