@@ -128,8 +128,8 @@ double overhead_floor(double wall_ns, double needs);
 double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 			   double interval_ns);
 
-/* What the bound makes of the rate, said once at the start (a tenth of a
- * second in, from the CPU the rounds took): "ptrace_profiler:
+/* What the bound makes of the rate, said once at the start (0.3 s in,
+ * from the CPU the rounds took): "ptrace_profiler:
  * --max-overhead 1%: about 22 ticks a second, not the 1000 of -d 1ms (a
  * round costs 455 us of our CPU); -n 5000 takes about 3.8 min".  Into
  * out; 0 (out "") when the rate held is near the one asked (scale < 1.5):
