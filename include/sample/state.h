@@ -160,7 +160,7 @@ struct sampled_thread {
 	uint64_t frozen_round;  /* a round that kept it stopped, */
 	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */
 	uint32_t profile_index; /* in the thread list, + 1; 0 none */
-	unsigned profile_window; /* of the window that list is (windows_cut) */
+	unsigned profile_window; /* of the window that list is (win.cut) */
 	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
 	/* Its schedstat at the first and the last tick that read it: what
 	 * the kernel says it spent on a CPU, beside what the samples say. */
@@ -300,6 +300,34 @@ struct blocked_look {
 	struct look_words words;          /* and its process's words */
 };
 
+/* --period's windows and SIGUSR1's profiles so far.  Written by
+ * windows.c (sampler.c starts the first window; count.c reads cut, family.c
+ * the table). */
+struct window_state {
+	unsigned cut;          /* windows cut (their numbers) */
+	unsigned dumps;        /* SIGUSR1 profiles written */
+	uint64_t start_ns;     /* the current window's start, */
+	uint64_t due_ns;       /* and when it is due to end */
+	bool ends_early;       /* SIGUSR1 moved its end */
+	uint64_t rounds;       /* the run's rounds, ticks and stopped time at */
+	uint64_t ticks;        /* its start */
+	uint64_t stopped_ns;
+	struct stack_table *table; /* its named stacks */
+	struct window *closing;    /* the last one cut, its stacks being named */
+};
+
+/* --max-overhead: the sampler's own CPU, checked now and then.  Written
+ * by sampler.c's keep_own_cost alone; capture.c reads the scale. */
+struct own_cost {
+	double tick_scale;     /* the interval, as a multiple of -d */
+	double highest_scale;  /* the highest held, for the summary */
+	uint64_t checked_ns;   /* the last check: when, */
+	uint64_t cpu_ns;       /* our CPU time then, */
+	uint64_t rounds;       /* and the rounds made by then */
+	bool settled;          /* past the first check (at 10 ms) */
+	unsigned checks;       /* checks made: the fourth says the rate (stderr) */
+};
+
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
@@ -379,12 +407,7 @@ struct sampler {
 	size_t n_cold;
 	uint64_t cold_look_ns; /* what a look at a cold thread costs, averaged */
 	uint64_t last_poll_ns; /* pending traps polled last during the look */
-	/* --max-overhead: the sampler's own CPU, checked now and then */
-	double tick_scale;     /* the interval, as a multiple of -d */
-	double highest_scale;
-	uint64_t scale_checked_ns, scale_cpu_ns, scale_rounds;
-	bool scale_settled;      /* past keep_own_cost's first look */
-	unsigned scale_checks;   /* its looks: the second says the rate (stderr) */
+	struct own_cost own;   /* --max-overhead's of our CPU (sampler.c) */
 	int cpus;              /* the machine's, online */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */
@@ -394,12 +417,7 @@ struct sampler {
 	/* --period and SIGUSR1 (windows.c) */
 	struct continuous *cont;
 	volatile sig_atomic_t *dump;
-	unsigned windows_cut, dumps;
-	uint64_t window_start_ns, window_due_ns, window_rounds;
-	uint64_t window_ticks, window_stopped_ns; /* the run's at the window's start */
-	bool window_ends_early;           /* SIGUSR1 moved its end */
-	struct stack_table *window_table; /* the current window's named stacks */
-	struct window *closing;           /* cut, its stacks being named */
+	struct window_state win;
 	/* --pg-queries: the server's id of each statement text read (pgshape.h) */
 	struct pg_shape_ids shapes;
 	/* --period: what ended, let go once its window is handed over

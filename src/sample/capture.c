@@ -120,7 +120,7 @@ bool capture_watch_worth(double switches_per_s, double tick_ns, bool watched)
 
 static double tick_ns(const struct sampler *s)
 {
-	return (double)s->o->interval_ns * s->tick_scale;
+	return (double)s->o->interval_ns * s->own.tick_scale;
 }
 
 void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_t runs,

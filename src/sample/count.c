@@ -151,13 +151,13 @@ static int profile_index(struct sampler *s, struct process *p, struct sampled_th
 		*out = (uint32_t)i;
 		return 0;
 	}
-	if (!st->profile_index || st->profile_window != s->windows_cut) {
+	if (!st->profile_index || st->profile_window != s->win.cut) {
 		char proc[COMM_MAX];
 		frame_sanitize(p->t->comm, proc, sizeof(proc));
 		if ((i = thread_list_add(&s->threads, p->t->pid, st->tid, proc, st->comm)) < 0)
 			return -1;
 		st->profile_index = (uint32_t)i + 1;
-		st->profile_window = s->windows_cut;
+		st->profile_window = s->win.cut;
 	}
 	*out = st->profile_index - 1;
 	return 0;

@@ -204,7 +204,7 @@ bool family_follow(struct sampler *s)
 			t->on_drop = capture_thread_ended;
 			t->drop_arg = s;
 			p->program = program_open(t->pid, &s->shared,
-						  s->window_table ? s->window_table : s->table,
+						  s->win.table ? s->win.table : s->table,
 						  s->timeline);
 			if (!p->program) {
 				target_detach(t);

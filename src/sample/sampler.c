@@ -63,7 +63,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		.o = o, .names = names, .out = out, .ts = ts, .n_targets = *n_targets,
 		.cap_targets = cap_targets, .n_out = n_targets, .table = table,
 		.self_sched_fd = -1, .trace = tick_trace_from_env(),
-		.tick_scale = 1, .highest_scale = 1, .cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
+		.own = { .tick_scale = 1, .highest_scale = 1 }, .cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
 	};
 	const struct symbolize_options names_wanted = {
 		.inline_frames = !o->no_inline, .lines = o->lines, .addresses = o->addresses };
@@ -148,8 +148,8 @@ void sampler_free(struct sampler *s)
 	thread_list_clear(&s->threads);
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
-	window_free(s->closing);
-	stack_table_free(s->window_table);
+	window_free(s->win.closing);
+	stack_table_free(s->win.table);
 	tick_trace_close(s->trace);
 	free(s);
 }
@@ -239,19 +239,19 @@ static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 	 * at full rate costs most.  (Taken as a mere baseline, it left the
 	 * first 110 ms at the full rate: 755 rounds in the first 100 ms of a
 	 * run at -d 100us, then about 120.) */
-	uint64_t every = s->scale_settled ? SCALE_CHECK_NS : SCALE_CHECK_NS / 10;
-	if (s->o->max_overhead <= 0 || now - s->scale_checked_ns < every)
+	uint64_t every = s->own.settled ? SCALE_CHECK_NS : SCALE_CHECK_NS / 10;
+	if (s->o->max_overhead <= 0 || now - s->own.checked_ns < every)
 		return;
-	s->scale_settled = true;
+	s->own.settled = true;
 	uint64_t cpu = cpu_ns(), rounds = s->r->rounds;
-	if (rounds > s->scale_rounds) {
-		s->tick_scale = overhead_next_scale(s->o->max_overhead, s->cpus,
-						    (double)(cpu - s->scale_cpu_ns),
-						    (double)(rounds - s->scale_rounds),
+	if (rounds > s->own.rounds) {
+		s->own.tick_scale = overhead_next_scale(s->o->max_overhead, s->cpus,
+						    (double)(cpu - s->own.cpu_ns),
+						    (double)(rounds - s->own.rounds),
 						    (double)s->o->interval_ns);
-		if (s->tick_scale > s->highest_scale)
-			s->highest_scale = s->tick_scale;
-		sc->interval_ns = (uint64_t)((double)s->o->interval_ns * s->tick_scale);
+		if (s->own.tick_scale > s->own.highest_scale)
+			s->own.highest_scale = s->own.tick_scale;
+		sc->interval_ns = (uint64_t)((double)s->o->interval_ns * s->own.tick_scale);
 		/* the rate it holds, said once about 0.3 s in (-d 1ms
 		 * --max-overhead 1% samples 22 times a second, and -n 5000
 		 * at -d 100us took 20 s, with nothing said before the end;
@@ -261,15 +261,15 @@ static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 		 * instance's was 15-16 a second against 23 held; from
 		 * 0.21-0.31 s, 17-19 against 18-20 */
 		char line[256];
-		if (++s->scale_checks == 4 && s->o->mode != MODE_TOP &&
+		if (++s->own.checks == 4 && s->o->mode != MODE_TOP &&
 		    overhead_rate_line(line, sizeof(line), s->o->max_overhead, s->o->interval_ns,
-				       s->tick_scale, s->o->count,
-				       (double)(cpu - s->scale_cpu_ns) / (double)(rounds - s->scale_rounds)))
+				       s->own.tick_scale, s->o->count,
+				       (double)(cpu - s->own.cpu_ns) / (double)(rounds - s->own.rounds)))
 			fprintf(stderr, "%s\n", line);
 	}
-	s->scale_checked_ns = now;
-	s->scale_cpu_ns = cpu;
-	s->scale_rounds = rounds;
+	s->own.checked_ns = now;
+	s->own.cpu_ns = cpu;
+	s->own.rounds = rounds;
 }
 
 /* At the end: ticks a thread's budget refused a stop and no stop came
@@ -350,15 +350,15 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
-	s->window_start_ns = start;
-	s->window_due_ns = start + o->period_ns;
+	s->win.start_ns = start;
+	s->win.due_ns = start + o->period_ns;
 	struct schedule sc;
 	schedule_start(&sc, o->interval_ns, start, start);
 	s->sched = &sc;
 	uint64_t cpu_start = cpu_ns();
-	s->scale_checked_ns = start; /* keep_own_cost's first look is against these */
-	s->scale_cpu_ns = cpu_start;
-	s->scale_rounds = 0;
+	s->own.checked_ns = start; /* keep_own_cost's first look is against these */
+	s->own.cpu_ns = cpu_start;
+	s->own.rounds = 0;
 	struct cpu_times machine_start, machine_end;
 	bool machine_known = cpu_times_now(&machine_start) == 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
@@ -413,7 +413,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	placement_end(&s->placement);
 	r->cpu_moves = s->placement.moves;
 	r->cpu_follows = s->placement.follows;
-	r->highest_scale = s->highest_scale;
+	r->highest_scale = s->own.highest_scale;
 	r->cpus = s->cpus;
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;

@@ -32,11 +32,11 @@ void sampler_continuous(struct sampler *s, struct continuous *c, volatile sig_at
 	if (!c || !s->o->period_ns)
 		return;
 	/* The first window: stacks are named into tables of their own. */
-	s->window_table = stack_table_new();
-	for (size_t i = 0; i < s->n_targets && s->window_table; i++)
-		if (program_cut(s->procs[i].program, s->window_table, s->timeline) != 0)
+	s->win.table = stack_table_new();
+	for (size_t i = 0; i < s->n_targets && s->win.table; i++)
+		if (program_cut(s->procs[i].program, s->win.table, s->timeline) != 0)
 			break;
-	if (!s->window_table)
+	if (!s->win.table)
 		s->error = ENOMEM;
 }
 
@@ -47,8 +47,8 @@ static uint64_t unix_ns(const struct sampler *s, uint64_t mono_ns)
 
 static void hand_off(struct sampler *s)
 {
-	struct window *w = s->closing;
-	s->closing = NULL;
+	struct window *w = s->win.closing;
+	s->win.closing = NULL;
 	if (app_merge_shapes(s, w->stacks, w->timeline) != 0)
 		sampler_fail(s, "out of memory naming a window", ENOMEM);
 	w->samples = stack_table_total(w->stacks);
@@ -67,14 +67,14 @@ static void name_closing(struct sampler *s, uint64_t deadline, uint64_t tick_ns,
 	for (size_t i = 0; i < s->n_targets && done == 1; i++)
 		done = program_name_batch(s->procs[i].program, deadline);
 	uint64_t t1 = now_ns();
-	s->closing->naming_ns += t1 - t0;
+	s->win.closing->naming_ns += t1 - t0;
 	/* A look-up that ran past the next tick: the ticks it made the loop
 	 * skip, counted as the loop will - past the tick, not past a slice
 	 * between polls, and at the interval --max-overhead spaced the ticks
 	 * to: counted at -d, a window at -d 100us said 2913 skipped where the
 	 * loop missed 156 in the whole run. */
 	if (tick_ns)
-		s->closing->skipped_ticks += schedule_missed_expected(interval_ns, tick_ns, t1);
+		s->win.closing->skipped_ticks += schedule_missed_expected(interval_ns, tick_ns, t1);
 	if (done < 0) {
 		sampler_fail(s, "out of memory naming a window", ENOMEM);
 	} else if (done == 1) {
@@ -85,7 +85,7 @@ static void name_closing(struct sampler *s, uint64_t deadline, uint64_t tick_ns,
 static void window_cut(struct sampler *s, uint64_t now)
 {
 	idle_flush_all(s); /* every tick of the window in it */
-	if (s->closing) {
+	if (s->win.closing) {
 		/* Not named within a period: the rest now, under the normal
 		 * policy - under SCHED_FIFO it held a CPU from the target for
 		 * 2.1 s on MariaDB (--top at 10 ms, both CPUs busy; a thread we
@@ -106,17 +106,17 @@ static void window_cut(struct sampler *s, uint64_t now)
 		return;
 	}
 	*w = (struct window){
-		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.kind = WINDOW_PERIOD, .number = ++s->win.cut, .stacks = s->win.table,
 		.timeline = s->timeline, .threads = s->threads, /* its own: the next starts empty */
 		.run_start_unix_ns = s->r->start_unix_ns,
-		.start_unix_ns = unix_ns(s, s->window_start_ns), .end_unix_ns = unix_ns(s, now),
-		.rounds = s->r->rounds - s->window_rounds,
-		.ticks = s->r->ticks - s->window_ticks,
-		.stopped_ns = s->r->frozen.total_ns - s->window_stopped_ns,
+		.start_unix_ns = unix_ns(s, s->win.start_ns), .end_unix_ns = unix_ns(s, now),
+		.rounds = s->r->rounds - s->win.rounds,
+		.ticks = s->r->ticks - s->win.ticks,
+		.stopped_ns = s->r->frozen.total_ns - s->win.stopped_ns,
 	};
-	s->closing = w;
+	s->win.closing = w;
 	s->threads = (struct thread_list){ 0 };
-	s->window_table = next;
+	s->win.table = next;
 	s->timeline = next_tl;
 	for (size_t i = 0; i < s->n_targets; i++)
 		if (program_cut(s->procs[i].program, next, next_tl) != 0)
@@ -124,15 +124,15 @@ static void window_cut(struct sampler *s, uint64_t now)
 	/* The next one ends a period after this one was due (windows do not
 	 * drift by a round each), or a period from now after a SIGUSR1 or a
 	 * stall longer than a period. */
-	uint64_t due = s->window_due_ns + s->o->period_ns;
-	if (s->window_ends_early || due <= now)
+	uint64_t due = s->win.due_ns + s->o->period_ns;
+	if (s->win.ends_early || due <= now)
 		due = now + s->o->period_ns;
-	s->window_start_ns = now;
-	s->window_due_ns = due;
-	s->window_ends_early = false;
-	s->window_rounds = s->r->rounds;
-	s->window_ticks = s->r->ticks;
-	s->window_stopped_ns = s->r->frozen.total_ns;
+	s->win.start_ns = now;
+	s->win.due_ns = due;
+	s->win.ends_early = false;
+	s->win.rounds = s->r->rounds;
+	s->win.ticks = s->r->ticks;
+	s->win.stopped_ns = s->r->frozen.total_ns;
 }
 
 /* SIGUSR1 without --period: every stack so far named now, and a copy of
@@ -150,7 +150,7 @@ static void dump_so_far(struct sampler *s, uint64_t now)
 	if (!w)
 		return;
 	*w = (struct window){
-		.kind = WINDOW_DUMP, .number = ++s->dumps, .stacks = stack_table_copy(s->table),
+		.kind = WINDOW_DUMP, .number = ++s->win.dumps, .stacks = stack_table_copy(s->table),
 		.view = s->timeline ? timeline_view_new(s->timeline) : NULL,
 		.run_start_unix_ns = s->r->start_unix_ns, .start_unix_ns = s->r->start_unix_ns,
 		.end_unix_ns = unix_ns(s, now), .rounds = s->r->rounds,
@@ -177,16 +177,16 @@ void windows_round(struct sampler *s)
 			fprintf(stderr, "ptrace_profiler: SIGUSR1: stap blocks are written as they come, flushed\n");
 		} else if (s->cont && s->o->period_ns) {
 			/* the current window ends, once at least 1 s long */
-			uint64_t earliest = s->window_start_ns + MIN_PERIOD_NS;
-			s->window_due_ns = now > earliest ? now : earliest;
-			s->window_ends_early = true;
+			uint64_t earliest = s->win.start_ns + MIN_PERIOD_NS;
+			s->win.due_ns = now > earliest ? now : earliest;
+			s->win.ends_early = true;
 		} else if (s->cont) {
 			priority_pause(&s->prio);
 			dump_so_far(s, now);
 			priority_resume(&s->prio);
 		}
 	}
-	if (s->cont && s->o->period_ns && now >= s->window_due_ns && !s->error)
+	if (s->cont && s->o->period_ns && now >= s->win.due_ns && !s->error)
 		window_cut(s, now);
 }
 
@@ -194,7 +194,7 @@ void windows_round(struct sampler *s)
 void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct schedule *sc,
 			   volatile int *quit)
 {
-	if (!s->closing)
+	if (!s->win.closing)
 		return;
 	/* a deadline before the next tick is the run's end: none missed */
 	uint64_t tick = sc->due_ns <= deadline ? sc->due_ns : 0;
@@ -204,7 +204,7 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct sc
 	}
 	priority_pause(&s->prio); /* naming is no round: the normal policy, */
 	priority_lift_at(s->lift, deadline); /* lifted back when the tick is due */
-	while (s->closing && !*quit && !s->error) {
+	while (s->win.closing && !*quit && !s->error) {
 		uint64_t now = now_ns();
 		if (now >= deadline)
 			break;
@@ -223,26 +223,26 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct sc
  * last one, to the writer. */
 int windows_last(struct sampler *s)
 {
-	if (s->closing)
+	if (s->win.closing)
 		name_closing(s, 0, 0, 0);
-	if (app_merge_shapes(s, s->window_table, s->timeline) != 0)
+	if (app_merge_shapes(s, s->win.table, s->timeline) != 0)
 		return -1;
 	struct window *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -1;
 	uint64_t end = s->start_ns + s->r->wall_ns;
 	*w = (struct window){
-		.kind = WINDOW_PERIOD, .number = ++s->windows_cut, .stacks = s->window_table,
+		.kind = WINDOW_PERIOD, .number = ++s->win.cut, .stacks = s->win.table,
 		.timeline = s->timeline, .threads = s->threads,
 		.run_start_unix_ns = s->r->start_unix_ns,
-		.start_unix_ns = unix_ns(s, s->window_start_ns),
-		.end_unix_ns = unix_ns(s, end > s->window_start_ns ? end : s->window_start_ns),
-		.rounds = s->r->rounds - s->window_rounds,
-		.ticks = s->r->ticks - s->window_ticks,
-		.stopped_ns = s->r->frozen.total_ns - s->window_stopped_ns,
-		.samples = stack_table_total(s->window_table),
+		.start_unix_ns = unix_ns(s, s->win.start_ns),
+		.end_unix_ns = unix_ns(s, end > s->win.start_ns ? end : s->win.start_ns),
+		.rounds = s->r->rounds - s->win.rounds,
+		.ticks = s->r->ticks - s->win.ticks,
+		.stopped_ns = s->r->frozen.total_ns - s->win.stopped_ns,
+		.samples = stack_table_total(s->win.table),
 	};
-	s->window_table = NULL;
+	s->win.table = NULL;
 	s->timeline = NULL;
 	s->threads = (struct thread_list){ 0 };
 	if (w->samples == 0) /* the run ended right after a cut */
