@@ -316,6 +316,19 @@ struct window_state {
 	struct window *closing;    /* the last one cut, its stacks being named */
 };
 
+/* --period: what ended, let go once its window is handed over
+ * (retire.h): records and process slots free for reuse.  Written by
+ * retire.c; windows.c and capture.c ask for a pass (due), sampler.c makes
+ * it and sets fixed. */
+struct retire_state {
+	bool due;              /* a window was handed over since the last pass */
+	size_t fixed;          /* the processes given at the start: kept */
+	size_t *records;       /* indices of records let go, */
+	size_t n_records, cap_records;
+	size_t *procs;         /* and process slots */
+	size_t n_procs, cap_procs;
+};
+
 /* --max-overhead: the sampler's own CPU, checked now and then.  Written
  * by sampler.c's keep_own_cost alone; capture.c reads the scale. */
 struct own_cost {
@@ -420,14 +433,7 @@ struct sampler {
 	struct window_state win;
 	/* --pg-queries: the server's id of each statement text read (pgshape.h) */
 	struct pg_shape_ids shapes;
-	/* --period: what ended, let go once its window is handed over
-	 * (retire.h): records and process slots free for reuse */
-	bool retire_due;       /* a window was handed over since the last */
-	size_t n_fixed;        /* the processes given at the start: kept */
-	size_t *free_records;  /* indices of records let go */
-	size_t n_free_records, cap_free_records;
-	size_t *free_procs;    /* slots let go */
-	size_t n_free_procs, cap_free_procs;
+	struct retire_state retire; /* --period: what ended, let go (retire.c) */
 };
 
 /* A reference to th, of process p. */

@@ -1040,7 +1040,7 @@ static void process_ended(struct sampler *s, struct target *t)
 		/* --period: its stacks named and its slot let go between
 		 * ticks, not at the window's end (retire.h) */
 		if (s->cont && s->o->period_ns)
-			s->retire_due = true;
+			s->retire.due = true;
 	}
 }
 

@@ -63,7 +63,7 @@ static void retire_record(struct sampler *s, size_t i)
 {
 	struct sampled_thread *st = sampled_at(s, i);
 	assert(st->ended && !st->retired && !st->pending && !st->still_ticks);
-	if (!push_index(&s->free_records, &s->n_free_records, &s->cap_free_records, i))
+	if (!push_index(&s->retire.records, &s->retire.n_records, &s->retire.cap_records, i))
 		return;
 	s->procs[st->proc].retired_samples += st->samples;
 	s->r->retired_threads++;
@@ -90,7 +90,7 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 		if (!st->retired)
 			live[st->proc]++;
 	}
-	for (size_t i = s->n_fixed; i < s->n_targets && !s->error; i++) {
+	for (size_t i = s->retire.fixed; i < s->n_targets && !s->error; i++) {
 		struct process *p = &s->procs[i];
 		struct target *t = p->t;
 		if (t->retired || !t->exited || t->n_threads || live[i])
@@ -105,7 +105,7 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 			if (batch_left(p->program))
 				continue;
 			if (now_ns() >= deadline_ns) {
-				s->retire_due = true; /* the rest after the next round */
+				s->retire.due = true; /* the rest after the next round */
 				break;
 			}
 			if (program_name_now(p->program) != 0) {
@@ -113,7 +113,7 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 				break;
 			}
 		}
-		if (!push_index(&s->free_procs, &s->n_free_procs, &s->cap_free_procs, i))
+		if (!push_index(&s->retire.procs, &s->retire.n_procs, &s->retire.cap_procs, i))
 			continue;
 		s->r->retired_processes++;
 		s->r->retired_samples += p->retired_samples;
@@ -128,20 +128,20 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 
 size_t retire_reuse_record(struct sampler *s)
 {
-	return s->n_free_records ? s->free_records[--s->n_free_records] : SIZE_MAX;
+	return s->retire.n_records ? s->retire.records[--s->retire.n_records] : SIZE_MAX;
 }
 
 size_t retire_slot_for_new(const struct sampler *s)
 {
-	if (s->n_free_procs)
-		return s->free_procs[s->n_free_procs - 1];
+	if (s->retire.n_procs)
+		return s->retire.procs[s->retire.n_procs - 1];
 	return s->n_targets < s->cap_targets ? s->n_targets : SIZE_MAX;
 }
 
 void retire_slot_taken(struct sampler *s, size_t i)
 {
-	if (s->n_free_procs && s->free_procs[s->n_free_procs - 1] == i) {
-		s->n_free_procs--;
+	if (s->retire.n_procs && s->retire.procs[s->retire.n_procs - 1] == i) {
+		s->retire.n_procs--;
 		return;
 	}
 	assert(i == s->n_targets);

@@ -79,7 +79,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 		return NULL;
 	}
 	s->cap_procs = s->n_targets;
-	s->n_fixed = s->n_targets;
+	s->retire.fixed = s->n_targets;
 	s->snap->n_words = 0;
 	if (format_info(o->format)->keeps_time && !(s->timeline = timeline_new())) {
 		/* (timeline_new sets errno) */
@@ -135,8 +135,8 @@ void sampler_free(struct sampler *s)
 	free(s->resumed);
 	free(s->pending);
 	free(s->follow);
-	free(s->free_records);
-	free(s->free_procs);
+	free(s->retire.records);
+	free(s->retire.procs);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free(sampled_at(s, i)->memory);
 		free(sampled_at(s, i)->owed);
@@ -374,8 +374,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		if (s->placement.follows != follows)
 			next = settled(&sc, next, end);
 		windows_between_ticks(s, next, &sc, quit);
-		if (s->retire_due) {
-			s->retire_due = false;
+		if (s->retire.due) {
+			s->retire.due = false;
 			retire_ended(s, next);
 		}
 		if (s->tick_timed && next == sc.due_ns)

@@ -53,7 +53,7 @@ static void hand_off(struct sampler *s)
 		sampler_fail(s, "out of memory naming a window", ENOMEM);
 	w->samples = stack_table_total(w->stacks);
 	continuous_submit(s->cont, w);
-	s->retire_due = true; /* what ended before the cut is named now */
+	s->retire.due = true; /* what ended before the cut is named now */
 }
 
 /* Names the closing window until deadline (0: to the end); hands it over
