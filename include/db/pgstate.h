@@ -64,6 +64,13 @@ void pg_words(const struct pg_process *p, struct snapshot *s);
  * 0, or -1 when it cannot be read. */
 int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word);
 
+/* The wait event word now, without a stop or a snapshot (the report's
+ * reads between rounds, activity_reads.h): the pointer and the word it
+ * pointed to last in one process_vm_readv; the word read again where the
+ * pointer points now if it moved (then word_addr follows, as pg_word's
+ * does).  0, or -1 when the process cannot be read (gone). */
+int pg_word_read(struct pg_process *p, pid_t pid, uint32_t *word);
+
 /* The frame of a sample's PostgreSQL state, as every mode writes it:
  * "[no PostgreSQL state]" for a process that is no 14+ server (p->server
  * false), "[unreadable] (PostgreSQL state)" when its word could not be

@@ -28,6 +28,8 @@
 
 #include "profile/aggregate.h"
 
+struct activity; /* activity.h */
+
 /* A thread that was sampled; with --group-by type or all, the processes
  * merged under one root instead: pid and tid 0, process and name the
  * root frame. */
@@ -65,6 +67,7 @@ struct profile_module {
 struct profile {
 	const struct stack_table *stacks; /* distinct named stacks, ids 0..n-1 */
 	const struct sample_source *samples; /* NULL: the format keeps no time */
+	struct activity *activity;  /* the report's reads (activity.h); NULL none */
 	const struct profile_thread *threads;
 	size_t n_threads;
 	const struct profile_module *modules;

@@ -19,6 +19,15 @@
  * returns their number. */
 int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap);
 
+/* The room count_process_root needs. */
+#define COUNT_ROOT_MAX 1024
+
+/* The root frame of p's first thread, as its stacks have it (options.h's
+ * group_by), into out (COUNT_ROOT_MAX bytes): the name the report's reads
+ * of p go under (activity_reads.h).  false when its first thread was never
+ * looked at. */
+bool count_process_root(const struct sampler *s, struct process *p, char *out, size_t outsz);
+
 /* This round's observation of a thread: state (static), with the
  * memory's user frames or none, kernel frames packed (n_kernel), the
  * application state read now. */

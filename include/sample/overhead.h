@@ -128,6 +128,19 @@ double overhead_floor(double wall_ns, double needs);
 double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 			   double interval_ns);
 
+/* Pure: the same beside the report's reads (activity_reads.h), which
+ * took reads_share of a CPU (their time over the wall time): the rounds
+ * get the 70 % less that, and never less than the (1 - part) the reads
+ * leave them.  reads_share 0: overhead_next_scale's. */
+double overhead_next_scale_beside(double budget, int cpus, double cpu_ns, double ticks,
+				  double interval_ns, double reads_share, double part);
+
+/* Pure: the scale of the reads' interval (1: as asked) that keeps them
+ * within part of the 70 % of budget, at per_read_ns a read tick; within
+ * [1, OVERHEAD_MAX_SCALE]; 1 before anything was measured. */
+double overhead_reads_scale(double budget, int cpus, double per_read_ns, double interval_ns,
+			    double part);
+
 /* What the bound makes of the rate, said once at the start (0.3 s in,
  * from the CPU the rounds took): "ptrace_profiler:
  * --max-overhead 1%: about 22 ticks a second, not the 1000 of -d 1ms (a

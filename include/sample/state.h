@@ -25,6 +25,7 @@
 #include "db/pgshape.h"
 #include "db/pgstate.h"
 #include "db/title.h"
+#include "profile/activity.h"
 #include "profile/program.h"
 #include "profile/thread_list.h"
 #include "sample/decide.h"
@@ -245,10 +246,15 @@ struct process {
 	uint32_t word;
 	bool word_ok;
 	bool word_fresh;               /* read for a sample not counted yet */
-	/* Its words as a thread not stopped last read them (app_read_words),
-	 * and its threads' run time then: unchanged, they are unchanged. */
+	/* its root frame's id in the report's reads (activity_reads.h), and
+	 * the bucket it was made in (made again in each: its type may be
+	 * known since) */
+	uint32_t read_root;            /* ACTIVITY_NONE: not read */
+	uint32_t read_bucket;          /* read_root's bucket + 1; 0 none */
 	/* samples of its threads whose records were let go (retire.h) */
 	uint64_t retired_samples;
+	/* Its words as a thread not stopped last read them (app_read_words),
+	 * and its threads' run time then: unchanged, they are unchanged. */
 	struct words_read {
 		bool valid;
 		uint64_t run_ns;
@@ -341,6 +347,32 @@ struct own_cost {
 	unsigned checks;       /* checks made: the fourth says the rate (stderr) */
 };
 
+/* The report's reads between rounds (activity_reads.h).  Written by
+ * activity_reads.c; keep_own_cost reads the time they took and sets
+ * their scale. */
+struct reads_state {
+	struct activity *series;  /* NULL: no reads (activity.h) */
+	uint64_t due_ns;          /* the next read tick between rounds */
+	double scale;             /* their interval, as a multiple of -d */
+	uint64_t ticks;           /* read ticks, all of them */
+	uint64_t cpu_ns;          /* our CPU in them: a round's read, and a
+				     read tick between rounds from before
+				     its sleep to its end (a wake-up is
+				     most of it: 37 us on this VM) */
+	uint64_t between;         /* read ticks between rounds, */
+	uint64_t between_cpu_ns;  /* and their CPU */
+	uint64_t checked_cpu_ns;  /* cpu_ns, between and between_cpu_ns */
+	uint64_t checked_between; /* when keep_own_cost last looked */
+	uint64_t checked_between_cpu_ns;
+	uint64_t traps_cpu_ns;    /* traps collected in their waits: not theirs */
+	unsigned procs_read;      /* processes the last read tick read */
+	struct word_event {       /* the state frame's id of a word */
+		const void *table; /* the version's table (pgwait.h) */
+		uint32_t word;
+		uint32_t id;       /* ACTIVITY_NONE: not cached */
+	} events[64];              /* by the word's hash */
+};
+
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
@@ -421,6 +453,7 @@ struct sampler {
 	uint64_t cold_look_ns; /* what a look at a cold thread costs, averaged */
 	uint64_t last_poll_ns; /* pending traps polled last during the look */
 	struct own_cost own;   /* --max-overhead's of our CPU (sampler.c) */
+	struct reads_state reads; /* the report's reads (activity_reads.c) */
 	int cpus;              /* the machine's, online */
 	struct tick_trace *trace; /* PTRACE_PROFILER_TICK_TRACE, else NULL */
 	/* --subprocesses */

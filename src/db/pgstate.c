@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -166,6 +167,29 @@ int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word)
 	}
 	p->word_addr = ptr;
 	*word = s->word[2];
+	return 0;
+}
+
+int pg_word_read(struct pg_process *p, pid_t pid, uint32_t *word)
+{
+	uint64_t ptr = 0;
+	uint32_t w = 0;
+	struct iovec local[2] = { { &ptr, sizeof(ptr) }, { &w, sizeof(w) } };
+	struct iovec remote[2] = { { (void *)(uintptr_t)p->pointer_addr, sizeof(ptr) },
+				   { (void *)(uintptr_t)p->word_addr, sizeof(w) } };
+	size_t n = p->word_addr ? 2 : 1;
+	ssize_t want = (ssize_t)(sizeof(ptr) + (n == 2 ? sizeof(w) : 0));
+	if (process_vm_readv(pid, local, n, remote, n, 0) != want) {
+		if (n == 1 || process_vm_readv(pid, local, 1, remote, 1, 0) != (ssize_t)sizeof(ptr))
+			return -1;
+		n = 1; /* the pointer alone: the old word's place is gone */
+	}
+	if (n == 1 || ptr != p->word_addr) {
+		if (!ptr || pg_read(pid, ptr, &w, sizeof(w)) != 0)
+			return -1;
+		p->word_addr = ptr;
+	}
+	*word = w;
 	return 0;
 }
 

@@ -136,6 +136,20 @@ static void root_frame(const struct sampler *s, struct process *p,
 	}
 }
 
+bool count_process_root(const struct sampler *s, struct process *p, char *out, size_t outsz)
+{
+	static_assert(ROOT_MAX <= COUNT_ROOT_MAX, "COUNT_ROOT_MAX holds a root");
+	assert(outsz >= ROOT_MAX);
+	for (size_t i = 0; i < p->t->n_threads; i++) {
+		const struct thread *th = &p->t->threads[i];
+		if (th->tid == p->t->pid && th->slot && !th->gone) {
+			root_frame(s, p, sampled_at(s, th->slot - 1), out, outsz);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The sample's index in the window's thread list (formats that keep
  * time): its thread's (--group-by pid, thread), or with --group-by type or
  * all its root's - processes merged are one timeline, named after the

@@ -64,13 +64,33 @@ double overhead_floor(double wall_ns, double needs)
 double overhead_next_scale(double budget, int cpus, double cpu_ns, double ticks,
 			   double interval_ns)
 {
-	if (budget <= 0 || cpus <= 0 || cpu_ns <= 0 || ticks <= 0 || interval_ns <= 0)
-		return 1;
-	double per_tick = cpu_ns / ticks;
-	double scale = per_tick / (0.7 * budget * cpus * interval_ns);
+	return overhead_next_scale_beside(budget, cpus, cpu_ns, ticks, interval_ns, 0, 0);
+}
+
+static double within_scales(double scale)
+{
 	if (scale > OVERHEAD_MAX_SCALE)
 		scale = OVERHEAD_MAX_SCALE;
 	return scale < 1 ? 1 : scale;
+}
+
+double overhead_next_scale_beside(double budget, int cpus, double cpu_ns, double ticks,
+				  double interval_ns, double reads_share, double part)
+{
+	if (budget <= 0 || cpus <= 0 || cpu_ns <= 0 || ticks <= 0 || interval_ns <= 0)
+		return 1;
+	double whole = 0.7 * budget * cpus, left = whole - (reads_share > 0 ? reads_share : 0);
+	if (left < whole * (1 - part))
+		left = whole * (1 - part);
+	return within_scales(cpu_ns / ticks / (left * interval_ns));
+}
+
+double overhead_reads_scale(double budget, int cpus, double per_read_ns, double interval_ns,
+			    double part)
+{
+	if (budget <= 0 || cpus <= 0 || per_read_ns <= 0 || interval_ns <= 0 || part <= 0)
+		return 1;
+	return within_scales(per_read_ns / (part * 0.7 * budget * cpus * interval_ns));
 }
 
 size_t overhead_rate_line(char *out, size_t outsz, double budget, uint64_t interval_ns,

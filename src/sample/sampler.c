@@ -15,6 +15,7 @@
 #include "continuous/continuous.h" /* window_free */
 #include "profile/timeline.h"
 #include "sample/capture.h"
+#include "sample/activity_reads.h"
 #include "sample/app.h"
 #include "sample/count.h"
 #include "sample/family.h"
@@ -131,6 +132,7 @@ void sampler_free(struct sampler *s)
 	switch_regs_free(s->switches);
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
+	activity_free(s->reads.series);
 	free(s->running);
 	free(s->resumed);
 	free(s->pending);
@@ -244,11 +246,30 @@ static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 		return;
 	s->own.settled = true;
 	uint64_t cpu = cpu_ns(), rounds = s->r->rounds;
-	if (rounds > s->own.rounds) {
-		s->own.tick_scale = overhead_next_scale(s->o->max_overhead, s->cpus,
-						    (double)(cpu - s->own.cpu_ns),
-						    (double)(rounds - s->own.rounds),
-						    (double)s->o->interval_ns);
+	/* the report's reads: their CPU apart (their wake-ups too), and a
+	 * share of the budget for them */
+	struct reads_state *rs = &s->reads;
+	double round_cpu = (double)(cpu - s->own.cpu_ns);
+	double reads_cpu = (double)(rs->cpu_ns - rs->checked_cpu_ns);
+	double wall = (double)(now - s->own.checked_ns);
+	if (rs->series) {
+		double between = (double)(rs->between - rs->checked_between);
+		double between_cpu = (double)(rs->between_cpu_ns - rs->checked_between_cpu_ns);
+		round_cpu = round_cpu > reads_cpu ? round_cpu - reads_cpu : 0;
+		if (between > 0)
+			rs->scale = overhead_reads_scale(s->o->max_overhead, s->cpus,
+							 between_cpu / between,
+							 (double)s->o->interval_ns, READS_BUDGET_PART);
+	}
+	rs->checked_cpu_ns = rs->cpu_ns;
+	rs->checked_between = rs->between;
+	rs->checked_between_cpu_ns = rs->between_cpu_ns;
+	if (rounds > s->own.rounds && round_cpu > 0) {
+		s->own.tick_scale = overhead_next_scale_beside(s->o->max_overhead, s->cpus, round_cpu,
+							   (double)(rounds - s->own.rounds),
+							   (double)s->o->interval_ns,
+							   wall > 0 ? reads_cpu / wall : 0,
+							   READS_BUDGET_PART);
 		if (s->own.tick_scale > s->own.highest_scale)
 			s->own.highest_scale = s->own.tick_scale;
 		sc->interval_ns = (uint64_t)((double)s->o->interval_ns * s->own.tick_scale);
@@ -264,7 +285,7 @@ static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 		if (++s->own.checks == 4 && s->o->mode != MODE_TOP &&
 		    overhead_rate_line(line, sizeof(line), s->o->max_overhead, s->o->interval_ns,
 				       s->own.tick_scale, s->o->count,
-				       (double)(cpu - s->own.cpu_ns) / (double)(rounds - s->own.rounds)))
+				       round_cpu / (double)(rounds - s->own.rounds)))
 			fprintf(stderr, "%s\n", line);
 	}
 	s->own.checked_ns = now;
@@ -306,6 +327,7 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 {
 	struct sampler_result *r = s->r;
 	uint64_t due = sc->due_ns;
+	activity_read_tick(s, now_ns()); /* the report's reads: the tick's first */
 	round_run(s, due, quit);
 	/* the round's span, for the ticks it stands for: until it let the
 	 * last thread go (what follows holds none) */
@@ -359,6 +381,14 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	s->own.checked_ns = start; /* keep_own_cost's first look is against these */
 	s->own.cpu_ns = cpu_start;
 	s->own.rounds = 0;
+	if (activity_reads_wanted(o)) {
+		s->reads = (struct reads_state){ .series = activity_new(start), .scale = 1 };
+		for (size_t i = 0; i < sizeof(s->reads.events) / sizeof(s->reads.events[0]); i++)
+			s->reads.events[i].id = ACTIVITY_NONE;
+		if (!s->reads.series)
+			fprintf(stderr, "ptrace_profiler: warning: the report's chart will be drawn from "
+				"the samples: cannot keep its reads (%s)\n", strerror(errno));
+	}
 	struct cpu_times machine_start, machine_end;
 	bool machine_known = cpu_times_now(&machine_start) == 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
@@ -378,6 +408,8 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			s->retire.due = false;
 			retire_ended(s, next);
 		}
+		if (!s->tick_timed) /* (a tick timed on a followed thread's CPU: none) */
+			activity_reads_between(s, next, quit);
 		if (s->tick_timed && next == sc.due_ns)
 			targets_wait_tick(s->ts, s->n_targets, s->timed_ns, RESUME_HERE_SIGNAL, TICK_LATE_NS, quit,
 					  capture_on_trap, s);
@@ -391,6 +423,13 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		s->tick_timed = false;
 	}
 	s->sched = NULL;
+	int reads_error = s->reads.series ? activity_end(s->reads.series) : 0;
+	if (reads_error) { /* (a full disk) */
+		fprintf(stderr, "ptrace_profiler: warning: the report's reads could not be kept (%s): "
+			"its chart is drawn from the samples\n", strerror(reads_error));
+		activity_free(s->reads.series);
+		s->reads.series = NULL;
+	}
 	/* Stops still pending complete when their threads get a CPU: wait
 	 * for them a little, as for any stop; what never stops is counted
 	 * without its user stack. */
@@ -433,6 +472,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 void sampler_profile(struct sampler *s, struct profile *p)
 {
 	p->samples = s->timeline ? timeline_source(s->timeline) : NULL;
+	p->activity = s->reads.series;
 	p->threads = s->threads.v;
 	p->n_threads = s->threads.n;
 }

@@ -52,6 +52,26 @@ static void scale_from_costs(void **state)
 	assert_true(overhead_next_scale(1e-9, 2, 1000 * 40000.0, 1000, 100000) == OVERHEAD_MAX_SCALE);
 }
 
+/* Beside the report's reads: 1 % of 2 CPUs at 70 % is 14 ms a second.
+ * Reads of 100 us a tick asked every 1 ms would take 100 ms a second:
+ * spaced to take 60 % of it (8.4 ms), 11.9 times rarer.  Rounds of
+ * 1 ms each then get what the reads left: with the reads at 8.4 ms a
+ * second, 5.6 ms (179 times rarer than every 1 ms); reads taking more
+ * than their part still leave the rounds 40 %. */
+static void reads_take_their_part(void **state)
+{
+	(void)state;
+	assert_true(fabs(overhead_reads_scale(0.01, 2, 100000, 1000000, 0.6) - 11.9) < 0.1);
+	assert_true(overhead_reads_scale(0.01, 2, 1000, 1000000, 0.6) == 1);
+	assert_true(overhead_reads_scale(0.01, 2, 0, 1000000, 0.6) == 1);
+	double rounds = overhead_next_scale_beside(0.01, 2, 10 * 1e6, 10, 1000000, 0.0084, 0.6);
+	assert_true(fabs(rounds - 178.6) < 0.5);
+	double most = overhead_next_scale_beside(0.01, 2, 10 * 1e6, 10, 1000000, 0.5, 0.6);
+	assert_true(fabs(most - 1e6 / (0.4 * 0.014 * 1e6)) < 0.5);
+	assert_true(overhead_next_scale_beside(0.01, 2, 10 * 1e6, 10, 1000000, 0, 0.6) ==
+		    overhead_next_scale(0.01, 2, 10 * 1e6, 10, 1000000));
+}
+
 /* The rate the bound holds, said at the start: the ticks a second, those
  * -d asks, what a round costs, and how long -n takes; nothing where the
  * rate is near the one asked. */
@@ -180,6 +200,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rate_from_costs),
+		cmocka_unit_test(reads_take_their_part),
 		cmocka_unit_test(wait_after_resume_counted_once_run),
 		cmocka_unit_test(offcpu_between_running_stops),
 		cmocka_unit_test(wait_after_running_stop_apart),

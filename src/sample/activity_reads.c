@@ -1,0 +1,120 @@
+/* activity_reads.c - the report's reads at every tick (activity_reads.h). */
+#define _GNU_SOURCE
+#include "sample/activity_reads.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "db/pgbackend.h"
+#include "sample/capture.h"
+#include "sample/count.h"
+#include "tracee/target.h"
+
+/* Our thread's CPU time (a system call: two a read tick between rounds,
+ * whose wake-up alone is tens of them). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+bool activity_reads_wanted(const struct options *o)
+{
+	return o->mode == MODE_RECORD && o->format == FORMAT_HTML && o->pg_wait_events &&
+	       !o->period_ns;
+}
+
+/* The id of the state frame of word in p's version (a cache of 64 by the
+ * word: a server has a few dozen words at most in a run). */
+static uint32_t event_id(struct reads_state *rs, const struct pg_process *pg, uint32_t word)
+{
+	struct word_event *e = &rs->events[(word ^ word >> 16 ^ word >> 24) & 63];
+	if (e->id != ACTIVITY_NONE && e->table == pg->table && e->word == word)
+		return e->id;
+	char frame[APP_STATE_MAX];
+	pg_state_frame(pg, true, word, frame, sizeof(frame));
+	*e = (struct word_event){ pg->table, word, activity_text_id(rs->series, frame) };
+	return e->id;
+}
+
+/* Not read: processes without a PGPROC, whose word is their own
+ * variable's, 0 (no wait) while they sleep. */
+static bool has_no_pgproc(struct process *p)
+{
+	const char *type = p->pgb_ok ? pg_backend_type_last(&p->pgb) : NULL;
+	return type && (strcmp(type, "postmaster") == 0 || strcmp(type, "logger") == 0 ||
+			strcmp(type, "stats collector") == 0);
+}
+
+/* p's root frame's id in this bucket: made again in each (its type may
+ * have been read since). */
+static uint32_t root_id(struct sampler *s, struct process *p, uint32_t bucket)
+{
+	if (p->read_bucket == bucket + 1)
+		return p->read_root;
+	char root[COUNT_ROOT_MAX];
+	p->read_bucket = bucket + 1;
+	p->read_root = !has_no_pgproc(p) && count_process_root(s, p, root, sizeof(root)) ?
+			       activity_text_id(s->reads.series, root) : ACTIVITY_NONE;
+	return p->read_root;
+}
+
+void activity_read_tick(struct sampler *s, uint64_t now)
+{
+	struct reads_state *rs = &s->reads;
+	if (!rs->series)
+		return;
+	uint32_t bucket = activity_tick(rs->series, now);
+	unsigned read = 0;
+	for (size_t i = 0; i < s->n_targets; i++) {
+		struct process *p = &s->procs[i];
+		if (!p->pg.server || !p->t || p->t->n_threads == 0)
+			continue;
+		uint32_t root = root_id(s, p, bucket), word;
+		/* (one that cannot be read has exited: not counted) */
+		if (root != ACTIVITY_NONE && pg_word_read(&p->pg, p->t->pid, &word) == 0) {
+			activity_add(rs->series, root, event_id(rs, &p->pg, word));
+			read++;
+		}
+	}
+	rs->procs_read = read;
+	uint64_t end = now_ns();
+	rs->cpu_ns += end - now; /* (nothing in it sleeps) */
+	rs->ticks++;
+	/* the next between rounds: an interval from this one */
+	rs->due_ns = end + (uint64_t)((double)s->o->interval_ns * rs->scale);
+}
+
+/* A trap collected while a read tick waits: the stop's work, not the
+ * read's (its CPU is taken out of the tick's). */
+static void trap_apart(void *arg, struct target *t, struct thread *th, uint64_t seen_ns)
+{
+	struct sampler *s = arg;
+	uint64_t before = thread_cpu_ns();
+	capture_on_trap(arg, t, th, seen_ns);
+	s->reads.traps_cpu_ns += thread_cpu_ns() - before;
+}
+
+void activity_reads_between(struct sampler *s, uint64_t next, volatile int *quit)
+{
+	struct reads_state *rs = &s->reads;
+	/* (rounds at the asked rate read at each tick already; and the
+	 * rounds of a process or two cost about what its reads would) */
+	if (!rs->series || s->own.tick_scale < 1.5 || rs->procs_read < READS_MIN_PROCS)
+		return;
+	while (rs->due_ns < next && !*quit) {
+		uint64_t before = thread_cpu_ns(), in_tick = rs->cpu_ns, traps = rs->traps_cpu_ns;
+		targets_wait_until(s->ts, s->n_targets, rs->due_ns, quit, trap_apart, s);
+		if (*quit)
+			break;
+		activity_read_tick(s, now_ns()); /* (sets the next) */
+		uint64_t all = thread_cpu_ns() - before, apart = rs->traps_cpu_ns - traps;
+		uint64_t spent = all > apart ? all - apart : 0, read = rs->cpu_ns - in_tick;
+		rs->cpu_ns += spent > read ? spent - read : 0; /* its wake-up too */
+		rs->between++;
+		rs->between_cpu_ns += spent;
+	}
+}
