@@ -29,6 +29,13 @@
  *           times and weights took ~17 bytes a sample by half an hour
  *           in; these ~9 (a 30-minute run of 10 processes at 10 ms is
  *           1.8 million samples).
+ *   read_bucket_ns, R, RK   with the reads (activity.h; absent
+ *           without): R three numbers a row, the 100 ms bucket less the
+ *           row before's, a pair (-1: the row is the bucket's ticks), a
+ *           count; RK per pair its event, type and process as indexes
+ *           into values, then 1 when idle (an Activity wait, ClientRead:
+ *           a read sees no statement state).  The chart by event, type or
+ *           process draws these: a bucket's reads over its ticks.
  *
  * The dimensions are read from each stack's frames as profile.h lays them
  * out, once here, so the page never guesses a frame's kind: the event is
@@ -46,7 +53,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+#include "base/hash_index.h"
 #include "base/intern.h"
+#include "profile/activity.h"
 #include "report_page.h" /* report_page[]: the page, generated from report.html */
 
 #define MAX_DEPTH 512
@@ -277,6 +287,104 @@ static int write_sample(const struct profile_sample *s, void *arg)
 	return 0;
 }
 
+/* --- the reads (activity.h) ------------------------------------------ */
+
+/* A root and event of the reads, as the page's values. */
+struct read_pair {
+	uint32_t root, event;
+	uint32_t values[4]; /* event, type, process, then 1 when idle */
+};
+
+struct reads_out {
+	struct report *r;
+	struct read_pair *pairs;
+	size_t n, cap;
+	struct hash_index ix;
+	uint32_t last_bucket;
+	bool comma;
+	int error;
+};
+
+static bool pair_eq(const void *table, uint32_t id, const void *key)
+{
+	const struct reads_out *o = table;
+	const uint32_t *k = key;
+	return o->pairs[id].root == k[0] && o->pairs[id].event == k[1];
+}
+
+/* The pair's values, as note_kinds reads a stack's: the event from the
+ * state frame, the type and process from the root.  Idle: a main loop's
+ * Activity wait, and ClientRead (a read says no statement state: a
+ * session waiting for its client is idle to the chart, as Oracle's ASH
+ * counts its client wait). */
+static int pair_values(struct reads_out *o, const struct activity *a, struct read_pair *pr)
+{
+	char text[1024];
+	const char *root = activity_text(a, pr->root), *event = activity_text(a, pr->event);
+	if (!root || !event)
+		return -1;
+	event_of(event, text, sizeof(text));
+	pr->values[0] = value_index(o->r, text);
+	pr->values[3] = strncmp(text, "Activity:", 9) == 0 || strcmp(text, "Client:ClientRead") == 0;
+	type_of_root(root, text, sizeof(text));
+	pr->values[1] = value_index(o->r, text);
+	process_of_root(root, text, sizeof(text));
+	pr->values[2] = value_index(o->r, text);
+	return pr->values[0] == UINT32_MAX || pr->values[1] == UINT32_MAX ||
+			       pr->values[2] == UINT32_MAX ? -1 : 0;
+}
+
+static int write_read(const struct activity_row *row, void *arg)
+{
+	struct reads_out *o = arg;
+	long pair = -1;
+	if (row->root != ACTIVITY_NONE) {
+		const uint32_t key[2] = { row->root, row->event };
+		uint64_t h = hash_word((uint64_t)row->root << 32 | row->event);
+		uint32_t id = hash_index_find(&o->ix, h, pair_eq, o, key);
+		if (id == HASH_NONE) {
+			if (!array_reserve((void **)&o->pairs, o->n + 1, &o->cap, sizeof(*o->pairs)) ||
+			    hash_index_add(&o->ix, h, (uint32_t)o->n) != 0)
+				return o->error = ENOMEM;
+			o->pairs[o->n] = (struct read_pair){ .root = row->root, .event = row->event };
+			if (pair_values(o, o->r->p->activity, &o->pairs[o->n]) != 0)
+				return o->error = ENOMEM;
+			id = (uint32_t)o->n++;
+		}
+		pair = id;
+	}
+	fprintf(o->r->f, "%s%" PRIu32 ",%ld,%" PRIu32, o->comma ? "," : "",
+		row->bucket - o->last_bucket, pair, row->count);
+	o->last_bucket = row->bucket;
+	o->comma = true;
+	return 0;
+}
+
+/* "R": the reads, three numbers a row: the bucket (100 ms) less the row
+ * before's, the pair (-1: the bucket's ticks), the count; then "RK", per
+ * pair its event, type and process as values, and 1 when idle. */
+static int write_reads(struct report *r)
+{
+	struct reads_out o = { .r = r };
+	if (hash_index_init(&o.ix) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fprintf(r->f, "\"read_bucket_ns\":%llu,\"R\":[", (unsigned long long)ACTIVITY_BUCKET_NS);
+	int rc = activity_pass(r->p->activity, write_read, &o);
+	fputs("],\n\"RK\":[", r->f);
+	for (size_t i = 0; rc == 0 && i < o.n; i++)
+		fprintf(r->f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, i ? "," : "",
+			o.pairs[i].values[0], o.pairs[i].values[1], o.pairs[i].values[2],
+			o.pairs[i].values[3]);
+	fputs("],\n", r->f);
+	free(o.pairs);
+	hash_index_free(&o.ix);
+	if (rc != 0)
+		errno = o.error ? o.error : errno;
+	return rc != 0 ? -1 : 0;
+}
+
 static void write_meta(struct report *r)
 {
 	const struct profile *p = r->p;
@@ -307,6 +415,8 @@ int output_html(FILE *f, const struct profile *p)
 	fputs("const D = {", f);
 	write_meta(&r);
 	if (write_stacks(&r) != 0)
+		goto out;
+	if (p->activity && write_reads(&r) != 0)
 		goto out;
 	write_strings(&r, "frames", &r.frames);
 	write_strings(&r, "values", &r.values);

@@ -36,6 +36,35 @@ print(n)
 EOF
 }
 
+# reads_py FILE FROM TO: the file's reads (D.R) in [FROM, TO) s, not idle:
+# "reads N ticks T procs P CPU 59.1 IO:WALSync 40.9" (the events' shares)
+reads_py() {
+	PYTHONPATH=test/tools python3 - "$@" <<'EOF'
+import sys, report_data
+d = report_data.load(sys.argv[1])
+lo, hi = float(sys.argv[2]), float(sys.argv[3])
+V, R, RK = d['values'], d.get('R', []), d.get('RK', [])
+step = d.get('read_bucket_ns', 1e8) / 1e9
+ticks, events, procs, b = 0, {}, set(), 0
+for i in range(0, len(R), 3):
+    b += R[i]
+    if not (lo <= b * step + 1e-9 < hi):
+        continue
+    if R[i + 1] < 0:
+        ticks += R[i + 2]
+    elif not RK[4 * R[i + 1] + 3]:
+        events[V[RK[4 * R[i + 1]]]] = events.get(V[RK[4 * R[i + 1]]], 0) + R[i + 2]
+        procs.add(RK[4 * R[i + 1] + 2])
+n = sum(events.values())
+print('reads %d ticks %d procs %d %s' % (n, ticks, len(procs), ' '.join(
+    '%s %.1f' % (e, 100 * c / n) for e, c in sorted(events.items(), key=lambda x: -x[1]))))
+EOF
+}
+# reads_share LINE EVENT: the share reads_py gave EVENT
+reads_share() { echo "$1" | awk -v e="$2" '{ for (i = 1; i < NF; i++) if ($i == e) { print $(i + 1); exit } }'; }
+# reads_field LINE NAME: reads_py's figure NAME (reads, ticks, procs)
+reads_field() { reads_share "$@"; }
+
 # dom_attr FILE SELECTOR-TEXT ATTR: the attribute of the first element
 # whose tag text contains SELECTOR-TEXT
 dom_attr() { grep -o "<[^>]*$2[^>]*>" "$1" | head -n 1 | sed -n "s/.* $3=\"\\([^\"]*\\)\".*/\\1/p"; }
@@ -71,6 +100,19 @@ report_tests() {
 	if near "${cpu:-0}" 60 "$TOL" && near "${wal:-0}" 40 "$TOL"; then
 		pass "report's shares, 1-2 s: CPU ${cpu}% (60), IO:WALSync ${wal}% (40), within $TOL points"
 	else tfail "report's shares" "CPU ${cpu:-none}% (60), IO:WALSync ${wal:-none}% (40), within $TOL points"; fi
+
+	# the chart by event is drawn from the reads (each tick's wait event,
+	# read without a stop: activity.h), by OS state from the samples; the
+	# reads' shares of 1-2 s are the schedule's too
+	chrome "$F/c5" --dump-dom "file://$F/r.html?by=state" >"$F/d5.html"
+	local by_event by_state rshares
+	by_event=$(dom_attr "$F/d1.html" 'id="chart"' data-source)
+	by_state=$(dom_attr "$F/d5.html" 'id="chart"' data-source)
+	rshares=$(reads_py "$F/r.html" 1 2)
+	if [ "$by_event" = reads ] && [ "$by_state" = samples ] && near "$(reads_share "$rshares" CPU)" 60 "$TOL" &&
+		near "$(reads_share "$rshares" IO:WALSync)" 40 "$TOL"; then
+		pass "report: the chart by wait event from the reads, by OS state from the samples; the reads of 1-2 s: $rshares"
+	else fail "report: the reads" "chart by event from '${by_event}' (reads), by state from '${by_state}' (samples); the reads of 1-2 s: ${rshares:-none} (CPU 60, IO:WALSync 40 within $TOL)" "$F/r.err"; fi
 
 	# idle waits: left out of the chart by default, and with idle=1 the
 	# first 400 ms are Activity:CheckpointerMain, its peak in them
@@ -108,6 +150,37 @@ report_tests() {
 	else fail "report: one series" "flame ${fgot:-none} samples, the file ${fwant:-?}; only '${only}'; cpu_phase ${in_cpu:-none}% (>= 95), wait_phase ${in_wait:-0}% (<= 2)" "$F/d4.html"; fi
 }
 
+# Between the rounds --max-overhead spaces (activity_reads.h): three
+# stand-ins at -d 1ms --max-overhead 1%, each process's wait event read
+# at the ticks between the rounds.  Measured: 257 reads a second a
+# process against 48 rounds (a tick's read and a round's each cost us
+# mostly a wake-up: ~40 us of CPU on this VM), 0.83 % of the machine.
+report_reads_between_test() {
+	local a b c rc line rates reads samples cpu
+	"$T/fake_pg" & a=$!
+	"$T/fake_pg" & b=$!
+	"$T/fake_pg" & c=$!
+	sleep 0.5 # past their first 400 ms (Activity:CheckpointerMain)
+	"$PP" -p "$a,$b,$c" --pg-wait-events -d 1ms --max-overhead 1% -t 3s -o "$F/r3.html" 2>"$F/r3.err"
+	rc=$?
+	kill $a $b $c 2>/dev/null
+	wait $a $b $c 2>/dev/null
+	rates=$(reads_py "$F/r3.html" 0 10)
+	samples=$(PYTHONPATH=test/tools python3 -c 'import sys, report_data
+print(len(report_data.load(sys.argv[1])["S"]) // 4)' "$F/r3.html" 2>/dev/null)
+	reads=$(reads_field "$rates" reads)
+	cpu=$(sed -n 's/.*profiler CPU.* \([0-9.]*\)% of the machine.*/\1/p' "$F/r3.err")
+	line="$rates; $samples stack samples; our CPU ${cpu:-?}% of the machine"
+	if [ $rc = 0 ] && [ "$(reads_field "$rates" procs)" = 3 ] && [ -n "$samples" ] &&
+		awk -v r="${reads:-0}" -v s="$samples" 'BEGIN { exit !(r > 2 * s) }'; then
+		pass "report with --max-overhead 1%: each process's wait event read between the spaced rounds: $line"
+	else fail "report's reads between rounds" "exit $rc; 3 processes read, over twice the stack samples: $line" "$F/r3.err"; fi
+	if near "$(reads_share "$rates" CPU)" 60 "$TOL" && near "$(reads_share "$rates" IO:WALSync)" 40 "$TOL" &&
+		[ -n "$cpu" ] && atleast 1.5 "$cpu"; then
+		pass "report's reads between rounds: the schedule's shares (CPU 60, IO:WALSync 40, within $TOL points) for ${cpu}% of the machine (<= 1.5)"
+	else tfail "report's reads between rounds: shares and cost" "CPU 60, IO:WALSync 40 within $TOL, our CPU <= 1.5%: $line" "$F/r3.err"; fi
+}
+
 # With the mouse, as a person uses it (test/tools/report_drag.py drives
 # Chromium through the DevTools protocol): a drag over the chart from 1 s
 # to 2 s selects that range (to the pixel: a few ms either way), the
@@ -134,6 +207,7 @@ CHROME_WINDOW=1280,900 # (lib.sh's chrome: a page, not a 272-pixel flame graph)
 if ! command -v python3 >/dev/null; then skip "report" "python3 is not installed"
 else
 	report_tests
+	report_reads_between_test
 	if [ -z "$CHROMIUM" ]; then skip "report with the mouse" "chromium is not installed"
 	elif [ ! -s "$F/r.html" ]; then skip "report with the mouse" "no report was written (above)"
 	else report_mouse_tests; fi

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "output/output.h"
+#include "profile/activity.h"
 #include "json_mini.h"
 #include "profile_fixture.h"
 #include "written.h"
@@ -177,6 +178,70 @@ static void dimensions_from_frames(void **state)
 	fixture_free(&fx);
 }
 
+/* The reads (activity.h): each row its bucket (delta), pair, count, the
+ * ticks' rows with pair -1; each pair its event, type and process as
+ * values, and idle for a main loop's wait and ClientRead. */
+static void reads_as_rows_and_pairs(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	fixture_init(&fx, "ptrace_profiler -p 9 --subprocesses", "postgres (PID 9)", 1000000);
+	size_t b = fixture_thread(&fx, 10, 10, "postgres", "postgres");
+	fixture_sample(&fx, b, 1000000, 1000000, (const char *[]){ "postgres[10] client backend",
+		"On CPU (PostgreSQL state)", "R (running)", "main", NULL });
+	struct activity *a = activity_new(0);
+	assert_non_null(a);
+	uint32_t be = activity_text_id(a, "postgres[10] client backend");
+	uint32_t cp = activity_text_id(a, "postgres[11] checkpointer");
+	uint32_t cpu = activity_text_id(a, "On CPU (PostgreSQL state)");
+	uint32_t lock = activity_text_id(a, "event=Lock:relation (PostgreSQL state)");
+	uint32_t main_loop = activity_text_id(a, "event=Activity:CheckpointerMain (PostgreSQL state)");
+	uint32_t client = activity_text_id(a, "event=Client:ClientRead (PostgreSQL state)");
+	activity_tick(a, 1000000);
+	activity_add(a, be, cpu);
+	activity_add(a, cp, main_loop);
+	activity_tick(a, 2000000);
+	activity_add(a, be, cpu);
+	activity_add(a, cp, main_loop);
+	activity_tick(a, 250000000); /* bucket 2 */
+	activity_add(a, be, lock);
+	activity_add(a, be, client);
+	assert_int_equal(activity_end(a), 0);
+	fx.p.activity = a;
+	struct report_read rr;
+	read_report(&rr, &fx);
+	const struct jdoc d = rr.d;
+	const struct jval *r = rr.r;
+	assert_true(jget(&d, r, "read_bucket_ns")->num == 100000000);
+	const struct jval *R = jget(&d, r, "R"), *RK = jget(&d, r, "RK"), *V = jget(&d, r, "values");
+	/* bucket 0: ticks 2, then two pairs; bucket 2: ticks 1, two pairs */
+	assert_int_equal(R->n_kids, 3 * 6);
+	static const double want[] = { 0, -1, 2, 0, 0, 2, 0, 1, 2, 2, -1, 1, 0, 2, 1, 0, 3, 1 };
+	for (size_t i = 0; i < 18; i++)
+		assert_true(jat(&d, R, i)->num == want[i]);
+	assert_int_equal(RK->n_kids, 4 * 4);
+	static const char *const pairs[4][3] = {
+		{ "CPU", "client backend", "postgres[10] client backend" },
+		{ "Activity:CheckpointerMain", "checkpointer", "postgres[11] checkpointer" },
+		{ "Lock:relation", "client backend", "postgres[10] client backend" },
+		{ "Client:ClientRead", "client backend", "postgres[10] client backend" },
+	};
+	static const double idle_want[4] = { 0, 1, 0, 1 };
+	for (size_t k = 0; k < 4; k++) {
+		for (size_t c = 0; c < 3; c++)
+			assert_string_equal(jat(&d, V, (size_t)jat(&d, RK, 4 * k + c)->num)->str, pairs[k][c]);
+		assert_true(jat(&d, RK, 4 * k + 3)->num == idle_want[k]);
+	}
+	report_read_free(&rr);
+	/* no reads: no R */
+	fx.p.activity = NULL;
+	read_report(&rr, &fx);
+	assert_null(jget(&rr.d, rr.r, "R"));
+	report_read_free(&rr);
+	activity_free(a);
+	fixture_free(&fx);
+}
+
 /* No PostgreSQL: the event is the OS state, the type the comm. */
 static void a_program_without_states(void **state)
 {
@@ -294,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dimensions_from_frames),
 		cmocka_unit_test(a_program_without_states),
+		cmocka_unit_test(reads_as_rows_and_pairs),
 		cmocka_unit_test(hostile_names_stay_in_the_script),
 		cmocka_unit_test(a_long_run_stays_small),
 		cmocka_unit_test(needs_the_samples),
