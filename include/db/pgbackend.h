@@ -170,4 +170,14 @@ enum pg_read {
  * is parsed). */
 enum pg_read pg_backend_read(struct pg_backend *b, struct pg_activity *out);
 
+/* The state and statement id now, without the statement: st_changecount,
+ * st_procpid, st_state, st_query_id and st_changecount again, in one
+ * process_vm_readv of 24 bytes (the report's reads at every tick,
+ * activity_reads.h).  *changecount says which writing of the slot it is:
+ * the same as before, the same statement.  out gets the state and id
+ * only (no text, text_hash 0).  PG_READ_UNSETTLED when caught writing
+ * (not tried again); PG_READ_NONE and PG_READ_FAILED as pg_backend_read.
+ * Never while we hold the backend stopped (as pg_backend_read). */
+enum pg_read pg_backend_peek(struct pg_backend *b, struct pg_activity *out, int32_t *changecount);
+
 #endif

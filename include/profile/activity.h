@@ -7,15 +7,16 @@
  * rounds a second.  A process's wait event word is one small
  * process_vm_readv (sample/activity_reads.h), so it can be read at the
  * asked rate between the rounds.  Each read is counted in its bucket
- * under two texts: the process's root frame ("postgres[42] client
- * backend", as its stacks' root) and its state frame ("event=IO:WALSync
- * (PostgreSQL state)", "On CPU (PostgreSQL state)"); each bucket also
+ * under three texts: the process's root frame ("postgres[42] client
+ * backend", as its stacks' root), its state frame ("event=IO:WALSync
+ * (PostgreSQL state)", "On CPU (PostgreSQL state)") and, with
+ * --pg-queries, its statement's frame ("query=ID TEXT", "idle"); each bucket also
  * counts its ticks, so that a bucket's average active processes is its
  * reads over its ticks, however the ticks were spaced.
  *
  * Memory: the texts (one copy each) and the current bucket's cells; a
  * bucket is written to an unlinked temporary file when the next begins
- * (16 bytes a cell: ~10 cells a bucket for 4 busy backends), and read
+ * (20 bytes a cell: ~10 cells a bucket for 4 busy backends), and read
  * back after the run.
  */
 #ifndef PTRACE_PROFILER_ACTIVITY_H
@@ -47,19 +48,22 @@ const char *activity_text(const struct activity *a, uint32_t id);
 uint32_t activity_tick(struct activity *a, uint64_t now_ns);
 
 /* One read of the current tick: the process whose root frame is text
- * root, in the state of text event. */
-void activity_add(struct activity *a, uint32_t root, uint32_t event);
+ * root, in the state of text event, in the statement of text query
+ * (ACTIVITY_NONE: none read). */
+void activity_add(struct activity *a, uint32_t root, uint32_t event, uint32_t query);
 
 /* The series is complete: the current bucket written.  0, or the errno
  * of the first write that failed (also kept: activity_pass fails). */
 int activity_end(struct activity *a);
 
-/* One cell of a bucket: count reads of root in event; or, with root
- * ACTIVITY_NONE, the bucket's ticks (event ACTIVITY_NONE too). */
+/* One cell of a bucket: count reads of root in event and query; or, with
+ * root ACTIVITY_NONE, the bucket's ticks (event and query ACTIVITY_NONE
+ * too). */
 struct activity_row {
 	uint32_t bucket; /* (its start - start_ns) / ACTIVITY_BUCKET_NS */
 	uint32_t root;   /* a text id, or ACTIVITY_NONE: the ticks' row */
 	uint32_t event;  /* a text id */
+	uint32_t query;  /* a text id, or ACTIVITY_NONE: no statement read */
 	uint32_t count;
 };
 

@@ -7,11 +7,11 @@
  * counts it in the series under the process's root frame and its state
  * frame.  A round's tick reads first, then the round runs; between the
  * rounds that --max-overhead spaces, the reads keep the asked interval.
- * Their time counts in the bound (sampler.c's keep_own_cost): they may
- * take up to READS_BUDGET_PART of it, spaced further when they would take
- * more, and the rounds get what is left.  The postmaster and the logger
- * are not read: they have no PGPROC, and their word says no wait while
- * they sleep.
+ * Their time counts in the bound: they may take up to READS_BUDGET_PART
+ * of it, spaced further when they would take more (every READS_RESCALE
+ * read ticks), and the rounds get what is left (sampler.c's
+ * keep_own_cost).  The postmaster and the logger are not read: they have
+ * no PGPROC, and their word says no wait while they sleep.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_ACTIVITY_READS_H
 #define PTRACE_PROFILER_SAMPLE_ACTIVITY_READS_H
@@ -31,6 +31,12 @@
 
 /* The part of --max-overhead's budget the reads may take. */
 #define READS_BUDGET_PART 0.6
+
+/* Their interval is set again after this many read ticks between rounds,
+ * from what those cost: the rounds' check of our CPU comes after a round,
+ * and spaced rounds left the reads at the asked rate for a third of a
+ * second at the start (310 ticks of 72 us: 6.7 % of a CPU). */
+#define READS_RESCALE 16
 
 /* Does this run read them (the report, with --pg-wait-events, not
  * --period)? */

@@ -251,6 +251,11 @@ struct process {
 	 * known since) */
 	uint32_t read_root;            /* ACTIVITY_NONE: not read */
 	uint32_t read_bucket;          /* read_root's bucket + 1; 0 none */
+	/* --pg-queries: its statement's frame's id as its last read saw
+	 * it, and which writing of its status slot that was */
+	bool read_cc_known;
+	int32_t read_cc;
+	uint32_t read_query;           /* ACTIVITY_NONE: no statement */
 	/* samples of its threads whose records were let go (retire.h) */
 	uint64_t retired_samples;
 	/* Its words as a thread not stopped last read them (app_read_words),
@@ -361,9 +366,9 @@ struct reads_state {
 				     most of it: 37 us on this VM) */
 	uint64_t between;         /* read ticks between rounds, */
 	uint64_t between_cpu_ns;  /* and their CPU */
-	uint64_t checked_cpu_ns;  /* cpu_ns, between and between_cpu_ns */
-	uint64_t checked_between; /* when keep_own_cost last looked */
-	uint64_t checked_between_cpu_ns;
+	uint64_t checked_cpu_ns;  /* cpu_ns when keep_own_cost last looked */
+	uint64_t scaled_between;  /* between and between_cpu_ns when their */
+	uint64_t scaled_cpu_ns;   /* scale was last set */
 	uint64_t traps_cpu_ns;    /* traps collected in their waits: not theirs */
 	unsigned procs_read;      /* processes the last read tick read */
 	struct word_event {       /* the state frame's id of a word */
@@ -371,6 +376,10 @@ struct reads_state {
 		uint32_t word;
 		uint32_t id;       /* ACTIVITY_NONE: not cached */
 	} events[64];              /* by the word's hash */
+	struct query_frame {      /* --pg-queries: a statement id's frame */
+		int64_t query_id;  /* 0: none cached */
+		uint32_t id;       /* its text's id */
+	} queries[128];            /* by the id's hash */
 };
 
 struct sampler {

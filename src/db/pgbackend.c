@@ -242,3 +242,35 @@ enum pg_read pg_backend_read(struct pg_backend *b, struct pg_activity *out)
 		*out = b->last;
 	return PG_READ_UNSETTLED;
 }
+
+enum pg_read pg_backend_peek(struct pg_backend *b, struct pg_activity *out, int32_t *changecount)
+{
+	if (!b->beentry && find_slot(b) != 0)
+		return PG_READ_NONE;
+	int32_t before, procpid, state, after;
+	int64_t id;
+	struct iovec local[5] = {
+		{ &before, sizeof(before) }, { &procpid, sizeof(procpid) }, { &state, sizeof(state) },
+		{ &id, sizeof(id) }, { &after, sizeof(after) },
+	};
+	struct iovec remote[5] = {
+		{ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(before) },
+		{ (void *)(uintptr_t)(b->beentry + ST_PROCPID), sizeof(procpid) },
+		{ (void *)(uintptr_t)(b->beentry + ST_STATE), sizeof(state) },
+		{ (void *)(uintptr_t)(b->beentry + ST_QUERY_ID), sizeof(id) },
+		{ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(after) },
+	};
+	b->syscalls++;
+	if (process_vm_readv(b->pid, local, 5, remote, 5, 0) != (ssize_t)(4 * sizeof(int32_t) + sizeof(id)))
+		return PG_READ_FAILED;
+	if (procpid != b->pid) { /* exiting (pg_backend_read) */
+		b->beentry = 0;
+		b->have_activity = false;
+		return PG_READ_NONE;
+	}
+	if (before != after || (before & 1))
+		return PG_READ_UNSETTLED;
+	*out = (struct pg_activity){ .state = pg_state_of(b->major, state), .query_id = id };
+	*changecount = before;
+	return PG_READ_OK;
+}

@@ -32,10 +32,11 @@
  *   read_bucket_ns, R, RK   with the reads (activity.h; absent
  *           without): R three numbers a row, the 100 ms bucket less the
  *           row before's, a pair (-1: the row is the bucket's ticks), a
- *           count; RK per pair its event, type and process as indexes
- *           into values, then 1 when idle (an Activity wait, ClientRead:
- *           a read sees no statement state).  The chart by event, type or
- *           process draws these: a bucket's reads over its ticks.
+ *           count; RK per pair its event, type, process and statement
+ *           as indexes into values, then 1 when idle (as kinds; a
+ *           ClientRead with no statement read is idle).  The chart by
+ *           any dimension but the OS state draws these: a bucket's reads
+ *           over its ticks.
  *
  * The dimensions are read from each stack's frames as profile.h lays them
  * out, once here, so the page never guesses a frame's kind: the event is
@@ -289,10 +290,10 @@ static int write_sample(const struct profile_sample *s, void *arg)
 
 /* --- the reads (activity.h) ------------------------------------------ */
 
-/* A root and event of the reads, as the page's values. */
+/* A root, event and statement of the reads, as the page's values. */
 struct read_pair {
-	uint32_t root, event;
-	uint32_t values[4]; /* event, type, process, then 1 when idle */
+	uint32_t root, event, query;
+	uint32_t values[5]; /* event, type, process, statement, then 1 when idle */
 };
 
 struct reads_out {
@@ -309,29 +310,36 @@ static bool pair_eq(const void *table, uint32_t id, const void *key)
 {
 	const struct reads_out *o = table;
 	const uint32_t *k = key;
-	return o->pairs[id].root == k[0] && o->pairs[id].event == k[1];
+	return o->pairs[id].root == k[0] && o->pairs[id].event == k[1] && o->pairs[id].query == k[2];
 }
 
 /* The pair's values, as note_kinds reads a stack's: the event from the
- * state frame, the type and process from the root.  Idle: a main loop's
- * Activity wait, and ClientRead (a read says no statement state: a
- * session waiting for its client is idle to the chart, as Oracle's ASH
- * counts its client wait). */
+ * state frame, the type and process from the root, the statement's frame
+ * ("-" without).  Idle as note_kinds says: a main loop's Activity wait,
+ * and ClientRead of an idle session - or, with no statement read
+ * (without --pg-queries), any ClientRead: a session waiting for its
+ * client is idle to the chart then, as ASH counts Oracle's client wait. */
 static int pair_values(struct reads_out *o, const struct activity *a, struct read_pair *pr)
 {
 	char text[1024];
 	const char *root = activity_text(a, pr->root), *event = activity_text(a, pr->event);
-	if (!root || !event)
+	const char *query = pr->query == ACTIVITY_NONE ? "-" : activity_text(a, pr->query);
+	if (!root || !event || !query)
 		return -1;
 	event_of(event, text, sizeof(text));
 	pr->values[0] = value_index(o->r, text);
-	pr->values[3] = strncmp(text, "Activity:", 9) == 0 || strcmp(text, "Client:ClientRead") == 0;
+	pr->values[4] = strncmp(text, "Activity:", 9) == 0 ||
+			(strcmp(text, "Client:ClientRead") == 0 &&
+			 (strcmp(query, "-") == 0 || strcmp(query, "idle") == 0));
 	type_of_root(root, text, sizeof(text));
 	pr->values[1] = value_index(o->r, text);
 	process_of_root(root, text, sizeof(text));
 	pr->values[2] = value_index(o->r, text);
-	return pr->values[0] == UINT32_MAX || pr->values[1] == UINT32_MAX ||
-			       pr->values[2] == UINT32_MAX ? -1 : 0;
+	pr->values[3] = value_index(o->r, query);
+	for (int i = 0; i < 4; i++)
+		if (pr->values[i] == UINT32_MAX)
+			return -1;
+	return 0;
 }
 
 static int write_read(const struct activity_row *row, void *arg)
@@ -339,14 +347,15 @@ static int write_read(const struct activity_row *row, void *arg)
 	struct reads_out *o = arg;
 	long pair = -1;
 	if (row->root != ACTIVITY_NONE) {
-		const uint32_t key[2] = { row->root, row->event };
-		uint64_t h = hash_word((uint64_t)row->root << 32 | row->event);
+		const uint32_t key[3] = { row->root, row->event, row->query };
+		uint64_t h = hash_word(((uint64_t)row->root << 32 | row->event) ^ hash_word(row->query));
 		uint32_t id = hash_index_find(&o->ix, h, pair_eq, o, key);
 		if (id == HASH_NONE) {
 			if (!array_reserve((void **)&o->pairs, o->n + 1, &o->cap, sizeof(*o->pairs)) ||
 			    hash_index_add(&o->ix, h, (uint32_t)o->n) != 0)
 				return o->error = ENOMEM;
-			o->pairs[o->n] = (struct read_pair){ .root = row->root, .event = row->event };
+			o->pairs[o->n] = (struct read_pair){ .root = row->root, .event = row->event,
+							     .query = row->query };
 			if (pair_values(o, o->r->p->activity, &o->pairs[o->n]) != 0)
 				return o->error = ENOMEM;
 			id = (uint32_t)o->n++;
@@ -362,7 +371,8 @@ static int write_read(const struct activity_row *row, void *arg)
 
 /* "R": the reads, three numbers a row: the bucket (100 ms) less the row
  * before's, the pair (-1: the bucket's ticks), the count; then "RK", per
- * pair its event, type and process as values, and 1 when idle. */
+ * pair its event, type, process and statement as values, and 1 when
+ * idle. */
 static int write_reads(struct report *r)
 {
 	struct reads_out o = { .r = r };
@@ -374,9 +384,9 @@ static int write_reads(struct report *r)
 	int rc = activity_pass(r->p->activity, write_read, &o);
 	fputs("],\n\"RK\":[", r->f);
 	for (size_t i = 0; rc == 0 && i < o.n; i++)
-		fprintf(r->f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, i ? "," : "",
+		fprintf(r->f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, i ? "," : "",
 			o.pairs[i].values[0], o.pairs[i].values[1], o.pairs[i].values[2],
-			o.pairs[i].values[3]);
+			o.pairs[i].values[3], o.pairs[i].values[4]);
 	fputs("],\n", r->f);
 	free(o.pairs);
 	hash_index_free(&o.ix);

@@ -12,7 +12,7 @@
 #include "base/hash_index.h"
 
 struct cell {
-	uint32_t root, event, count;
+	uint32_t root, event, query, count;
 };
 
 struct activity {
@@ -95,9 +95,9 @@ const char *activity_text(const struct activity *a, uint32_t id)
 	return id < a->n_texts ? a->texts[id] : NULL;
 }
 
-static void write_row(struct activity *a, uint32_t root, uint32_t event, uint32_t count)
+static void write_row(struct activity *a, const struct cell *c)
 {
-	const struct activity_row r = { a->bucket, root, event, count };
+	const struct activity_row r = { a->bucket, c->root, c->event, c->query, c->count };
 	if (!a->error && fwrite(&r, sizeof(r), 1, a->file) != 1)
 		a->error = errno ? errno : EIO;
 }
@@ -107,9 +107,10 @@ static void flush(struct activity *a)
 {
 	if (!a->ticks)
 		return;
-	write_row(a, ACTIVITY_NONE, ACTIVITY_NONE, a->ticks);
+	const struct cell ticks = { ACTIVITY_NONE, ACTIVITY_NONE, ACTIVITY_NONE, a->ticks };
+	write_row(a, &ticks);
 	for (size_t i = 0; i < a->n_cells; i++)
-		write_row(a, a->cells[i].root, a->cells[i].event, a->cells[i].count);
+		write_row(a, &a->cells[i]);
 	a->ticks = 0;
 	a->n_cells = 0;
 	hash_index_clear(&a->cell_ix);
@@ -128,23 +129,19 @@ uint32_t activity_tick(struct activity *a, uint64_t now_ns)
 	return a->bucket;
 }
 
-static uint64_t cell_key(uint32_t root, uint32_t event)
-{
-	return (uint64_t)root << 32 | event;
-}
-
 static bool cell_eq(const void *table, uint32_t id, const void *key)
 {
-	const struct activity *a = table;
-	return cell_key(a->cells[id].root, a->cells[id].event) == *(const uint64_t *)key;
+	const struct cell *c = &((const struct activity *)table)->cells[id], *k = key;
+	return c->root == k->root && c->event == k->event && c->query == k->query;
 }
 
-void activity_add(struct activity *a, uint32_t root, uint32_t event)
+void activity_add(struct activity *a, uint32_t root, uint32_t event, uint32_t query)
 {
 	assert(a->ticks > 0); /* a read belongs to a tick */
 	if (root == ACTIVITY_NONE || event == ACTIVITY_NONE)
 		return;
-	uint64_t key = cell_key(root, event), h = hash_word(key);
+	const struct cell key = { root, event, query, 0 };
+	uint64_t h = hash_word(((uint64_t)root << 32 | event) ^ hash_word(query));
 	uint32_t id = hash_index_find(&a->cell_ix, h, cell_eq, a, &key);
 	if (id == HASH_NONE) {
 		if (!array_reserve((void **)&a->cells, a->n_cells + 1, &a->cap_cells,
@@ -152,7 +149,7 @@ void activity_add(struct activity *a, uint32_t root, uint32_t event)
 		    hash_index_add(&a->cell_ix, h, (uint32_t)a->n_cells) != 0)
 			return;
 		id = (uint32_t)a->n_cells++;
-		a->cells[id] = (struct cell){ root, event, 0 };
+		a->cells[id] = key;
 	}
 	a->cells[id].count++;
 	a->reads++;

@@ -6,9 +6,11 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "db/pgactivity.h"
 #include "db/pgbackend.h"
 #include "sample/capture.h"
 #include "sample/count.h"
+#include "sample/overhead.h"
 #include "tracee/target.h"
 
 /* Our thread's CPU time (a system call: two a read tick between rounds,
@@ -38,6 +40,54 @@ static uint32_t event_id(struct reads_state *rs, const struct pg_process *pg, ui
 	pg_state_frame(pg, true, word, frame, sizeof(frame));
 	*e = (struct word_event){ pg->table, word, activity_text_id(rs->series, frame) };
 	return e->id;
+}
+
+/* The frame of a statement id seen before (a cache of 128 by the id):
+ * its slot, NULL for no id. */
+static struct query_frame *known_query(struct reads_state *rs, const struct pg_activity *a)
+{
+	if (a->state != PG_STATE_ACTIVE || !a->query_id)
+		return NULL;
+	return &rs->queries[(uint64_t)a->query_id * 0x9e3779b97f4a7c15ULL >> 57];
+}
+
+/* --pg-queries: the frame of p's statement now, as a text id
+ * (ACTIVITY_NONE: none, or not read).  A peek at its status slot (state,
+ * id: 24 bytes), and the frame only when the slot was written since the
+ * last read: the id's frame seen before, else from a whole read (the
+ * statement's text, normalized: pg_backend_read). */
+static uint32_t query_id(struct sampler *s, struct process *p)
+{
+	struct reads_state *rs = &s->reads;
+	if (!s->o->pg_queries || !p->pgb_ok || !pg_backend_type(&p->pgb) ||
+	    !pg_backend_type_reports(p->pgb.major, p->pgb.type))
+		return ACTIVITY_NONE;
+	struct pg_activity a;
+	int32_t cc;
+	enum pg_read r = pg_backend_peek(&p->pgb, &a, &cc);
+	if (r == PG_READ_UNSETTLED) /* caught writing: a write is short */
+		r = pg_backend_peek(&p->pgb, &a, &cc);
+	if (r != PG_READ_OK)
+		return ACTIVITY_NONE;
+	if (p->read_cc_known && cc == p->read_cc)
+		return p->read_query;
+	struct query_frame *q = known_query(rs, &a);
+	uint32_t id = ACTIVITY_NONE;
+	if (q && q->query_id == a.query_id) {
+		id = q->id;
+	} else if (a.state != PG_STATE_ACTIVE || pg_backend_read(&p->pgb, &a) == PG_READ_OK) {
+		char frame[PG_QUERY_TEXT_MAX + 48];
+		if (pg_query_frame(&a, frame, sizeof(frame)))
+			id = activity_text_id(rs->series, frame);
+		if (q)
+			*q = (struct query_frame){ a.query_id, id };
+	} else {
+		return ACTIVITY_NONE; /* (its slot, read whole, not settled) */
+	}
+	p->read_cc_known = true;
+	p->read_cc = cc;
+	p->read_query = id;
+	return id;
 }
 
 /* Not read: processes without a PGPROC, whose word is their own
@@ -76,7 +126,7 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 		uint32_t root = root_id(s, p, bucket), word;
 		/* (one that cannot be read has exited: not counted) */
 		if (root != ACTIVITY_NONE && pg_word_read(&p->pg, p->t->pid, &word) == 0) {
-			activity_add(rs->series, root, event_id(rs, &p->pg, word));
+			activity_add(rs->series, root, event_id(rs, &p->pg, word), query_id(s, p));
 			read++;
 		}
 	}
@@ -98,6 +148,19 @@ static void trap_apart(void *arg, struct target *t, struct thread *th, uint64_t 
 	s->reads.traps_cpu_ns += thread_cpu_ns() - before;
 }
 
+/* Their interval from what the last READS_RESCALE read ticks between
+ * rounds cost: within READS_BUDGET_PART of --max-overhead's budget. */
+static void rescale(struct sampler *s)
+{
+	struct reads_state *rs = &s->reads;
+	double per = (double)(rs->between_cpu_ns - rs->scaled_cpu_ns) /
+		     (double)(rs->between - rs->scaled_between);
+	rs->scale = overhead_reads_scale(s->o->max_overhead, s->cpus, per, (double)s->o->interval_ns,
+					 READS_BUDGET_PART);
+	rs->scaled_between = rs->between;
+	rs->scaled_cpu_ns = rs->between_cpu_ns;
+}
+
 void activity_reads_between(struct sampler *s, uint64_t next, volatile int *quit)
 {
 	struct reads_state *rs = &s->reads;
@@ -116,5 +179,7 @@ void activity_reads_between(struct sampler *s, uint64_t next, volatile int *quit
 		rs->cpu_ns += spent > read ? spent - read : 0; /* its wake-up too */
 		rs->between++;
 		rs->between_cpu_ns += spent;
+		if (rs->between - rs->scaled_between >= READS_RESCALE)
+			rescale(s);
 	}
 }

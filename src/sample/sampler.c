@@ -246,24 +246,15 @@ static void keep_own_cost(struct sampler *s, struct schedule *sc, uint64_t now)
 		return;
 	s->own.settled = true;
 	uint64_t cpu = cpu_ns(), rounds = s->r->rounds;
-	/* the report's reads: their CPU apart (their wake-ups too), and a
-	 * share of the budget for them */
+	/* the report's reads: their CPU apart (their wake-ups too), and the
+	 * share of the budget they took */
 	struct reads_state *rs = &s->reads;
 	double round_cpu = (double)(cpu - s->own.cpu_ns);
 	double reads_cpu = (double)(rs->cpu_ns - rs->checked_cpu_ns);
 	double wall = (double)(now - s->own.checked_ns);
-	if (rs->series) {
-		double between = (double)(rs->between - rs->checked_between);
-		double between_cpu = (double)(rs->between_cpu_ns - rs->checked_between_cpu_ns);
+	if (rs->series) /* (their own interval: activity_reads.c) */
 		round_cpu = round_cpu > reads_cpu ? round_cpu - reads_cpu : 0;
-		if (between > 0)
-			rs->scale = overhead_reads_scale(s->o->max_overhead, s->cpus,
-							 between_cpu / between,
-							 (double)s->o->interval_ns, READS_BUDGET_PART);
-	}
 	rs->checked_cpu_ns = rs->cpu_ns;
-	rs->checked_between = rs->between;
-	rs->checked_between_cpu_ns = rs->between_cpu_ns;
 	if (rounds > s->own.rounds && round_cpu > 0) {
 		s->own.tick_scale = overhead_next_scale_beside(s->o->max_overhead, s->cpus, round_cpu,
 							   (double)(rounds - s->own.rounds),

@@ -372,12 +372,15 @@ pg_running_test() {
 # The pgbench backends' events in the file's reads (D.R) against
 # pg_stat_activity sampled alongside, how many reads a second a backend
 # got (more than the rounds' samples), and our CPU within the bound.
-# Measured here: 98-116 reads a second a backend (a wake-up costs this
-# VM ~40 us of CPU: ~1000 a second would be 2 % of the machine), 5.7
-# rounds a second, each event within 2.6 points, 0.97 % of the machine.
+# Measured here: 30-54 reads a second a backend (a read tick of 11
+# processes costs us 100-260 us of CPU on this VM: its wake-up ~40, and
+# a first process_vm_readv into each process 10-30), 5-6 rounds a
+# second, each event within 4.7 points (ClientRead 1-8 under the view's),
+# 0.55-0.81 % of the machine.
 pg_reads_test() {
 	local backends=$1 sql=$2 out=$TMP/pgreads.html pp rc psa sampler i tol cpu_max
-	if timing_only "PostgreSQL report's reads against pg_stat_activity"; then return; fi
+	# (under the sanitizers too: the reads' memory, against a real
+	# server; the figures are time, noted there and not judged)
 	if ! command -v python3 >/dev/null; then
 		skip "PostgreSQL report's reads against pg_stat_activity" "python3 is needed"
 		return
@@ -385,8 +388,8 @@ pg_reads_test() {
 	tol=$(pick $TOL 5)
 	cpu_max=$(pick 1.5 1.2)
 	"$sql" "${conn[@]}" -X -q -c "TRUNCATE pp_activity" postgres >/dev/null 2>&1
-	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events -d 1ms --max-overhead 1% -t 6s -o "$out" \
-		2>"$TMP/pgreads.err" &
+	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events --pg-queries -d 1ms --max-overhead 1% -t 6s \
+		-o "$out" 2>"$TMP/pgreads.err" &
 	pp=$!
 	PGAPPNAME=pp_sampler "$sql" "${conn[@]}" -X -q -c "set synchronous_commit = off" -c "call pp_sample(6)" \
 		postgres >"$TMP/pgreads-call.log" 2>&1 &
@@ -414,7 +417,7 @@ events, per = {}, dict((b, 0) for b in mine)
 for i in range(0, len(R), 3):
     if R[i + 1] < 0:
         continue
-    k = 4 * R[i + 1]
+    k = 5 * R[i + 1]
     proc = V[RK[k + 2]]
     pid = proc.split('[', 1)[1].split(']', 1)[0] if '[' in proc else ''
     if pid in mine:
@@ -443,10 +446,17 @@ PY
 		near "$a" "$b" "$tol" || bad="$bad $name"
 	done
 	local line="${reads_s:-?} reads a second a backend (the fewest), ${samples_s:-?} stack samples a second a backend; our CPU ${cpu:-?}% of the machine; reads/pg_stat_activity:$side"
-	if [ $rc = 0 ] && [ -n "$reads_s" ] && atleast "$reads_s" 30 && awk -v r="$reads_s" -v s="$samples_s" 'BEGIN { exit !(r > 2 * s) }' &&
+	local statements
+	statements=$(grep -c '"query=' "$out")
+	if [ $rc = 0 ] && [ -n "$reads_s" ] && [ "$reads_s" != 0 ] && [ "${statements:-0}" -gt 0 ]; then
+		pass "PostgreSQL $PGMAJOR, -d 1ms --max-overhead 1% --pg-queries: exit 0, every backend's wait event and statement read"
+	else fail "PostgreSQL $PGMAJOR, -d 1ms --max-overhead 1% --pg-queries: the report's reads" "exit $rc, reads a second a backend ${reads_s:-none}, statement frames in the file: ${statements:-0}" "$TMP/pgreads.err"; fi
+	local reads_min
+	reads_min=$(pick 15 25)
+	if [ -n "$reads_s" ] && atleast "$reads_s" "$reads_min" && awk -v r="$reads_s" -v s="$samples_s" 'BEGIN { exit !(r > 2 * s) }' &&
 		[ -n "$cpu" ] && atleast "$cpu_max" "$cpu"; then
 		pass "PostgreSQL $PGMAJOR, -d 1ms --max-overhead 1%: the report reads every backend's wait event between its spaced rounds: $line"
-	else tfail "PostgreSQL $PGMAJOR, -d 1ms --max-overhead 1%: the report's reads" "exit $rc; >= 30 a second a backend, over twice the samples, CPU <= $cpu_max%: $line" "$TMP/pgreads.counts"; fi
+	else tfail "PostgreSQL $PGMAJOR, -d 1ms --max-overhead 1%: the report's reads" ">= $reads_min a second a backend, over twice the samples, CPU <= $cpu_max%: $line" "$TMP/pgreads.counts"; fi
 	if [ -z "$bad" ]; then pass "PostgreSQL $PGMAJOR report's reads: the backends' events within $tol points of pg_stat_activity's:$side"
 	else tfail "PostgreSQL $PGMAJOR report's reads against pg_stat_activity" "apart by more than $tol points:$bad ($side)" "$TMP/pgreads.counts"; fi
 }
@@ -1342,6 +1352,35 @@ PY
 		atleast "${share:-0}" 80 && [ "${only_want:-0}" = 1 ] && [ "${only_got:-0}" -gt 0 ]; then
 		pass "PostgreSQL $PGMAJOR report with a lock held 2 s, in chromium: $line"
 	else fail "PostgreSQL $PGMAJOR report with a lock held 2 s" "exit $rc; $line" "$TMP/pgrep.err"; fi
+	# the reads (activity.h: every process's wait event and statement at
+	# each tick, without a stop) over the lock's range: Lock waits, under
+	# the statements pgbench runs
+	local reads
+	reads=$(PYTHONPATH=test/tools python3 - "$out" "$from" "$to" <<'PY'
+import sys, report_data
+d = report_data.load(sys.argv[1])
+lo, hi = float(sys.argv[2]), float(sys.argv[3])
+V, R, RK = d['values'], d.get('R', []), d.get('RK', [])
+step, b, n, lock, named = d.get('read_bucket_ns', 1e8) / 1e9, 0, 0, 0, 0
+for i in range(0, len(R), 3):
+    b += R[i]
+    k = 5 * R[i + 1]
+    # (whole buckets inside the range)
+    if R[i + 1] < 0 or RK[k + 4] or not (lo <= b * step and (b + 1) * step <= hi):
+        continue
+    n += R[i + 2]
+    if V[RK[k]].startswith('Lock:'):
+        lock += R[i + 2]
+        named += R[i + 2] if V[RK[k + 3]].startswith('query=') else 0
+print('%d %.1f %.1f' % (n, 100 * lock / n if n else 0, 100 * named / lock if lock else 0))
+PY
+)
+	local r_n=${reads%% *} r_lock r_named
+	r_lock=$(echo "$reads" | awk '{ print $2 }') r_named=$(echo "$reads" | awk '{ print $3 }')
+	line="${r_n:-?} reads of active sessions over the lock's range, ${r_lock:-?}% of them Lock waits, ${r_named:-?}% of those under a statement's frame"
+	if [ -n "$r_n" ] && [ "$r_n" -ge 100 ] && atleast "${r_lock:-0}" 80 && atleast "${r_named:-0}" 95; then
+		pass "PostgreSQL $PGMAJOR report's reads with a lock held 2 s: $line"
+	else fail "PostgreSQL $PGMAJOR report's reads with a lock held 2 s" "$line (>= 100 reads, >= 80% Lock, >= 95% under a statement)" "$TMP/pgrep.err"; fi
 	# the same with the mouse (test/tools/report_drag.py): a drag over
 	# the lock's range, then a click on that statement's row
 	local drag mfrom mto mn mwant mshare monly mflame

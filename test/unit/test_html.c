@@ -179,8 +179,9 @@ static void dimensions_from_frames(void **state)
 }
 
 /* The reads (activity.h): each row its bucket (delta), pair, count, the
- * ticks' rows with pair -1; each pair its event, type and process as
- * values, and idle for a main loop's wait and ClientRead. */
+ * ticks' rows with pair -1; each pair its event, type, process and
+ * statement as values, and idle for a main loop's wait and ClientRead
+ * outside a transaction (or with no statement read). */
 static void reads_as_rows_and_pairs(void **state)
 {
 	(void)state;
@@ -197,15 +198,17 @@ static void reads_as_rows_and_pairs(void **state)
 	uint32_t lock = activity_text_id(a, "event=Lock:relation (PostgreSQL state)");
 	uint32_t main_loop = activity_text_id(a, "event=Activity:CheckpointerMain (PostgreSQL state)");
 	uint32_t client = activity_text_id(a, "event=Client:ClientRead (PostgreSQL state)");
+	uint32_t in_tx = activity_text_id(a, "idle in transaction");
 	activity_tick(a, 1000000);
-	activity_add(a, be, cpu);
-	activity_add(a, cp, main_loop);
+	activity_add(a, be, cpu, ACTIVITY_NONE);
+	activity_add(a, cp, main_loop, ACTIVITY_NONE);
 	activity_tick(a, 2000000);
-	activity_add(a, be, cpu);
-	activity_add(a, cp, main_loop);
+	activity_add(a, be, cpu, ACTIVITY_NONE);
+	activity_add(a, cp, main_loop, ACTIVITY_NONE);
 	activity_tick(a, 250000000); /* bucket 2 */
-	activity_add(a, be, lock);
-	activity_add(a, be, client);
+	activity_add(a, be, lock, ACTIVITY_NONE);
+	activity_add(a, be, client, ACTIVITY_NONE);
+	activity_add(a, be, client, in_tx); /* waiting on its client in a transaction: not idle */
 	assert_int_equal(activity_end(a), 0);
 	fx.p.activity = a;
 	struct report_read rr;
@@ -214,23 +217,24 @@ static void reads_as_rows_and_pairs(void **state)
 	const struct jval *r = rr.r;
 	assert_true(jget(&d, r, "read_bucket_ns")->num == 100000000);
 	const struct jval *R = jget(&d, r, "R"), *RK = jget(&d, r, "RK"), *V = jget(&d, r, "values");
-	/* bucket 0: ticks 2, then two pairs; bucket 2: ticks 1, two pairs */
-	assert_int_equal(R->n_kids, 3 * 6);
-	static const double want[] = { 0, -1, 2, 0, 0, 2, 0, 1, 2, 2, -1, 1, 0, 2, 1, 0, 3, 1 };
-	for (size_t i = 0; i < 18; i++)
+	/* bucket 0: ticks 2, then two pairs; bucket 2: ticks 1, three pairs */
+	assert_int_equal(R->n_kids, 3 * 7);
+	static const double want[] = { 0, -1, 2, 0, 0, 2, 0, 1, 2, 2, -1, 1, 0, 2, 1, 0, 3, 1, 0, 4, 1 };
+	for (size_t i = 0; i < 21; i++)
 		assert_true(jat(&d, R, i)->num == want[i]);
-	assert_int_equal(RK->n_kids, 4 * 4);
-	static const char *const pairs[4][3] = {
-		{ "CPU", "client backend", "postgres[10] client backend" },
-		{ "Activity:CheckpointerMain", "checkpointer", "postgres[11] checkpointer" },
-		{ "Lock:relation", "client backend", "postgres[10] client backend" },
-		{ "Client:ClientRead", "client backend", "postgres[10] client backend" },
+	assert_int_equal(RK->n_kids, 5 * 5);
+	static const char *const pairs[5][4] = {
+		{ "CPU", "client backend", "postgres[10] client backend", "-" },
+		{ "Activity:CheckpointerMain", "checkpointer", "postgres[11] checkpointer", "-" },
+		{ "Lock:relation", "client backend", "postgres[10] client backend", "-" },
+		{ "Client:ClientRead", "client backend", "postgres[10] client backend", "-" },
+		{ "Client:ClientRead", "client backend", "postgres[10] client backend", "idle in transaction" },
 	};
-	static const double idle_want[4] = { 0, 1, 0, 1 };
-	for (size_t k = 0; k < 4; k++) {
-		for (size_t c = 0; c < 3; c++)
-			assert_string_equal(jat(&d, V, (size_t)jat(&d, RK, 4 * k + c)->num)->str, pairs[k][c]);
-		assert_true(jat(&d, RK, 4 * k + 3)->num == idle_want[k]);
+	static const double idle_want[5] = { 0, 1, 0, 1, 0 };
+	for (size_t k = 0; k < 5; k++) {
+		for (size_t c = 0; c < 4; c++)
+			assert_string_equal(jat(&d, V, (size_t)jat(&d, RK, 5 * k + c)->num)->str, pairs[k][c]);
+		assert_true(jat(&d, RK, 5 * k + 4)->num == idle_want[k]);
 	}
 	report_read_free(&rr);
 	/* no reads: no R */
