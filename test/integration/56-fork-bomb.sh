@@ -124,11 +124,15 @@ fork_bomb_run() {
 	if [ "${joined:-0}" -ge $want ]; then
 		pass "fork bomb ($how): ${joined} processes seized on the way (>= $want)"
 	else tfail "fork bomb ($how): processes seized" "${joined:-?} processes seized on the way (>= $want)" "$TMP/$name.err"; fi
-	# (a correct build: 1.0-1.4 s beside no neighbour; each spinner
-	# traps when it gets its turn among the 400)
-	if [ -n "$ms" ] && awk -v a="$ms" 'BEGIN { exit !(a <= 2000) }'; then
-		pass "fork bomb ($how): $threads threads detached in $ms ms (<= 2000)"
-	else tfail "fork bomb ($how): detach time" "detaching took ${ms:-?} ms (<= 2000)" "$TMP/$name.err"; fi
+	# (a correct build: 1.0-1.4 s beside no neighbour, 1.3-1.8 s in the
+	# rehearsals of a slower day, once 2.6 s; each spinner traps when it
+	# gets its turn among the 400: make check allows a busy host twice
+	# make truth's 2 s)
+	local most
+	most=$(pick 4000 2000)
+	if [ -n "$ms" ] && awk -v a="$ms" -v m="$most" 'BEGIN { exit !(a <= m) }'; then
+		pass "fork bomb ($how): $threads threads detached in $ms ms (<= $most)"
+	else tfail "fork bomb ($how): detach time" "detaching took ${ms:-?} ms (<= $most)" "$TMP/$name.err"; fi
 }
 
 if [ "$(id -u)" != 0 ]; then
