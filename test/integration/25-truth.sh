@@ -394,15 +394,15 @@ if [ $CAN_ATTACH = 1 ]; then
 	# Shares against the targets' own clocks and schedstat: time, not
 	# judged under the sanitizer.  The wait frames are not a matter of time.
 	if ! timing_only "truth: periodic work, bursts, running and runnable, work then sleep (25-truth)"; then
-		periodic_tests
-		burst_tests
-		runqueue_tests
-		work_sleep_tests
-		thread_server_tests
-		sysmix_tests
-		sqlite_perf_tests
+		run_test periodic_tests
+		run_test burst_tests
+		run_test runqueue_tests
+		run_test work_sleep_tests
+		run_test thread_server_tests
+		run_test sysmix_tests
+		run_test sqlite_perf_tests
 	fi
-	wait_frames_tests
+	run_test wait_frames_tests
 else
 	skip "truth: periodic work, running and runnable, wait frames" "$WHY_NO_ATTACH"
 fi

@@ -203,9 +203,9 @@ overhead_top_test() {
 
 if [ $CAN_ATTACH = 0 ]; then skip "--max-overhead with --period, --push, --subprocesses, --top" "$WHY_NO_ATTACH"
 else
-	overhead_period_test
-	overhead_push_test
-	overhead_subprocesses_test
+	run_test overhead_period_test
+	run_test overhead_push_test
+	run_test overhead_subprocesses_test
 	if command -v tmux >/dev/null 2>&1; then overhead_top_test
 	else skip "--max-overhead with --top" "tmux is not installed (apt-get install tmux)"; fi
 fi
@@ -271,7 +271,7 @@ cost_figure_test() {
 }
 if [ $CAN_ATTACH = 0 ]; then skip "the summary's cost" "$WHY_NO_ATTACH"
 elif ! timing_only "the summary's cost"; then
-	cost_figure_test 100us "$(pick 8 5)"
+	run_test cost_figure_test 100us "$(pick 8 5)"
 	if [ "$TRUTH" = 1 ]; then
 		cost_figure_test 1ms 5
 		cost_figure_test 10ms 5

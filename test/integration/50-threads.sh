@@ -77,7 +77,7 @@ many_threads_tests() {
 	if [ "${pct:-0}" -ge 90 ]; then pass "500 idle threads and 2 busy at 10 ms: ${pct}% of the asked rate (>= 90)"
 	else tfail "500 idle threads and 2 busy: rate at 10 ms" "${pct:-?}% of the asked rate (>= 90)" "$TMP/many.err"; fi
 }
-[ $CAN_ATTACH = 1 ] && many_threads_tests
+[ $CAN_ATTACH = 1 ] && run_test many_threads_tests
 
 # Threads of one name (a thread server's: every MariaDB thread is
 # "mariadbd") are one root by default, and the summary says so; --group-by
@@ -107,7 +107,7 @@ group_by_thread_tests() {
 		pass "--group-by thread: 6 idle and 2 busy threads, 8 roots NAME[TID], each a thread of the target, in speedscope's frames too; by default one root a name, which the summary says"
 	else fail "--group-by thread" "exit $rc; roots: $(echo "$roots" | tr '\n' ' ') ($bad not NAME[TID], $foreign not its threads, $named of idle/busy: 8); speedscope lanes $lanes (8); the default's summary said it $said times (1): $(grep 'one name' "$TMP/byname.err")" "$TMP/bythread.folded"; fi
 }
-[ $CAN_ATTACH = 1 ] && group_by_thread_tests
+[ $CAN_ATTACH = 1 ] && run_test group_by_thread_tests
 
 # A thousand threads that wake every 0.5 s and 4 that spin, on 2 CPUs: the
 # ticks keep coming and the spinners' running and runnable shares are
@@ -164,7 +164,7 @@ thousand_threads_tests() {
 	if [ $tok = 1 ]; then pass "1000 threads waking every 0.5 s and 4 spinning:$line"
 	else tfail "1000 threads and 4 spinning: rate and shares" "rate >= 90/50 %, running and runnable +-$tol points:$line" "$TMP/k.1ms.err"; fi
 }
-[ $CAN_ATTACH = 1 ] && thousand_threads_tests
+[ $CAN_ATTACH = 1 ] && run_test thousand_threads_tests
 
 # A thread-per-request server (requests: a thread for each request, about
 # 800 a second under us) profiled continuously, --period 2s: each ended
@@ -202,4 +202,4 @@ requests_tests() {
 		pass "a thread per request under --period 2s for $secs s: $got"
 	else fail "a thread per request under --period 2s" "$got" "$dir/err"; fi
 }
-[ $CAN_ATTACH = 1 ] && requests_tests
+[ $CAN_ATTACH = 1 ] && run_test requests_tests

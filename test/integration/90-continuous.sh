@@ -219,13 +219,13 @@ period_files_test() {
 }
 
 if [ $CAN_ATTACH = 1 ]; then
-	push_ok_test
-	push_trouble_test fail
-	push_trouble_test hang
-	push_refused_test
+	run_test push_ok_test
+	run_test push_trouble_test fail
+	run_test push_trouble_test hang
+	run_test push_refused_test
 	sigusr1_file_test
 	sigusr1_stdout_test
-	period_files_test
+	run_test period_files_test
 else
 	skip "continuous profiling (push, SIGUSR1, windows)" "$WHY_NO_ATTACH"
 fi
