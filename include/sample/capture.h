@@ -125,7 +125,7 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 void capture_poll_pending(struct sampler *s);
 
 /* The invariant of the stops asked for and not settled: each thread's
- * pending stop (st->pending) is counted once in s->stops_pending, which
+ * pending stop (st->pending) is counted once in s->stops.unsettled, which
  * the rounds read to know whether any trap is still to come.  Asserted at
  * every round's end. */
 bool capture_pending_held(const struct sampler *s);

@@ -60,7 +60,7 @@ void owed_refused(struct sampler *s, struct process *p, struct sampled_thread *s
  * then). */
 void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns);
 
-/* At a round's end: the ticks it stood for (the first at s->tick_ns, the
+/* At a round's end: the ticks it stood for (the first at s->cur.tick_ns, the
  * last at last_ns) are owed by each thread it refused a stop. */
 void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);
 

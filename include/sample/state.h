@@ -382,6 +382,48 @@ struct reads_state {
 	} queries[128];            /* by the id's hash */
 };
 
+/* The round under way.  round.c begins and ends it; capture.c and
+ * count.c read its tick and mark it committed, sampler.c and owed.c read
+ * its number and tick.  Zeroed with the sampler. */
+struct round_state {
+	uint64_t number;       /* from 1 */
+	bool committed;        /* its observations counted */
+	uint64_t tick_ns;      /* when it began */
+	uint64_t mid_due_ns;   /* the next tick due while it runs, 0 none */
+	unsigned n_mid;        /* the passes it made */
+	uint64_t released_ns;  /* when it last let a thread go (a resume, the
+				  end of a look): work after that - unwinding,
+				  counting - holds no thread, and ticks due
+				  then are the next round's */
+	struct deferred_stop *running; /* its running threads, as looked at */
+	size_t n_running, cap_running;
+	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */
+	cpu_set_t followed;    /* CPUs its followed threads are on */
+};
+
+/* The stops asked and the threads resumed, across rounds.  capture.c
+ * asks, settles and resumes; round.c and windows.c wait for the
+ * unsettled ones; retire.c drops ended threads from follow. */
+struct stop_state {
+	struct thread_ref *resumed;  /* resumed this round: where are they now? */
+	size_t n_resumed, cap_resumed;
+	struct thread_ref *follow; /* the threads followed (few: those caught
+				      leaving system calls), ended ones dropped */
+	size_t n_follow, cap_follow;
+	/* The thread our tick preempted on this CPU, followed and asked to
+	 * stop: its trap is slept for once every thread has been looked at
+	 * and stopped (capture_yield), not at its stop - the CPU we let go
+	 * runs other threads, and a look after that saw them later than the
+	 * tick. */
+	bool yield_wanted;
+	struct thread_ref yield_to;
+	/* stops whose trap has not come, each thread's counted once
+	 * (capture_pending_held), and the list polled one by one */
+	unsigned unsettled;
+	struct thread_ref *pending;
+	size_t n_pending, cap_pending;
+};
+
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
@@ -405,42 +447,14 @@ struct sampler {
 	int error;             /* errno of the first failure, 0 if none */
 	struct snapshot *snap; /* one copy buffer, reused by every capture */
 	struct switch_regs *switches; /* the threads watched for their registers */
-	/* this round */
-	uint64_t round;        /* its number, from 1 */
-	bool committed;        /* its observations counted */
-	uint64_t tick_ns;      /* when it began */
-	uint64_t mid_due_ns;   /* the next tick due while it runs, 0 none */
-	unsigned n_mid;        /* the passes it made */
-	uint64_t released_ns;  /* when it last let a thread go (a resume, the
-				  end of a look): work after that - unwinding,
-				  counting - holds no thread, and ticks due
-				  then are the next round's */
+	struct round_state cur; /* this round (round.c's) */
+	struct stop_state stops; /* its stops and resumes (capture.c's) */
 	/* PostgreSQL versions we have no tables for, said once a run each
 	 * (family.c): their majors, 0 for one we could not tell */
 	int pg_unknown_said[4];
 	unsigned n_pg_unknown_said;
 	bool not_pg_said;      /* a process that is no PostgreSQL server, said
 				  (the next ones counted in the summary) */
-	struct deferred_stop *running;
-	size_t n_running, cap_running;
-	struct thread_ref *resumed;  /* resumed in it: where are they now? */
-	size_t n_resumed, cap_resumed;
-	cpu_set_t wanted;      /* CPUs its threads want (placement.h) */
-	cpu_set_t followed;    /* CPUs its followed threads are on */
-	struct thread_ref *follow; /* the threads followed (few: those caught
-				      leaving system calls), ended ones dropped */
-	size_t n_follow, cap_follow;
-	/* The thread our tick preempted on this CPU, followed and asked to
-	 * stop: its trap is slept for once every thread has been looked at
-	 * and stopped (capture_yield), not at its stop - the CPU we let go
-	 * runs other threads, and a look after that saw them later than the
-	 * tick. */
-	bool yield_wanted;
-	struct thread_ref yield_to;
-	/* stops whose trap has not come: polled one by one */
-	unsigned stops_pending;
-	struct thread_ref *pending;
-	size_t n_pending, cap_pending;
 	/* The CPU this round runs on, and when we got it (our own
 	 * se.exec_start): a target thread on the same CPU that stopped
 	 * running at that very instant was preempted by us. */
@@ -498,7 +512,7 @@ struct sampled_thread *sampled_of(struct sampler *s, struct process *p, struct t
 static inline void sampler_want_cpu(struct sampler *s, int cpu)
 {
 	if (cpu >= 0 && cpu < CPU_SETSIZE)
-		CPU_SET(cpu, &s->wanted);
+		CPU_SET(cpu, &s->cur.wanted);
 }
 
 /* The i-th thread met. */

@@ -127,19 +127,19 @@ static void read_status(struct sampler *s, struct process *p)
 	uint64_t runs = 0;
 	bool runs_known = process_run_ns(s, p, &runs);
 	if (p->status_read && runs_known && runs == p->status_run_ns) {
-		if (p->status_round != s->round) /* the figure is per round */
+		if (p->status_round != s->cur.number) /* the figure is per round */
 			s->r->status_reused++;
-		p->status_round = s->round;
+		p->status_round = s->cur.number;
 		return;
 	}
-	if (p->status_read && p->read_round == s->round)
+	if (p->status_read && p->read_round == s->cur.number)
 		return; /* once per round (another thread of it ran meanwhile) */
 	struct pg_activity a;
 	uint64_t t0 = now_ns();
 	enum pg_read r = pg_backend_read(&p->pgb, &a);
 	s->r->status_ns += now_ns() - t0;
 	s->r->status_reads++;
-	p->status_round = p->read_round = s->round;
+	p->status_round = p->read_round = s->cur.number;
 	p->status_read = runs_known;
 	p->status_run_ns = runs;
 	/* caught writing each time: its last settled reading, if any */

@@ -106,7 +106,7 @@ static bool count_moved_on(struct sampler *s, struct process *p, struct thread *
 	s->r->no_user_stack++;
 	count_observe(s, p, st, reported_state(look->state, false, false), false, look->kernel,
 		      look->n_kernel);
-	s->released_ns = now_ns();
+	s->cur.released_ns = now_ns();
 	return true;
 }
 
@@ -385,7 +385,7 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	s->r->peeked++;
 	s->r->peeked_lent += lent && !same;
 	count_observe_memory(s, p, st, reported_state(look->state, false, false));
-	s->released_ns = now_ns();
+	s->cur.released_ns = now_ns();
 	return true;
 }
 
@@ -394,28 +394,28 @@ static void pending_add_tick(struct sampler *s, struct pending_stop *ps, char st
 			     const char *kernel, int n_kernel)
 {
 	size_t used = frames_packed_len(kernel, n_kernel);
-	ps->last_round = s->round;
+	ps->last_round = s->cur.number;
 	if (ps->n_ticks > 0) {
 		struct pending_tick *last = &ps->ticks[ps->n_ticks - 1];
 		if ((last->state == state && last->on_cpu == on_cpu && last->n_kernel == n_kernel &&
 		     memcmp(last->kernel, kernel, used) == 0) ||
 		    ps->n_ticks == PENDING_TICKS) {
 			last->count++; /* the same, or no room: like the last */
-			last->last_ns = s->tick_ns;
+			last->last_ns = s->cur.tick_ns;
 			return;
 		}
 	}
 	struct pending_tick *pt = &ps->ticks[ps->n_ticks++];
-	*pt = (struct pending_tick){ 1, s->tick_ns, s->tick_ns, state, on_cpu, n_kernel, { 0 } };
+	*pt = (struct pending_tick){ 1, s->cur.tick_ns, s->cur.tick_ns, state, on_cpu, n_kernel, { 0 } };
 	memcpy(pt->kernel, kernel, used);
 }
 
 /* A pending stop (st->pending) is settled: its trap came, or never will.
- * Each of them counted once in s->stops_pending (capture_pending_held). */
+ * Each of them counted once in s->stops.unsettled (capture_pending_held). */
 static void stop_settled(struct sampler *s)
 {
-	assert(s->stops_pending > 0);
-	s->stops_pending--;
+	assert(s->stops.unsettled > 0);
+	s->stops.unsettled--;
 }
 
 bool capture_pending_held(const struct sampler *s)
@@ -423,7 +423,7 @@ bool capture_pending_held(const struct sampler *s)
 	unsigned held = 0;
 	for (size_t i = 0; i < s->n_threads; i++)
 		held += sampled_at(s, i)->pending != NULL;
-	return held == s->stops_pending;
+	return held == s->stops.unsettled;
 }
 
 /* A thread listed once: a stop collected between rounds (its trap came
@@ -437,9 +437,9 @@ static void note_pending(struct sampler *s, const struct process *p, const struc
 	if (st->pending_listed)
 		return;
 	/* without room, targets_poll finds its trap anyway */
-	if (array_reserve((void **)&s->pending, s->n_pending + 1, &s->cap_pending,
-			  sizeof(*s->pending))) {
-		s->pending[s->n_pending++] = thread_ref_of(s, p, th);
+	if (array_reserve((void **)&s->stops.pending, s->stops.n_pending + 1, &s->stops.cap_pending,
+			  sizeof(*s->stops.pending))) {
+		s->stops.pending[s->stops.n_pending++] = thread_ref_of(s, p, th);
 		st->pending_listed = true;
 	}
 }
@@ -495,7 +495,7 @@ static void count_pending_ticks(struct sampler *s, struct process *p, struct sam
 		bool on_cpu = ps->classify_by_runs ? pc->on_cpu_by_runs : pt->on_cpu;
 		const char *state = reported_state(pt->state, pc->group_stop, on_cpu);
 		uint64_t count = pt->count;
-		if (i == ps->n_ticks - 1 && ps->last_round == s->round && !s->committed) {
+		if (i == ps->n_ticks - 1 && ps->last_round == s->cur.number && !s->cur.committed) {
 			count--; /* this round's: observed, counted with the round */
 			count_observe(s, p, st, state, user, pt->kernel, n_kernel);
 		}
@@ -651,9 +651,9 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
 	 * (overhead_looked). */
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
-	if (!s->committed) { /* ticks due meanwhile found it frozen (count.h),
+	if (!s->cur.committed) { /* ticks due meanwhile found it frozen (count.h),
 				or waiting for the CPU our round held */
-		st->frozen_round = s->round;
+		st->frozen_round = s->cur.number;
 		st->frozen_from_ns = lost_from;
 		st->frozen_to_ns = c->resumed_ns;
 	}
@@ -695,9 +695,9 @@ static void note_far_stop(struct sampler *s, const struct process *p, const stru
 	}
 	if (!st->followed && s->placement.can_follow && s->placement.on &&
 	    st->far_stops >= FAR_STOPS_MIN && 2 * st->far_at_call > st->far_stops &&
-	    array_reserve((void **)&s->follow, s->n_follow + 1, &s->cap_follow,
-			  sizeof(*s->follow))) {
-		s->follow[s->n_follow++] = thread_ref_of(s, p, th);
+	    array_reserve((void **)&s->stops.follow, s->stops.n_follow + 1, &s->stops.cap_follow,
+			  sizeof(*s->stops.follow))) {
+		s->stops.follow[s->stops.n_follow++] = thread_ref_of(s, p, th);
 		st->followed = true;
 		s->r->followed_threads++;
 	}
@@ -789,11 +789,11 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	app_set_words(s, p); /* a trap may come while another process is sampled */
 	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
 	uint64_t t1 = now_ns();
-	if (!s->committed)
-		s->released_ns = c.resumed_ns;
-	if (array_reserve((void **)&s->resumed, s->n_resumed + 1, &s->cap_resumed,
-			  sizeof(*s->resumed)))
-		s->resumed[s->n_resumed++] = thread_ref_of(s, p, th);
+	if (!s->cur.committed)
+		s->cur.released_ns = c.resumed_ns;
+	if (array_reserve((void **)&s->stops.resumed, s->stops.n_resumed + 1, &s->stops.cap_resumed,
+			  sizeof(*s->stops.resumed)))
+		s->stops.resumed[s->stops.n_resumed++] = thread_ref_of(s, p, th);
 	note_stop_cost(s, st, ps, &c, seen_ns);
 	if (p->t->execs != execs || !m) {
 		/* An execve completed while we waited: what /proc said before
@@ -820,27 +820,27 @@ void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t se
 	complete_stop(s, process_of(s, t), th, seen_ns);
 	/* Between rounds the thread we resumed may land on our CPU, and
 	 * run there until our next tick, which would then wait for it. */
-	if (s->committed)
+	if (s->cur.committed)
 		capture_keep_off(s);
 }
 
 void capture_poll_pending(struct sampler *s)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < s->n_pending; i++) {
-		struct thread_ref r = s->pending[i];
+	for (size_t i = 0; i < s->stops.n_pending; i++) {
+		struct thread_ref r = s->stops.pending[i];
 		struct thread *th = thread_of(s, &r);
 		if (th && !th->gone && th->stop_pending)
 			thread_poll(s->procs[r.proc].t, th, capture_on_trap, s);
 		if (th && !th->gone && th->stop_pending) {
-			s->pending[kept++] = r;
+			s->stops.pending[kept++] = r;
 			continue;
 		}
 		struct sampled_thread *st = th ? sampled_of(s, &s->procs[r.proc], th) : NULL;
 		if (st)
 			st->pending_listed = false;
 	}
-	s->n_pending = kept;
+	s->stops.n_pending = kept;
 }
 
 void capture_stop(struct sampler *s, struct process *p, struct thread *th,
@@ -866,7 +866,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	}
 	assert(!st->pending); /* one stop at a time: the look saw none pending */
 	st->pending = ps;
-	s->stops_pending++;
+	s->stops.unsettled++;
 	note_pending(s, p, th, st);
 	bool queued = rq->state == 'R' && !rq->running && !rq->classify_by_runs;
 	if (queued && !rq->on_cpu)
@@ -882,8 +882,8 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		/* collected by capture_on_trap when it comes: when it waits
 		 * only for our CPU, as soon as the round's stops are asked */
 		if (rq->yield) {
-			s->yield_wanted = true;
-			s->yield_to = thread_ref_of(s, p, th);
+			s->stops.yield_wanted = true;
+			s->stops.yield_to = thread_ref_of(s, p, th);
 		}
 		break;
 	case STOP_GONE:
@@ -896,10 +896,10 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 
 void capture_yield(struct sampler *s)
 {
-	if (!s->yield_wanted)
+	if (!s->stops.yield_wanted)
 		return;
-	s->yield_wanted = false;
-	struct thread *th = thread_of(s, &s->yield_to);
+	s->stops.yield_wanted = false;
+	struct thread *th = thread_of(s, &s->stops.yield_to);
 	if (th && !th->gone && th->stop_pending)
 		targets_wait_for(s->ts, s->n_targets, th, now_ns() + STOP_YIELD_NS,
 				 capture_on_trap, s);
@@ -929,7 +929,7 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 static bool every_cpu_wanted(const struct sampler *s)
 {
 	cpu_set_t both;
-	CPU_AND(&both, &s->wanted, &s->placement.allowed);
+	CPU_AND(&both, &s->cur.wanted, &s->placement.allowed);
 	return CPU_EQUAL(&both, &s->placement.allowed);
 }
 
@@ -940,8 +940,8 @@ static bool every_cpu_wanted(const struct sampler *s)
  * quarter of the round's (MariaDB under sysbench at 1 ms). */
 static void note_resumed(struct sampler *s)
 {
-	for (size_t i = 0; i < s->n_resumed && !every_cpu_wanted(s); i++) {
-		struct thread *th = thread_of(s, &s->resumed[i]);
+	for (size_t i = 0; i < s->stops.n_resumed && !every_cpu_wanted(s); i++) {
+		struct thread *th = thread_of(s, &s->stops.resumed[i]);
 		struct task_stat ts;
 		if (!th || th->gone || thread_read_stat(th, &ts) != 0 || ts.state != 'R')
 			continue;
@@ -959,20 +959,20 @@ static void note_resumed(struct sampler *s)
 static void note_followed(struct sampler *s)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < s->n_follow; i++) {
-		struct thread *th = thread_of(s, &s->follow[i]);
+	for (size_t i = 0; i < s->stops.n_follow; i++) {
+		struct thread *th = thread_of(s, &s->stops.follow[i]);
 		if (!th || th->gone)
 			continue;
-		s->follow[kept++] = s->follow[i];
+		s->stops.follow[kept++] = s->stops.follow[i];
 		struct task_stat ts;
 		struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
 		if (!st || thread_read_stat(th, &ts) != 0 || ts.state != 'R' || ts.processor < 0 ||
 		    ts.processor >= CPU_SETSIZE)
 			continue;
 		st->last_cpu = ts.processor;
-		CPU_SET(ts.processor, &s->followed);
+		CPU_SET(ts.processor, &s->cur.followed);
 	}
-	s->n_follow = kept;
+	s->stops.n_follow = kept;
 }
 
 /* FOLLOW looks again after a move this many times: the CPU it left, idle
@@ -983,17 +983,17 @@ void capture_round_placement(struct sampler *s)
 {
 	assert(capture_pending_held(s));
 	s->tick_timed = false;
-	if (s->here && s->placement.on && s->n_follow && s->sched) {
+	if (s->here && s->placement.on && s->stops.n_follow && s->sched) {
 		note_followed(s);
 		int cpu = -1;
 		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &s->followed))
+			if (CPU_ISSET(c, &s->cur.followed))
 				cpu = cpu < 0 ? c : -2; /* (one followed CPU only) */
-		CPU_ZERO(&s->followed);
+		CPU_ZERO(&s->cur.followed);
 		if (cpu >= 0 && resume_here_sleep_there(s->here, s->sched->due_ns, cpu, &s->timed_ns)) {
 			s->tick_timed = true;
-			CPU_ZERO(&s->wanted);
-			s->n_resumed = 0;
+			CPU_ZERO(&s->cur.wanted);
+			s->stops.n_resumed = 0;
 			return;
 		}
 	}
@@ -1005,16 +1005,16 @@ void capture_keep_off(struct sampler *s)
 	if (s->tick_timed) /* a trap between rounds: the helper puts us back */
 		return;
 	if (!s->placement.on) {
-		s->n_resumed = 0;
+		s->stops.n_resumed = 0;
 		return;
 	}
 	for (int i = 0; i < FOLLOW_TRIES; i++) {
 		note_resumed(s);
 		note_followed(s);
 		int from = sched_getcpu();
-		int to = placement_apply(&s->placement, &s->wanted, &s->followed, from);
-		CPU_ZERO(&s->wanted);
-		CPU_ZERO(&s->followed);
+		int to = placement_apply(&s->placement, &s->cur.wanted, &s->cur.followed, from);
+		CPU_ZERO(&s->cur.wanted);
+		CPU_ZERO(&s->cur.followed);
 		if (to < 0)
 			break;
 		tick_trace_move(s->trace, from, to);
@@ -1022,7 +1022,7 @@ void capture_keep_off(struct sampler *s)
 			break;
 		s->r->follow_moves += i > 0;
 	}
-	s->n_resumed = 0;
+	s->stops.n_resumed = 0;
 }
 
 /* The process's last thread ended: nothing of it is unwound any more

@@ -54,7 +54,7 @@ void count_observe(struct sampler *s, struct process *p, struct sampled_thread *
 		   const char *state, bool user, const char *kernel, int n_kernel)
 {
 	struct observation *ob = &st->obs;
-	st->obs_round = s->round;
+	st->obs_round = s->cur.number;
 	ob->state = state;
 	ob->user = user;
 	app_state_into(s, p, ob);
@@ -368,7 +368,7 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 static uint64_t frozen_ticks(const struct sampler *s, const struct sampled_thread *st,
 			     const struct round_ticks *rt)
 {
-	if (st->frozen_round != s->round)
+	if (st->frozen_round != s->cur.number)
 		return 0;
 	uint64_t n = 0;
 	for (unsigned i = 0; i < rt->n_timed; i++)
@@ -404,11 +404,11 @@ static void mid_ticks(struct sampler *s, struct sampled_thread *st, uint64_t roo
 		      uint64_t *changed)
 {
 	*held = *changed = 0;
-	if (st->mid_round != s->round || st->look_round != s->round)
+	if (st->mid_round != s->cur.number || st->look_round != s->cur.number)
 		return;
 	for (unsigned k = 0; k < st->n_mid && *held + *changed < room; k++) {
 		const struct mid_tick *mt = &st->mid[k];
-		if (st->frozen_round == s->round && mt->at_ns >= st->frozen_from_ns &&
+		if (st->frozen_round == s->cur.number && mt->at_ns >= st->frozen_from_ns &&
 		    mt->at_ns <= st->frozen_to_ns)
 			continue; /* frozen_ticks' */
 		switch (mid_tick_verdict(&st->look_sc, &mt->sc, mt->state, mt->on_cpu,
@@ -438,7 +438,7 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		struct sampled_thread *st = sampled_at(s, i);
 		struct pending_stop *ps = st->pending;
 
-		if (ps && ps->last_round == s->round && ps->n_ticks && ticks > 1) {
+		if (ps && ps->last_round == s->cur.number && ps->n_ticks && ticks > 1) {
 			/* counted when its trap comes, for every tick it had; one
 			 * whose CPU our round held waited for it meanwhile */
 			if (ps->took_its_cpu) {
@@ -448,7 +448,7 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;
 			}
 		}
-		if (st->obs_round != s->round)
+		if (st->obs_round != s->cur.number)
 			continue;
 		const struct thread_memory *m = st->memory;
 		bool user = st->obs.user && m;
@@ -459,7 +459,7 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 		mid_ticks(s, st, ticks - 1 - frozen, &held, &changed);
 		frozen += held;
 		count_now(s, p, st, &st->obs, u,
-			  (struct tick_span){ ticks - frozen - changed, s->tick_ns, last_ns, COUNT_ROUND });
+			  (struct tick_span){ ticks - frozen - changed, s->cur.tick_ns, last_ns, COUNT_ROUND });
 		if (frozen) {
 			/* a moment we held it: what we saw, not our stop (which
 			 * is the summary's cost), and no time on a CPU - seen
@@ -474,5 +474,5 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 						      COUNT_FROZEN });
 		}
 	}
-	s->committed = true;
+	s->cur.committed = true;
 }

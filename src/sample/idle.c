@@ -25,7 +25,7 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 {
 	const struct thread_memory *m = st->memory;
 	if (!st->cold || th->stop_pending || th->group_stop || !m || !m->verified ||
-	    (s->cold_every <= 1 || (index + s->round) % s->cold_every == 0))
+	    (s->cold_every <= 1 || (index + s->cur.number) % s->cold_every == 0))
 		return false;
 	uint64_t t0 = now_ns();
 	struct sched_counts sc = { m->runs_verified, 0, 0 };
@@ -43,12 +43,12 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 	if (tick_trace_on(s->trace)) {
 		struct tick_view v = { st->last_state, true, sc.runs, false, 0,
 				       modules_generation(p->program->modules) };
-		tick_trace_look(s->trace, s->round, th->tid, &v, st->last_cpu, ACT_REUSE, sc.run_ns,
+		tick_trace_look(s->trace, s->cur.number, th->tid, &v, st->last_cpu, ACT_REUSE, sc.run_ns,
 				t0);
 	}
 	/* the same sample as at its last tick: counted with the others when
 	 * it changes (idle_flush), not stack by stack every round */
-	st->still_round = s->round;
+	st->still_round = s->cur.number;
 	s->r->reused++;
 	s->r->still++;
 	hist_add(&s->r->work, now_ns() - t0);
@@ -106,10 +106,10 @@ void idle_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
 		cold += st->cold && !st->ended;
-		if (st->still_round != s->round)
+		if (st->still_round != s->cur.number)
 			continue;
 		if (!st->still_ticks) /* counted when it changes */
-			st->still_first_ns = s->tick_ns;
+			st->still_first_ns = s->cur.tick_ns;
 		st->still_ticks += ticks;
 		st->still_last_ns = last_ns;
 		if (st->still_ticks >= IDLE_STILL_MAX)

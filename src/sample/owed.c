@@ -82,7 +82,7 @@ void owed_refused(struct sampler *s, struct process *p, struct sampled_thread *s
 	struct owed_entry *e = entry_for(st, k, &words);
 	if (!e)
 		return;
-	st->guarded_round = s->round;
+	st->guarded_round = s->cur.number;
 	st->guarded_entry = (unsigned char)(e - st->owed->e);
 	st->owed->n_kernel[k] = n_kernel;
 	if (n_kernel)
@@ -109,9 +109,9 @@ void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 		return;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (st->guarded_round != s->round || !st->owed || st->guarded_entry >= st->owed->n)
+		if (st->guarded_round != s->cur.number || !st->owed || st->guarded_entry >= st->owed->n)
 			continue;
-		owe(&st->owed->e[st->guarded_entry], ticks, s->tick_ns, last_ns);
+		owe(&st->owed->e[st->guarded_entry], ticks, s->cur.tick_ns, last_ns);
 	}
 }
 

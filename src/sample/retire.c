@@ -41,12 +41,12 @@ static void prune_lists(struct sampler *s)
 {
 	capture_poll_pending(s);
 	size_t kept = 0;
-	for (size_t k = 0; k < s->n_follow; k++) {
-		struct thread *th = thread_of(s, &s->follow[k]);
+	for (size_t k = 0; k < s->stops.n_follow; k++) {
+		struct thread *th = thread_of(s, &s->stops.follow[k]);
 		if (th && !th->gone)
-			s->follow[kept++] = s->follow[k];
+			s->stops.follow[kept++] = s->stops.follow[k];
 	}
-	s->n_follow = kept;
+	s->stops.n_follow = kept;
 }
 
 static bool push_index(size_t **list, size_t *n, size_t *cap, size_t i)

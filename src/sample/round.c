@@ -61,7 +61,7 @@ static bool ran_until_us(const struct sampler *s, const struct sampled_thread *s
 {
 	const struct sched_counts at_resume = { .run_ns = st->resume_run_ns, .runs = st->resume_runs };
 	return st->resume_known &&
-	       ran_until(&at_resume, st->resume_cont_ns, sc, s->tick_ns, RAN_UNTIL_US_SLACK_NS);
+	       ran_until(&at_resume, st->resume_cont_ns, sc, s->cur.tick_ns, RAN_UNTIL_US_SLACK_NS);
 }
 
 /* R, not on a CPU, on ours: waiting only because our tick took the CPU
@@ -140,10 +140,10 @@ static void note_sched(struct sampled_thread *st, const struct sched_counts *sc,
 static bool defer_stop(struct sampler *s, struct process *p, struct thread *th, char state,
 		       bool by_runs, const struct sched_counts *sc, bool runs_known)
 {
-	if (!array_reserve((void **)&s->running, s->n_running + 1, &s->cap_running,
-			   sizeof(*s->running)))
+	if (!array_reserve((void **)&s->cur.running, s->cur.n_running + 1, &s->cur.cap_running,
+			   sizeof(*s->cur.running)))
 		return false;
-	s->running[s->n_running++] = (struct deferred_stop){
+	s->cur.running[s->cur.n_running++] = (struct deferred_stop){
 		thread_ref_of(s, p, th), state, by_runs, runs_known, *sc };
 	return true;
 }
@@ -323,7 +323,7 @@ static void read_states_at_tick(struct sampler *s)
 			if (st->cold || thread_read_sched(p->t, th, &sc) != 0 ||
 			    thread_read_stat(th, &ts) != 0)
 				continue;
-			st->tick_round = s->round;
+			st->tick_round = s->cur.number;
 			st->tick_stat = ts;
 			st->tick_sc = sc;
 		}
@@ -339,7 +339,7 @@ static bool still_since_tick(struct sampler *s, struct process *p, struct thread
 			     struct sched_counts *sc)
 {
 	const struct sampled_thread *st = sampled_at(s, th->slot - 1);
-	return st->tick_round == s->round && thread_read_sched(p->t, th, sc) == 0 &&
+	return st->tick_round == s->cur.number && thread_read_sched(p->t, th, sc) == 0 &&
 	       not_run_between(&st->tick_sc, sc);
 }
 
@@ -374,7 +374,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	uint64_t t0 = now_ns();
 	bool runs_known = still || thread_read_sched(t, th, &sc) == 0;
 	if (runs_known) {
-		st->look_round = s->round;
+		st->look_round = s->cur.number;
 		st->look_sc = sc;
 		note_sched(st, &sc, ts.stime, t0);
 		capture_note_switches(s, st, sc.runs, t0);
@@ -394,7 +394,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	}
 	if (!st->memory && !(st->memory = calloc(1, sizeof(*st->memory))))
 		return;
-	if (runs_known && st->tick_round == s->round) {
+	if (runs_known && st->tick_round == s->cur.number) {
 		char then = state_at_tick(ts.state, st->tick_stat.state, st->tick_sc.runs, sc.runs);
 		s->r->woke_in_round += then != ts.state;
 		ts.state = then;
@@ -405,7 +405,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 		.generation = modules_generation(p->program->modules),
 	};
 	enum thread_action a = decide(&v, st->memory);
-	tick_trace_look(s->trace, s->round, th->tid, &v, ts.processor, a, sc.run_ns, t0);
+	tick_trace_look(s->trace, s->cur.number, th->tid, &v, ts.processor, a, sc.run_ns, t0);
 	bool was_cold = st->cold;
 	act(s, p, th, st, a, &ts, &sc, runs_known, &early);
 	st->read_early = a == ACT_PEEK || a == ACT_STOP;
@@ -414,8 +414,8 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 		capture_watch_cold(s, st, th->tid);
 	if (a == ACT_STOP || a == ACT_PEEK)
 		return;
-	s->released_ns = now_ns();
-	uint64_t took = s->released_ns - t0;
+	s->cur.released_ns = now_ns();
+	uint64_t took = s->cur.released_ns - t0;
 	hist_add(&s->r->work, took);
 	if (was_cold) /* what a look at a cold thread costs, for idle.h */
 		s->cold_look_ns = s->cold_look_ns ? (7 * s->cold_look_ns + took) / 8 : took;
@@ -434,11 +434,11 @@ static bool look_first(struct sampler *s, const struct thread *th, int pass)
 		return false;
 	struct sampled_thread *st = sampled_at(s, th->slot - 1);
 	if (pass == 1)
-		return st->first_round == s->round;
-	if (th->stop_pending || st->tick_round != s->round || st->tick_stat.state != 'R' ||
+		return st->first_round == s->cur.number;
+	if (th->stop_pending || st->tick_round != s->cur.number || st->tick_stat.state != 'R' ||
 	    st->tick_stat.processor == s->my_cpu)
 		return false;
-	st->first_round = s->round;
+	st->first_round = s->cur.number;
 	return true;
 }
 
@@ -459,13 +459,13 @@ static bool look_first(struct sampler *s, const struct thread *th, int pass)
  * (mid_ticks, count.c). */
 static void mid_round_pass(struct sampler *s)
 {
-	if (!s->mid_due_ns || s->n_mid >= MID_TICKS)
+	if (!s->cur.mid_due_ns || s->cur.n_mid >= MID_TICKS)
 		return;
 	uint64_t now = now_ns();
-	if (now < s->mid_due_ns)
+	if (now < s->cur.mid_due_ns)
 		return;
-	s->n_mid++;
-	s->mid_due_ns = s->n_mid < MID_TICKS ? schedule_first_from(s->sched, now + 1, 64) : 0;
+	s->cur.n_mid++;
+	s->cur.mid_due_ns = s->cur.n_mid < MID_TICKS ? schedule_first_from(s->sched, now + 1, 64) : 0;
 	unsigned read = 0;
 	for (size_t i = 0; i < s->n_targets && read < MID_THREADS_MAX; i++) {
 		struct process *p = &s->procs[i];
@@ -476,8 +476,8 @@ static void mid_round_pass(struct sampler *s)
 			struct sampled_thread *st = sampled_at(s, th->slot - 1);
 			if (st->ended || st->cold)
 				continue;
-			if (st->mid_round != s->round) {
-				st->mid_round = s->round;
+			if (st->mid_round != s->cur.number) {
+				st->mid_round = s->cur.number;
 				st->n_mid = 0;
 			}
 			if (st->n_mid >= MID_TICKS)
@@ -536,7 +536,7 @@ static void look_at_every_thread(struct sampler *s, volatile int *quit)
 				/* a queued thread that got its CPU waits for nobody (its
 				 * trap looked for now and then: each look is a system call) */
 				uint64_t now = now_ns();
-				if (s->stops_pending && now - s->last_poll_ns >= POLL_EVERY_NS) {
+				if (s->stops.unsettled && now - s->last_poll_ns >= POLL_EVERY_NS) {
 					capture_poll_pending(s);
 					s->last_poll_ns = now;
 				}
@@ -551,8 +551,8 @@ static void stop_running_threads(struct sampler *s, volatile int *quit)
 {
 	struct kernel_stack none;
 	none.depth = 0; /* on a CPU: no kernel stack to show */
-	for (size_t i = 0; i < s->n_running && !*quit; i++) {
-		struct deferred_stop *d = &s->running[i];
+	for (size_t i = 0; i < s->cur.n_running && !*quit; i++) {
+		struct deferred_stop *d = &s->cur.running[i];
 		struct thread *th = thread_of(s, &d->ref);
 		struct process *p = &s->procs[d->ref.proc];
 		if (!th || th->gone || th->stop_pending)
@@ -566,26 +566,26 @@ static void stop_running_threads(struct sampler *s, volatile int *quit)
 		mid_round_pass(s);
 		if (p->t->execs != p->execs_seen)
 			follow_exec(s, p);
-		if (s->stops_pending)
+		if (s->stops.unsettled)
 			capture_poll_pending(s);
 	}
-	s->n_running = 0;
+	s->cur.n_running = 0;
 }
 
 void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 {
-	s->round++;
-	s->committed = false;
-	s->tick_ns = s->released_ns = now_ns();
-	CPU_ZERO(&s->wanted);
-	CPU_ZERO(&s->followed);
+	s->cur.number++;
+	s->cur.committed = false;
+	s->cur.tick_ns = s->cur.released_ns = now_ns();
+	CPU_ZERO(&s->cur.wanted);
+	CPU_ZERO(&s->cur.followed);
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
 	else
 		s->my_cpu = sched_getcpu();
-	tick_trace_round(s->trace, s->round, due_ns, s->tick_ns, s->my_cpu);
-	s->n_mid = 0;
-	s->mid_due_ns = s->sched ? schedule_first_from(s->sched, s->tick_ns + 1, 64) : 0;
+	tick_trace_round(s->trace, s->cur.number, due_ns, s->cur.tick_ns, s->my_cpu);
+	s->cur.n_mid = 0;
+	s->cur.mid_due_ns = s->sched ? schedule_first_from(s->sched, s->cur.tick_ns + 1, 64) : 0;
 	/* Signals on their way first: a thread in a signal-delivery stop
 	 * would read as 't', our doing. */
 	targets_poll(s->ts, s->n_targets, capture_on_trap, s);

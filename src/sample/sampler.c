@@ -133,10 +133,10 @@ void sampler_free(struct sampler *s)
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	activity_free(s->reads.series);
-	free(s->running);
-	free(s->resumed);
-	free(s->pending);
-	free(s->follow);
+	free(s->cur.running);
+	free(s->stops.resumed);
+	free(s->stops.pending);
+	free(s->stops.follow);
 	free(s->retire.records);
 	free(s->retire.procs);
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -322,18 +322,18 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 	round_run(s, due, quit);
 	/* the round's span, for the ticks it stands for: until it let the
 	 * last thread go (what follows holds none) */
-	uint64_t ended = s->released_ns;
-	hist_add(&r->round, ended - s->tick_ns);
-	struct round_ticks rt = schedule_round(sc, s->tick_ns, ended);
+	uint64_t ended = s->cur.released_ns;
+	hist_add(&r->round, ended - s->cur.tick_ns);
+	struct round_ticks rt = schedule_round(sc, s->cur.tick_ns, ended);
 	if (s->o->count && r->ticks + rt.stands_for > s->o->count)
 		rt.stands_for = s->o->count - r->ticks; /* -n ticks, not more */
 	round_end(s, &rt, ended);
-	tick_trace_commit(s->trace, s->round, ended, rt.stands_for, rt.missed);
+	tick_trace_commit(s->trace, s->cur.number, ended, rt.stands_for, rt.missed);
 	if (!r->rounds) {
-		r->first_round_ns = s->tick_ns;
+		r->first_round_ns = s->cur.tick_ns;
 		r->first_due_ns = due;
 	}
-	r->last_round_ns = s->tick_ns;
+	r->last_round_ns = s->cur.tick_ns;
 	r->last_due_ns = rt.stands_for == 1 ? due :
 			 rt.n_timed >= rt.stands_for - 1 ? rt.timed_ns[rt.stands_for - 2] : ended;
 	r->rounds++;
@@ -356,7 +356,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	placement_start(&s->placement, true, s->prio.realtime);
 	if (s->placement.on && s->placement.can_follow)
 		s->here = resume_here_new(&s->placement.allowed);
-	CPU_ZERO(&s->followed);
+	CPU_ZERO(&s->cur.followed);
 
 	uint64_t start = now_ns(), last_scan = start;
 	s->start_ns = start;

@@ -209,10 +209,10 @@ void windows_between_ticks(struct sampler *s, uint64_t deadline, const struct sc
 		if (now >= deadline)
 			break;
 		uint64_t until = deadline;
-		if (s->stops_pending && now + NAMING_SLICE_NS < until)
+		if (s->stops.unsettled && now + NAMING_SLICE_NS < until)
 			until = now + NAMING_SLICE_NS;
 		name_closing(s, until, tick, sc->interval_ns);
-		if (s->stops_pending)
+		if (s->stops.unsettled)
 			capture_poll_pending(s);
 	}
 	priority_lift_cancel(s->lift);

@@ -353,9 +353,9 @@ static int teardown(void **state)
  * capture's calls itself). */
 static void round_begin(struct world *w)
 {
-	w->s->round++;
-	w->s->committed = false;
-	w->s->tick_ns = w->s->released_ns = now_ns();
+	w->s->cur.number++;
+	w->s->cur.committed = false;
+	w->s->cur.tick_ns = w->s->cur.released_ns = now_ns();
 }
 
 static void round_over(struct world *w, uint64_t ticks)
@@ -499,9 +499,9 @@ static void ticks_read_again_mid_round(void **state)
 	struct blocked_look d = asleep_at_peeked_place(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	struct sampled_thread *st = w->st;
-	st->look_round = w->s->round;
+	st->look_round = w->s->cur.number;
 	st->look_sc = (struct sched_counts){ .run_ns = 700, .runs = 5 };
-	st->mid_round = w->s->round;
+	st->mid_round = w->s->cur.number;
 	st->n_mid = 3;
 	st->mid[0] = (struct mid_tick){ .sc = { .run_ns = 700, .runs = 5 }, .state = 'S', .at_ns = 1 };
 	st->mid[1] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 6 }, .state = 'S', .at_ns = 2 };
@@ -628,7 +628,7 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 	assert_int_equal(fake.copies, 1);
 	assert_int_equal(fake.resumes, 1);
 	assert_null(w->st->pending);
-	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->s->stops.unsettled, 0);
 	assert_int_equal(w->r.queued, 0);
 	assert_int_equal(w->r.frozen.count, 1);
 	round_over(w, 1);
@@ -749,8 +749,8 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 	assert_int_equal(fake.spun_until, 0); /* no spin */
 	assert_int_equal(fake.resumes, 0);
 	assert_non_null(w->st->pending);
-	assert_int_equal(w->s->stops_pending, 1);
-	assert_int_equal(w->s->n_pending, 1);
+	assert_int_equal(w->s->stops.unsettled, 1);
+	assert_int_equal(w->s->stops.n_pending, 1);
 	assert_int_equal(w->r.queued, 1);
 	round_over(w, 2);
 	assert_int_equal(w->r.samples, 1); /* its round's ticks wait for the trap */
@@ -764,7 +764,7 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 
 	capture_poll_pending(w->s); /* no trap yet */
 	assert_int_equal(fake.polls, 1);
-	assert_int_equal(w->s->n_pending, 1);
+	assert_int_equal(w->s->stops.n_pending, 1);
 	assert_int_equal(w->r.samples, 1);
 
 	fake.trap_due = true; /* it got a CPU, and trapped at once */
@@ -773,8 +773,8 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 	assert_int_equal(fake.copies, 1);
 	assert_int_equal(fake.resumes, 1);
 	assert_null(w->st->pending);
-	assert_int_equal(w->s->stops_pending, 0);
-	assert_int_equal(w->s->n_pending, 0);
+	assert_int_equal(w->s->stops.unsettled, 0);
+	assert_int_equal(w->s->stops.n_pending, 0);
 	assert_int_equal(w->r.samples, 4);
 	assert_int_equal(w->st->samples, 4);
 	assert_int_equal(w->st->samples_on_cpu, 0);
@@ -807,21 +807,21 @@ static void a_thread_stopped_every_round_is_listed_once(void **state)
 		fake.trap_pc = address_of(trap_place);
 		capture_on_trap(w->s, w->p->t, &w->th, now_ns());
 		assert_null(w->st->pending);
-		assert_int_equal(w->s->n_pending, 1);
+		assert_int_equal(w->s->stops.n_pending, 1);
 	}
 	assert_int_equal(w->r.samples, 50);
 	fake.polls = 0;
 	capture_poll_pending(w->s); /* prunes it: no stop is pending */
 	assert_int_equal(fake.polls, 0);
-	assert_int_equal(w->s->n_pending, 0);
+	assert_int_equal(w->s->stops.n_pending, 0);
 	round_begin(w);
 	stop_queued(w);
-	assert_int_equal(w->s->n_pending, 1); /* listed again */
+	assert_int_equal(w->s->stops.n_pending, 1); /* listed again */
 	fake.trap_due = true;
 	capture_poll_pending(w->s);
 	assert_int_equal(fake.polls, 1);
 	assert_null(w->st->pending);
-	assert_int_equal(w->s->n_pending, 0);
+	assert_int_equal(w->s->stops.n_pending, 0);
 }
 
 /* Asked to stop on our CPU, which our tick took from it (R, not running):
@@ -879,7 +879,7 @@ static void thread_ended_with_a_stop_pending_has_no_user_stack(void **state)
 	assert_true(w->st->ended);
 	assert_null(w->st->pending);
 	assert_null(w->st->memory);
-	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->s->stops.unsettled, 0);
 	assert_int_equal(w->r.no_user_stack, 4);
 	assert_int_equal(w->r.samples, 5);
 	assert_int_equal(w->st->samples, 5);
@@ -908,7 +908,7 @@ static void thread_ended_within_its_round_is_counted_with_the_round(void **state
 	w->th.gone = true;
 	capture_thread_ended(w->s, &w->t, &w->th);
 	assert_int_equal(w->r.samples, 1); /* the first round's tick */
-	assert_int_equal(w->s->stops_pending, 0);
+	assert_int_equal(w->s->stops.unsettled, 0);
 	round_over(w, 3);
 	assert_int_equal(w->r.samples, 4);
 	assert_int_equal(w->st->samples, 4);

@@ -184,11 +184,11 @@ static void kept_while_anything_names_them(void **state)
 	w->ts[one].threads = NULL;
 	w->ts[one].n_threads = 0;
 	struct thread_ref ref = { two, 101, 0 };
-	s->pending = &ref; /* listed, its thread gone */
-	s->n_pending = 1;
+	s->stops.pending = &ref; /* listed, its thread gone */
+	s->stops.n_pending = 1;
 	retire_ended(s, UINT64_MAX);
-	assert_int_equal(s->n_pending, 0);
-	s->pending = NULL;
+	assert_int_equal(s->stops.n_pending, 0);
+	s->stops.pending = NULL;
 	assert_true(st->retired);
 	assert_true(w->ts[one].retired);
 	assert_true(w->ts[two].retired);
