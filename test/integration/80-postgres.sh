@@ -91,6 +91,19 @@ pg_standby_stop() {
 pg_shares() { awk '{ n[$1] += $2; t += $2 } END { for (k in n) printf "%s %.1f\n", k, 100 * n[k] / t }' "$1" | sort -k2,2nr -k1,1; }
 # pg_share SHARES NAME: NAME's share, 0 if absent.
 pg_share() { awk -v k="$2" '$1 == k { s = $2 } END { print s + 0 }' "$1"; }
+# pg_shares_against MINE THEIRS TOL: the events among the five commonest
+# of either shares file (pg_shares), each "NAME mine/theirs" in
+# SHARES_SIDE, and those apart by more than TOL points in SHARES_APART.
+pg_shares_against() {
+	local name a b
+	SHARES_SIDE= SHARES_APART=
+	for name in $( (head -n 5 "$1"; head -n 5 "$2") | awk '{ print $1 }' | sort -u); do
+		a=$(pg_share "$1" "$name")
+		b=$(pg_share "$2" "$name")
+		SHARES_SIDE="$SHARES_SIDE $name ${a}/${b}"
+		near "$a" "$b" "$3" || SHARES_APART="$SHARES_APART $name"
+	done
+}
 
 # pg_start_bench NAME PORT WHAT: a cluster (pg_start, $PG_CONF) with
 # pgbench's tables; status 1, the failure said for WHAT and the cluster
@@ -233,14 +246,8 @@ EOF
 	if atleast "$noev_max" "$noev"; then
 		pass "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame ${noev}% (<= $noev_max%)"
 	else tfail "PostgreSQL $PGMAJOR: pgbench backends' samples without a wait-event frame" "${noev}% (<= $noev_max%)" "$TMP/pp.counts"; fi
-	local names name a b bad= side=
-	names=$( (head -n 5 "$TMP/pp.shares"; head -n 5 "$TMP/psa.shares") | awk '{ print $1 }' | sort -u)
-	for name in $names; do
-		a=$(pg_share "$TMP/pp.shares" "$name")
-		b=$(pg_share "$TMP/psa.shares" "$name")
-		side="$side $name ${a}/${b}"
-		near "$a" "$b" $TOL || bad="$bad $name"
-	done
+	pg_shares_against "$TMP/pp.shares" "$TMP/psa.shares" $TOL
+	local bad=$SHARES_APART side=$SHARES_SIDE
 	local pp_n psa_n read_n read_ok sync_n sync_ok aux read_min
 	read_min=$(pick 90 97)
 	pp_n=$(total "$TMP/pp.counts")
@@ -446,14 +453,8 @@ PY
 	cpu=$(sed -n 's/.*profiler CPU.* \([0-9.]*\)% of the machine.*/\1/p' "$TMP/pgreads.err")
 	pg_shares "$TMP/pgreads.counts" >"$TMP/pgreads.shares"
 	pg_shares "$TMP/pgreads-psa.counts" >"$TMP/pgreads-psa.shares"
-	local names name a b bad= side=
-	names=$( (head -n 5 "$TMP/pgreads.shares"; head -n 5 "$TMP/pgreads-psa.shares") | awk '{ print $1 }' | sort -u)
-	for name in $names; do
-		a=$(pg_share "$TMP/pgreads.shares" "$name")
-		b=$(pg_share "$TMP/pgreads-psa.shares" "$name")
-		side="$side $name ${a}/${b}"
-		near "$a" "$b" "$tol" || bad="$bad $name"
-	done
+	pg_shares_against "$TMP/pgreads.shares" "$TMP/pgreads-psa.shares" "$tol"
+	local bad=$SHARES_APART side=$SHARES_SIDE
 	local line="${reads_s:-?} reads a second a backend (the fewest), ${samples_s:-?} stack samples a second a backend; our CPU ${cpu:-?}% of the machine; reads/pg_stat_activity:$side"
 	local statements
 	statements=$(grep -c '"query=' "$out")
