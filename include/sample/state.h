@@ -103,6 +103,16 @@ struct owed_ticks;
 #define MID_TICKS 4
 #define MID_APP_MAX 128 /* their state frames, cut there */
 
+/* A thread's schedstat and stat as one tick read them. */
+struct sched_reading {
+	uint64_t at_ns;        /* the tick */
+	uint64_t run_ns;       /* schedstat: its time on a CPU */
+	uint64_t wait_ns;      /* schedstat: its time queued for one */
+	long long stime;       /* stat: its time in the kernel, clock ticks,
+				  -1 unknown: what our stops cost it on its
+				  CPU (the summary) */
+};
+
 struct sampled_thread {
 	pid_t pid, tid;
 	size_t proc;            /* its process, in the sampler's list */
@@ -164,13 +174,10 @@ struct sampled_thread {
 	unsigned profile_window; /* of the window that list is (win.cut) */
 	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
 	/* Its schedstat at the first and the last tick that read it: what
-	 * the kernel says it spent on a CPU, beside what the samples say. */
+	 * the kernel says it spent on a CPU, beside what the samples say
+	 * (round.c writes them, the summary's figures read them). */
 	bool sched_seen;
-	uint64_t sched_first_ns, sched_first_run_ns, sched_last_ns, sched_last_run_ns;
-	uint64_t sched_first_wait_ns, sched_last_wait_ns; /* schedstat's queued time then */
-	/* its time in the kernel (stat's stime, clock ticks) then, -1 unknown:
-	 * what our stops cost it on its CPU (the summary) */
-	long long stime_first, stime_last;
+	struct sched_reading sched_first, sched_last;
 	struct selfcheck_thread check;
 	char last_state;        /* stat's state at its last look */
 	/* Read at the round's start, before any look (round.c, first pass):

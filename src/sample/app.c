@@ -48,7 +48,7 @@ static bool process_run_ns(const struct sampler *s, const struct process *p, uin
 		const struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
 		if (!st || !st->sched_seen)
 			return false;
-		sum += st->sched_last_run_ns;
+		sum += st->sched_last.run_ns;
 	}
 	*out = sum;
 	return true;

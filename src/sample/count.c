@@ -42,9 +42,9 @@ int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap)
  * spends, not work it waits for. */
 static bool idle_wait(const struct process *p, struct sampled_thread *st, const char *state)
 {
-	bool asleep = st->sched_seen && st->idle_run_known && st->sched_last_run_ns == st->idle_run_ns;
+	bool asleep = st->sched_seen && st->idle_run_known && st->sched_last.run_ns == st->idle_run_ns;
 	st->idle_run_known = st->sched_seen;
-	st->idle_run_ns = st->sched_last_run_ns;
+	st->idle_run_ns = st->sched_last.run_ns;
 	if (p->pg.server && st->obs_word_ok && st->obs_word)
 		return pg_wait_is_idle(p->pg.table, st->obs_word, p->client, p->state);
 	return asleep && state[0] == 'S';

@@ -123,17 +123,12 @@ static void note_my_cpu(struct sampler *s)
 static void note_sched(struct sampled_thread *st, const struct sched_counts *sc,
 		       long long stime, uint64_t now)
 {
+	struct sched_reading r = { now, sc->run_ns, sc->wait_ns, stime };
 	if (!st->sched_seen) {
 		st->sched_seen = true;
-		st->sched_first_ns = now;
-		st->sched_first_run_ns = sc->run_ns;
-		st->sched_first_wait_ns = sc->wait_ns;
-		st->stime_first = stime;
+		st->sched_first = r;
 	}
-	st->sched_last_ns = now;
-	st->sched_last_run_ns = sc->run_ns;
-	st->sched_last_wait_ns = sc->wait_ns;
-	st->stime_last = stime;
+	st->sched_last = r;
 	selfcheck_sched(&st->check, now, sc->run_ns, sc->wait_ns);
 }
 

@@ -550,12 +550,12 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		.pid = st->pid, .tid = st->tid, .comm = st->comm, .ended = st->ended,
 		.samples = st->samples, .samples_on_cpu = st->samples_on_cpu,
 		.samples_queued = st->samples_queued,
-		.sched_known = st->sched_seen && st->sched_last_ns > st->sched_first_ns,
+		.sched_known = st->sched_seen && st->sched_last.at_ns > st->sched_first.at_ns,
 	};
 	if (out->sched_known) {
-		double span = (double)(st->sched_last_ns - st->sched_first_ns);
-		out->sched_on_cpu = 100.0 * (double)(st->sched_last_run_ns - st->sched_first_run_ns) / span;
-		out->sched_queued = 100.0 * (double)(st->sched_last_wait_ns - st->sched_first_wait_ns) / span;
+		double span = (double)(st->sched_last.at_ns - st->sched_first.at_ns);
+		out->sched_on_cpu = 100.0 * (double)(st->sched_last.run_ns - st->sched_first.run_ns) / span;
+		out->sched_queued = 100.0 * (double)(st->sched_last.wait_ns - st->sched_first.wait_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped_ns / span;
 		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
 		out->running_stopped = 100.0 * (double)st->running_stopped_ns / span;
@@ -569,9 +569,9 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		out->offcpu_ns = (double)st->offcpu.sum_ns / (double)st->offcpu.pairs;
 	out->kernel_ns = -1;
 	if (out->sched_known) {
-		out->span_ns = (double)(st->sched_last_ns - st->sched_first_ns);
-		if (st->stime_first >= 0 && st->stime_last >= st->stime_first)
-			out->kernel_ns = (double)(st->stime_last - st->stime_first) * 1e9 /
+		out->span_ns = (double)(st->sched_last.at_ns - st->sched_first.at_ns);
+		if (st->sched_first.stime >= 0 && st->sched_last.stime >= st->sched_first.stime)
+			out->kernel_ns = (double)(st->sched_last.stime - st->sched_first.stime) * 1e9 /
 					 (double)sysconf(_SC_CLK_TCK);
 	}
 	out->check = selfcheck_judge(&st->check, SELFCHECK_ON_CPU, st->samples, st->samples_on_cpu,
