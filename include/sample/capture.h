@@ -99,7 +99,14 @@ struct stop_request {
 				 hold (our tick preempted it there) */
 	const struct look_words *words; /* a blocked look's, read first (for
 				 its tick, should the stop not show it); NULL */
+	bool frames_assumed;  /* held by our tick, its kernel stack not read:
+				 capture_call_frames_known said the stop's
+				 registers will tell them */
 };
+
+/* Will a followed thread's stop, our tick holding its CPU, tell its
+ * kernel frames from its registers alone (state.h, struct call_frames)? */
+bool capture_call_frames_known(const struct sampler *s);
 
 /* Stops a thread: copies and resumes it at once if it traps while we
  * spin, else leaves its stop pending (its trap completes it). */

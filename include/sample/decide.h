@@ -154,6 +154,25 @@ enum mid_verdict mid_tick_verdict(const struct sched_counts *look, const struct 
 bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,
 	       const struct sched_counts *now, uint64_t round_ns, uint64_t slack_ns);
 
+/* Where a followed thread was seen after our resume of it, read from the
+ * other CPU while it ran (capture.c, note_followed): its run count and
+ * CPU then. */
+struct placed_seen {
+	bool known;
+	uint64_t runs;  /* its schedstat's run count, read first */
+	int cpu;        /* its stat's processor, read after */
+};
+
+/* Still on the CPU where it was seen after the resume, and on it all the
+ * time since: put on a CPU once since the resume (resume_runs + 1) when it
+ * was seen there, and not again by now (a running thread changes CPU only
+ * by leaving one, which counts).  With ran_until and a wchan of a thread
+ * in the state R, our round on that CPU took it from the thread at the
+ * tick: its look needs no stat and no kernel stack (round.c,
+ * held_by_us). */
+bool still_where_placed(const struct placed_seen *placed, uint64_t resume_runs,
+			const struct sched_counts *now, int cpu);
+
 /* What an unwind was made from: a copy is the same as an earlier one when
  * all of this is. */
 struct unwind_input {

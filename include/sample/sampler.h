@@ -82,6 +82,9 @@ struct sampler_result {
 	unsigned follow_moves;     /* moves again after one, the thread pulled over */
 	unsigned followed_threads; /* threads followed to their CPU */
 	uint64_t resumed_here;     /* of their stops, resumed on their CPU (resume_here.h) */
+	uint64_t held_looks;       /* their looks by schedstat and wchan alone (round.c) */
+	uint64_t assumed_frames;   /* of those, stops whose kernel frames the
+				      call's shape gave (state.h, call_frames) */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
 	int cpus;                  /* the machine's CPUs, online */
 	double steal_share;        /* of the CPUs' time over the run, what the

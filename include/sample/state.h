@@ -28,6 +28,7 @@
 #include "profile/activity.h"
 #include "profile/program.h"
 #include "profile/thread_list.h"
+#include "sample/call_frames.h"
 #include "sample/decide.h"
 #include "sample/overhead.h"
 #include "sample/placement.h"
@@ -84,6 +85,8 @@ struct pending_stop {
 	bool classify_by_runs; /* R without a kernel stack to tell: by trap */
 	bool took_its_cpu;  /* it ran on our CPU and our tick preempted it:
 			       until its trap it waits for the CPU we hold */
+	bool frames_assumed; /* its first tick's kernel frames not read: the
+				call's shape gives them (struct call_frames) */
 	uint64_t waited_ticks; /* ticks due meanwhile: R (runnable), as its
 				  schedstat counts that time */
 	uint64_t last_round; /* the round that added its last tick */
@@ -158,6 +161,15 @@ struct sampled_thread {
 	 * ran_until_us); resume_known false: not read. */
 	bool resume_known;
 	uint64_t resume_runs, resume_run_ns, resume_cont_ns;
+	/* Seen on a CPU after our last resume of it (capture.c, note_followed);
+	 * the round whose first read showed our tick took its CPU from it
+	 * (round.c, note_my_cpu: held_round, its schedstat then held_sc);
+	 * and its looks that read nothing else since its last whole one
+	 * (round.c, held_by_us). */
+	struct placed_seen placed;
+	uint64_t held_round;
+	struct sched_counts held_sc;
+	unsigned held_looks;
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t samples_queued;       /* of samples, "R (runnable)" */
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
@@ -456,6 +468,7 @@ struct sampler {
 	struct switch_regs *switches; /* the threads watched for their registers */
 	struct round_state cur; /* this round (round.c's) */
 	struct stop_state stops; /* its stops and resumes (capture.c's) */
+	struct call_frames call_frames; /* a held thread's kernel frames (capture.c's) */
 	/* PostgreSQL versions we have no tables for, said once a run each
 	 * (family.c): their majors, 0 for one we could not tell */
 	int pg_unknown_said[4];

@@ -717,6 +717,26 @@ static void name_the_call(struct pending_tick *pt, long nr)
 	pt->n_kernel = n;
 }
 
+bool capture_call_frames_known(const struct sampler *s)
+{
+	return call_frames_known(&s->call_frames) && !s->o->max_overhead;
+}
+
+/* Our tick took its CPU: its first tick's kernel frames, the call named
+ * (name_the_call); not read at its look, as the shape gives them; read,
+ * a followed thread's teach the shape. */
+static void frames_at_our_tick(struct sampler *s, const struct sampled_thread *st,
+			       struct pending_stop *ps, bool in_call, long nr)
+{
+	struct pending_tick *pt = &ps->ticks[0];
+	if (ps->frames_assumed)
+		pt->n_kernel = call_frames_give(&s->call_frames, in_call, pt->kernel);
+	else if (st->followed)
+		call_frames_learn(&s->call_frames, pt->kernel, pt->n_kernel, in_call, nr);
+	if (in_call)
+		name_the_call(pt, nr);
+}
+
 /* The copy unwound, remembered, and counted for every tick the stop
  * stands for (those the budget refused before it too). */
 static void unwind_and_count(struct sampler *s, struct process *p, struct thread *th,
@@ -745,8 +765,8 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	struct blocked_syscall at;
 	bool in_call = snapshot_syscall(&s->snap->regs, &at) == 0;
 	bool blocked_ok = stop_shows_blocked_tick(f, in_call, ps->runs_known, ps->runs);
-	if (c->copied && in_call && ps->took_its_cpu)
-		name_the_call(&ps->ticks[0], at.nr);
+	if (c->copied && ps->took_its_cpu)
+		frames_at_our_tick(s, st, ps, in_call, at.nr);
 	if (c->copied && ps->running && ps->at_once)
 		note_far_stop(s, p, th, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
@@ -860,6 +880,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	ps->classify_by_runs = rq->classify_by_runs;
 	ps->running = rq->running;
 	ps->took_its_cpu = rq->on_cpu && !rq->running && rq->state == 'R';
+	ps->frames_assumed = rq->frames_assumed;
 	if (thread_interrupt(th, &ps->began_ns) != 0) {
 		free(ps);
 		return;
@@ -965,10 +986,15 @@ static void note_followed(struct sampler *s)
 			continue;
 		s->stops.follow[kept++] = s->stops.follow[i];
 		struct task_stat ts;
+		struct sched_counts sc;
 		struct sampled_thread *st = th->slot ? sampled_at(s, th->slot - 1) : NULL;
+		/* its run count first: while it stands, the CPU stat gives
+		 * after it is the thread's (round.c, held_by_us) */
+		bool runs = st && thread_read_sched(s->procs[s->stops.follow[i].proc].t, th, &sc) == 0;
 		if (!st || thread_read_stat(th, &ts) != 0 || ts.state != 'R' || ts.processor < 0 ||
 		    ts.processor >= CPU_SETSIZE)
 			continue;
+		st->placed = (struct placed_seen){ runs, runs ? sc.runs : 0, ts.processor };
 		st->last_cpu = ts.processor;
 		CPU_SET(ts.processor, &s->cur.followed);
 	}

@@ -62,6 +62,13 @@ bool ran_until(const struct sched_counts *at_resume, uint64_t cont_ns,
 	return now->run_ns - at_resume->run_ns + slack_ns >= round_ns - cont_ns;
 }
 
+bool still_where_placed(const struct placed_seen *placed, uint64_t resume_runs,
+			const struct sched_counts *now, int cpu)
+{
+	return placed->known && placed->runs == resume_runs + 1 && now->runs == placed->runs &&
+	       placed->cpu == cpu && cpu >= 0;
+}
+
 const char STATE_RUNNING[] = "R (running)";
 const char STATE_RUNNABLE[] = "R (runnable)";
 

@@ -100,24 +100,58 @@ static void note_my_cpu(struct sampler *s)
 	s->my_cpu = sched_getcpu();
 	int shown = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
-		const struct sampled_thread *st = sampled_at(s, i);
+		struct sampled_thread *st = sampled_at(s, i);
 		if (st->ended || st->cold || st->last_cpu != s->my_cpu)
 			continue;
 		/* (not for a followed thread whose schedstat shows it: a cheap
-		 * read; one or two such threads at most) */
+		 * read; one or two such threads at most; its look may need no
+		 * other, held_by_us) */
 		struct sched_counts sc;
 		struct thread_ref ref = { .proc = st->proc, .tid = st->tid };
 		struct thread *th = st->followed && st->resume_known && shown++ < 2 ?
 			thread_of(s, &ref) : NULL;
 		if (th && thread_read_sched(s->procs[st->proc].t, th, &sc) == 0 &&
-		    ran_until_us(s, st, &sc))
+		    ran_until_us(s, st, &sc)) {
+			st->held_round = s->cur.number;
+			st->held_sc = sc;
 			continue;
+		}
 		read_my_start(s);
 		return;
 	}
 }
 
 /* --- 1. look ---------------------------------------------------------- */
+
+/* A held thread's look reads its stat (its name, CPU time in the kernel,
+ * threads) every this many looks all the same. */
+#define HELD_LOOKS_MAX 16
+
+/* A followed thread our tick took its CPU from, shown by the round's
+ * first read (note_my_cpu, ran_until_us), the CPU it was seen on after
+ * our resume (decide.h, still_where_placed) and its wchan (R: not asleep
+ * since).  Its look is then that read alone: stat and the kernel stack
+ * of a preempted thread (~3 and ~7 us, formatted by the kernel) were a
+ * fifth of the time our round held sysmix's CPU at 1 ms.  Returns its
+ * record, or NULL: looked at in full. */
+static struct sampled_thread *held_by_us(struct sampler *s, struct process *p, struct thread *th)
+{
+	if (!th->slot || th->stop_pending || !p->t->kernel_stacks)
+		return NULL;
+	struct sampled_thread *st = sampled_at(s, th->slot - 1);
+	if (!st->followed || st->held_round != s->cur.number || st->ended)
+		return NULL;
+	if (st->held_looks >= HELD_LOOKS_MAX) {
+		st->held_looks = 0;
+		return NULL;
+	}
+	if (!still_where_placed(&st->placed, st->resume_runs, &st->held_sc, s->my_cpu) ||
+	    thread_read_runnable(p->t, th) != 1)
+		return NULL;
+	st->held_looks++;
+	s->r->held_looks++;
+	return st;
+}
 
 /* The schedstat figures for the summary's check of the samples. */
 static void note_sched(struct sampled_thread *st, const struct sched_counts *sc,
@@ -233,7 +267,7 @@ static void verify_reuse(struct sampler *s, struct process *p, struct thread *th
  * to stop from what the look read. */
 static void act(struct sampler *s, struct process *p, struct thread *th, struct sampled_thread *st,
 		enum thread_action a, const struct task_stat *ts, const struct sched_counts *sc,
-		bool runs_known, const struct early_read *early)
+		bool runs_known, const struct early_read *early, bool held)
 {
 	struct thread_memory *m = st->memory;
 	if (ts->state == 'R')
@@ -262,13 +296,18 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	case ACT_STOP:
 		break;
 	}
-	struct kernel_stack ks;
-	thread_read_kernel_stack(p->t, th, &ks);
+	/* held by our tick: the stop's registers may tell its kernel frames */
+	bool assumed = held && capture_call_frames_known(s);
+	struct kernel_stack ks = { .depth = 0 };
+	if (!assumed)
+		thread_read_kernel_stack(p->t, th, &ks);
+	s->r->assumed_frames += assumed;
 	/* R on a CPU or queued for one: the kernel stack tells, as read
 	 * before the stop; without it, the trap will. */
 	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
-	bool running = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
-	bool on_cpu = running || (ts->state == 'R' && preempted_by_us(s, p, th, ts, st, sc, runs_known));
+	bool running = !held && (!p->t->kernel_stacks || kernel_stack_on_cpu(&ks));
+	bool on_cpu = running || held ||
+		      (ts->state == 'R' && preempted_by_us(s, p, th, ts, st, sc, runs_known));
 	if (refused(s, p, st, ts->state, on_cpu, &ks))
 		return;
 	if (running && defer_stop(s, p, th, ts->state, by_runs, sc, runs_known))
@@ -280,7 +319,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool yield = on_cpu && !running && st->followed;
 	struct stop_request rq = { .state = ts->state, .on_cpu = on_cpu, .running = running,
 				   .classify_by_runs = by_runs, .runs_known = runs_known, .sc = *sc,
-				   .wait = wait, .yield = yield };
+				   .wait = wait, .yield = yield, .frames_assumed = assumed };
 	stop_now(s, p, th, st, &rq, &ks);
 }
 
@@ -347,28 +386,41 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	struct early_read early = { .done = false };
 	if (th->slot && !th->stop_pending)
 		capture_read_early(s, p, th, sampled_at(s, th->slot - 1), &early);
-	/* not put on a CPU since the round's first read: its stat then */
+	/* not put on a CPU since the round's first read: its stat then; held
+	 * by our tick: R on our CPU, its schedstat read first in the round */
 	struct sched_counts sc = { 0, 0, 0 };
-	bool still = th->slot && !th->stop_pending && still_since_tick(s, p, th, &sc);
-	if (still)
+	struct sampled_thread *held = held_by_us(s, p, th);
+	bool still = !held && th->slot && !th->stop_pending && still_since_tick(s, p, th, &sc);
+	if (held) {
+		ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
+					 .stime = -1 };
+		sc = held->held_sc;
+	} else if (still) {
 		ts = sampled_at(s, th->slot - 1)->tick_stat;
-	else if (thread_read_stat(th, &ts) != 0)
+	} else if (thread_read_stat(th, &ts) != 0) {
 		return;
+	}
 	struct sampled_thread *st = sampled_of(s, p, th);
 	if (!st)
 		return;
 	idle_flush(s, st); /* its still ticks, before it is looked at anew */
 	switch_regs_drain(s->switches, st->switched); /* its ring never full */
 	st->last_cpu = ts.processor;
-	if (th->tid == t->pid)
+	if (th->tid == t->pid && !held)
 		t->num_threads = ts.num_threads;
-	if (strcmp(ts.comm, st->comm_raw) != 0) {
+	if (!held && strcmp(ts.comm, st->comm_raw) != 0) {
 		frame_sanitize(ts.comm, st->comm, sizeof(st->comm));
 		memcpy(st->comm_raw, ts.comm, sizeof(st->comm_raw));
 	}
 	uint64_t t0 = now_ns();
-	bool runs_known = still || thread_read_sched(t, th, &sc) == 0;
-	if (runs_known) {
+	bool runs_known = still || held || thread_read_sched(t, th, &sc) == 0;
+	if (held) { /* (no stime: the summary's readings stay whole ones) */
+		st->look_round = s->cur.number;
+		st->look_sc = sc;
+		selfcheck_sched(&st->check, t0, sc.run_ns, sc.wait_ns);
+		capture_note_switches(s, st, sc.runs, t0);
+		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
+	} else if (runs_known) {
 		st->look_round = s->cur.number;
 		st->look_sc = sc;
 		note_sched(st, &sc, ts.stime, t0);
@@ -402,7 +454,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->cur.number, th->tid, &v, ts.processor, a, sc.run_ns, t0);
 	bool was_cold = st->cold;
-	act(s, p, th, st, a, &ts, &sc, runs_known, &early);
+	act(s, p, th, st, a, &ts, &sc, runs_known, &early, held != NULL);
 	st->read_early = a == ACT_PEEK || a == ACT_STOP;
 	idle_after_look(st, a, ts.state);
 	if (st->cold)

@@ -47,7 +47,9 @@ static void close_thread(struct thread *th)
 		close(th->sched_fd);
 	if (th->exec_fd >= 0)
 		close(th->exec_fd);
-	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = th->exec_fd = -1;
+	if (th->wchan_fd >= 0)
+		close(th->wchan_fd);
+	th->stat_fd = th->stack_fd = th->syscall_fd = th->sched_fd = th->exec_fd = th->wchan_fd = -1;
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -77,6 +79,7 @@ static int add_thread(struct target *t, pid_t tid)
 	th->syscall_fd = open_task_file(t->pid, tid, "syscall");
 	th->sched_fd = -1; /* opened at first use */
 	th->exec_fd = -1;
+	th->wchan_fd = -1;
 	return 0;
 }
 
@@ -943,6 +946,17 @@ size_t target_children(const struct target *t, pid_t *out, size_t max)
 		}
 	}
 	return n;
+}
+
+int thread_read_runnable(struct target *t, struct thread *th)
+{
+	if (th->wchan_fd == -1 && (th->wchan_fd = open_task_file(t->pid, th->tid, "wchan")) < 0)
+		th->wchan_fd = -2;
+	char buf[128];
+	ssize_t n = th->wchan_fd >= 0 ? pread_all(th->wchan_fd, buf, sizeof(buf)) : -1;
+	if (n <= 0)
+		return -1;
+	return n == 1 && buf[0] == '0';
 }
 
 int thread_read_exec_start(struct target *t, struct thread *th, uint64_t *ns)

@@ -307,6 +307,13 @@ sysmix_tests() {
 		if [ $rc = 0 ] && [ -n "$own_user" ] && grep -Eq 'followed [0-9]+ thread' "$out.err"; then
 			pass "sysmix at $d: exit 0, its own figures, the sampler on its CPU"
 		else fail "sysmix at $d" "exit $rc; own '$own_user'; $(grep 'sampler priority' "$out.err")" "$out.folded"; fi
+		# held by our tick, looked at by its schedstat and wchan alone
+		# (round.c, held_by_us): most rounds, at 1 ms 2296 of 2459
+		local held
+		held=$(sed -n 's/.*; \([0-9]*\) looks held by our tick.*/\1/p' "$out.err")
+		if atleast "${held:-0}" 100; then
+			pass "sysmix at $d: ${held} looks held by our tick read its schedstat alone ($(sed -n 's/.*schedstat alone (\([0-9]*\) its kernel.*/\1/p' "$out.err") with the call's frames not read)"
+		else fail "sysmix at $d: looks held by our tick" "${held:-none} read by schedstat alone (>= 100); $(grep 'sampler priority' "$out.err")"; fi
 		if near "$user" "$own_user" "$tol" && near "$read" "$own_read" "$tol" && atleast "$call" 50; then
 			pass "sysmix at $d: user_work ${user}% (its clock: ${own_user}%), read_page ${read}% (${own_read}%), ${call}% of read_page's samples in __x64_sys_pread64"
 		else tfail "sysmix at $d: user work and the call against its clock" "user_work ${user}% (its clock ${own_user}%), read_page ${read}% (${own_read}%), +-$tol; __x64_sys_pread64 in ${call}% of read_page's samples (>= 50)" "$out.folded"; fi

@@ -321,7 +321,7 @@ static int setup(void **state)
 		return -1;
 	w->o.interval_ns = 1000000;
 	w->th = (struct thread){ .tid = FAKE_TID, .stat_fd = -1, .stack_fd = -1, .syscall_fd = -1,
-				 .sched_fd = -1, .exec_fd = -1 };
+				 .sched_fd = -1, .exec_fd = -1, .wchan_fd = -1 };
 	w->t = (struct target){ .pid = getpid(), .kernel_stacks = true, .threads = &w->th,
 				.n_threads = 1, .cap_threads = 1, .num_threads = -1 };
 	w->n_targets = 1;

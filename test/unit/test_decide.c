@@ -442,11 +442,34 @@ static void on_a_cpu_until_our_round(void **state)
 	assert_false(ran_until(&resume, 2000000, &now, 3000000, 50000));
 }
 
+/* Seen on a CPU after the resume, once put on one since, and not again
+ * by the round: still there. */
+static void still_on_the_cpu_it_was_seen_on(void **state)
+{
+	(void)state;
+	struct placed_seen placed = { .known = true, .runs = 11, .cpu = 1 };
+	struct sched_counts now = { .run_ns = 5000, .wait_ns = 5, .runs = 11 };
+	assert_true(still_where_placed(&placed, 10, &now, 1));
+	assert_false(still_where_placed(&placed, 10, &now, 0)); /* another CPU than ours */
+	now.runs = 12; /* put on a CPU again: maybe another one */
+	assert_false(still_where_placed(&placed, 10, &now, 1));
+	now.runs = 11;
+	placed.runs = 10; /* seen before it ran: queued, it may move */
+	assert_false(still_where_placed(&placed, 10, &now, 1));
+	placed.runs = 11;
+	assert_false(still_where_placed(&placed, 11, &now, 1)); /* seen before the last resume */
+	placed.known = false;
+	assert_false(still_where_placed(&placed, 10, &now, 1));
+	placed = (struct placed_seen){ .known = true, .runs = 11, .cpu = -1 };
+	assert_false(still_where_placed(&placed, 10, &now, -1)); /* no CPU known */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(after_a_stop),
 		cmocka_unit_test(on_a_cpu_until_our_round),
+		cmocka_unit_test(still_on_the_cpu_it_was_seen_on),
 		cmocka_unit_test(a_tick_read_again_mid_round),
 		cmocka_unit_test(after_a_peek),
 		cmocka_unit_test(nothing_known_yet),

@@ -36,7 +36,7 @@ struct world {
 static struct thread a_thread(pid_t tid)
 {
 	return (struct thread){ .tid = tid, .stat_fd = -1, .stack_fd = -1, .syscall_fd = -1,
-				.sched_fd = -1, .exec_fd = -1 };
+				.sched_fd = -1, .exec_fd = -1, .wchan_fd = -1 };
 }
 
 static int setup(void **state)
