@@ -36,6 +36,10 @@
  * intervals: 22 % are under 250 us) cost the thread a migration each.  The helper asked late (the
  * resumed thread slept at once and the sampler ran on) is called off;
  * one that is moving the sampler finishes first.
+ *
+ * The helper also keeps the bound of the tick's wait for the held
+ * thread's trap (resume_here_wait_begin): from its own CPU, so that the
+ * sampler sleeps in waitpid with no timer armed on the thread's.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_RESUME_HERE_H
 #define PTRACE_PROFILER_SAMPLE_RESUME_HERE_H
@@ -57,6 +61,13 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed);
  * targets_wait_tick).  (One real-time signal that no longer ends a run
  * while a thread is followed.) */
 #define RESUME_HERE_SIGNAL (SIGRTMAX)
+
+/* The signal the helper sends to end a wait for a held thread's trap
+ * that outlasted its watch (resume_here_wait_begin): blocked in the
+ * sampler's thread but during that wait, where a handler that does
+ * nothing takes it and the wait returns EINTR.  (A second real-time
+ * signal that no longer ends a run.) */
+#define RESUME_HERE_WATCH_SIGNAL (SIGRTMAX - 1)
 
 /* Just before resuming a thread the sampler stopped on cpu, its own: the
  * helper kept off cpu and asked to take the sampler, the sampler made
@@ -81,6 +92,21 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
  * now that one alone), -1 when it could not (the sampler was not asleep
  * when the helper came: the tick then comes from another CPU). */
 int resume_here_woke(struct resume_here *h);
+
+/* In the round the timer woke the sampler for (resume_here_sleep_there
+ * watched it), its wait for the held thread's trap: may it sleep in
+ * waitpid without a timer of its own (target.h, targets_wait_unbounded)?
+ * The helper watches it from its own CPU until WATCH_BOUND_NS past the
+ * tick, and ends it then with RESUME_HERE_WATCH_SIGNAL.  true: *during is
+ * the mask to wait under (the sampler's, that signal let through); call
+ * resume_here_wait_end after, ended: the wait returned with the stop
+ * still pending.  false (not watched, or the watch over): a wait with a
+ * bound of its own. */
+bool resume_here_wait_begin(struct resume_here *h, sigset_t *during);
+void resume_here_wait_end(struct resume_here *h, bool ended);
+
+/* The waits so ended with the stop pending. */
+uint64_t resume_here_waits_ended(const struct resume_here *h);
 
 /* Moves the helper made. */
 uint64_t resume_here_count(const struct resume_here *h);

@@ -83,6 +83,9 @@ struct sampler_result {
 	unsigned followed_threads; /* threads followed to their CPU */
 	uint64_t resumed_here;     /* of their stops, resumed on their CPU (resume_here.h) */
 	uint64_t held_looks;       /* their looks by schedstat and wchan alone (round.c) */
+	uint64_t yields_unbounded; /* their traps waited for in waitpid, the helper
+				      watching (resume_here.h) */
+	uint64_t yields_ended;     /* of those, waits the helper ended */
 	uint64_t assumed_frames;   /* of those, stops whose kernel frames the
 				      call's shape gave (state.h, call_frames) */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */

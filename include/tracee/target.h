@@ -12,6 +12,7 @@
 #ifndef PTRACE_PROFILER_TARGET_H
 #define PTRACE_PROFILER_TARGET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -158,6 +159,16 @@ void targets_wait_tick(struct target *ts, size_t n, uint64_t due_ns, int sig, ui
  * that waits for the CPU we hold gets it and traps. */
 void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint64_t deadline_ns,
 		      trap_fn on_trap, void *arg);
+
+/* The same without a bound of its own: asleep in waitpid, which arms no
+ * timer (on a virtual CPU, arming and cancelling one costs ~10 us, all
+ * while the thread waits for the CPU we hold), under the signal mask
+ * during, whose signal a watcher on another CPU sends past the bound
+ * (resume_here.h).  Every tracee's event is handled as it comes (under
+ * the caller's own mask).  false: ended by a signal, or no tracee left,
+ * its stop perhaps pending still. */
+bool targets_wait_unbounded(struct target *ts, size_t n, const struct thread *th,
+			    const sigset_t *during, trap_fn on_trap, void *arg);
 
 /* Detaches every thread; the target runs on as if we never came. */
 void target_detach(struct target *t);

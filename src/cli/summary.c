@@ -701,6 +701,9 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 	if (r->held_looks)
 		fprintf(f, "; %" PRIu64 " looks held by our tick read its schedstat alone "
 			"(%" PRIu64 " its kernel frames from the call)", r->held_looks, r->assumed_frames);
+	if (r->yields_unbounded)
+		fprintf(f, "; %" PRIu64 " traps waited for in waitpid (%" PRIu64 " waits ended by "
+			"the watch)", r->yields_unbounded, r->yields_ended);
 	fputc('\n', f);
 }
 

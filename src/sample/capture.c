@@ -921,9 +921,19 @@ void capture_yield(struct sampler *s)
 		return;
 	s->stops.yield_wanted = false;
 	struct thread *th = thread_of(s, &s->stops.yield_to);
-	if (th && !th->gone && th->stop_pending)
-		targets_wait_for(s->ts, s->n_targets, th, now_ns() + STOP_YIELD_NS,
-				 capture_on_trap, s);
+	if (!th || th->gone || !th->stop_pending)
+		return;
+	uint64_t deadline = now_ns() + STOP_YIELD_NS;
+	/* watched by the helper: asleep in waitpid, no timer armed (the
+	 * trap came 10 us sooner, medians on sysmix at 1 ms: 10 against 21) */
+	sigset_t during;
+	if (resume_here_wait_begin(s->here, &during)) {
+		bool came = targets_wait_unbounded(s->ts, s->n_targets, th, &during, capture_on_trap, s);
+		resume_here_wait_end(s->here, !came);
+		s->r->yields_unbounded++;
+	}
+	if (!th->gone && th->stop_pending)
+		targets_wait_for(s->ts, s->n_targets, th, deadline, capture_on_trap, s);
 }
 
 void capture_pending_tick(struct sampler *s, struct process *p, struct thread *th,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -15,6 +16,14 @@
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The helper's watch over the sampler's wait for a held thread's trap
+ * (resume_here_wait_begin). */
+enum watch {
+	WATCH_OFF,     /* none: the helper sleeps until asked */
+	WATCH_ON,      /* until watch_until, the sampler may wait unbounded */
+	WATCH_WAITING, /* and it does */
+};
 
 enum ask {
 	ASK_NONE,   /* nothing asked of the helper */
@@ -42,7 +51,17 @@ struct resume_here {
 	_Atomic int place_cpu;  /* ASK_PLACE's CPU */
 	_Atomic int placed;     /* where the helper put it, -1 not */
 	int stat_fd;            /* the sampler's /proc/thread-self/stat, for its state */
+	_Atomic int watch;      /* enum watch */
+	_Atomic uint64_t watch_until; /* WATCH_ON's end, CLOCK_MONOTONIC */
+	uint64_t waits_ended;   /* waits the helper ended (the sampler's count) */
 };
+
+/* A held thread's trap is waited for this long after its tick is due,
+ * unbounded (resume_here_wait_begin): as long as capture.c's own bound
+ * (STOP_YIELD_NS), and the round's start.  Past it, the helper signals
+ * the wait to an end, and again every WATCH_AGAIN_NS while it lasts. */
+#define WATCH_BOUND_NS 1500000ULL
+#define WATCH_AGAIN_NS 1000000ULL
 
 static const struct sched_param FIFO_1 = { .sched_priority = 1 };
 
@@ -84,12 +103,47 @@ static void place(struct resume_here *h)
 	atomic_store(&h->ask, ASK_NONE);
 }
 
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The helper's sleep until asked (false: the eventfd failed).  While it
+ * watches, no longer than the watch: then a sampler not waiting lets it
+ * go, and one waiting past it is signalled, its wait ended. */
+static bool helper_sleep(struct resume_here *h)
+{
+	uint64_t n;
+	for (;;) {
+		if (atomic_load(&h->watch) == WATCH_OFF)
+			return read(h->wake, &n, sizeof(n)) == sizeof(n) || errno == EINTR;
+		uint64_t now = clock_ns(), until = atomic_load(&h->watch_until);
+		if (now >= until) {
+			int on = WATCH_ON;
+			if (atomic_compare_exchange_strong(&h->watch, &on, WATCH_OFF))
+				continue; /* not waiting: the watch is over */
+			atomic_store(&h->watch_until, now + WATCH_AGAIN_NS);
+			syscall(SYS_tgkill, getpid(), h->sampler, RESUME_HERE_WATCH_SIGNAL);
+			continue;
+		}
+		struct pollfd wake = { .fd = h->wake, .events = POLLIN };
+		struct timespec left = { (time_t)((until - now) / 1000000000ULL),
+					 (long)((until - now) % 1000000000ULL) };
+		int got = ppoll(&wake, 1, &left, NULL);
+		if (got > 0)
+			return read(h->wake, &n, sizeof(n)) == sizeof(n) || errno == EINTR;
+		if (got < 0 && errno != EINTR)
+			return false;
+	}
+}
+
 static void *helper_main(void *arg)
 {
 	struct resume_here *h = arg;
 	for (;;) {
-		uint64_t n;
-		if (read(h->wake, &n, sizeof(n)) != sizeof(n) && errno != EINTR)
+		if (!helper_sleep(h))
 			break;
 		if (atomic_load(&h->end))
 			break;
@@ -141,6 +195,12 @@ static void set_timer(struct resume_here *h, uint64_t due_ns)
 		h->timer_due = 0;
 }
 
+/* RESUME_HERE_WATCH_SIGNAL's handler: its delivery is the point. */
+static void watch_ended(int sig)
+{
+	(void)sig;
+}
+
 struct resume_here *resume_here_new(const cpu_set_t *allowed)
 {
 	if (CPU_COUNT(allowed) < 2)
@@ -157,6 +217,16 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/thread-self/stat");
 	h->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	atomic_init(&h->watch, WATCH_OFF);
+	atomic_init(&h->watch_until, 0);
+	/* the watch's signal ends a wait, nothing else (no SA_RESTART) */
+	struct sigaction quiet = { .sa_handler = watch_ended };
+	sigemptyset(&quiet.sa_mask);
+	sigset_t watch;
+	sigemptyset(&watch);
+	sigaddset(&watch, RESUME_HERE_WATCH_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &watch, NULL);
+	sigaction(RESUME_HERE_WATCH_SIGNAL, &quiet, NULL);
 	/* the tick's timer signals this thread, which takes it in its wait */
 	sigset_t tick;
 	sigemptyset(&tick);
@@ -261,6 +331,9 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 	}
 	assert(atomic_load(&h->ask) == ASK_NONE);
 	*timer_ns = h->timer_due;
+	/* watched from now: the helper's sleeps are then bounded */
+	atomic_store(&h->watch_until, h->timer_due + WATCH_BOUND_NS);
+	atomic_store(&h->watch, WATCH_ON);
 	atomic_store(&h->placed, -1);
 	atomic_store(&h->place_cpu, thread_cpu);
 	atomic_store(&h->ask, ASK_PLACE);
@@ -283,6 +356,30 @@ int resume_here_woke(struct resume_here *h)
 		; /* its call, to its end */
 	h->timer_due = 0; /* fired */
 	return atomic_load(&h->placed);
+}
+
+bool resume_here_wait_begin(struct resume_here *h, sigset_t *during)
+{
+	int on = WATCH_ON;
+	if (!h || clock_ns() >= atomic_load(&h->watch_until) ||
+	    !atomic_compare_exchange_strong(&h->watch, &on, WATCH_WAITING))
+		return false;
+	pthread_sigmask(SIG_SETMASK, NULL, during);
+	sigdelset(during, RESUME_HERE_WATCH_SIGNAL);
+	return true;
+}
+
+void resume_here_wait_end(struct resume_here *h, bool ended)
+{
+	h->waits_ended += ended;
+	/* one wait a round: the watch ends with it (a signal sent after
+	 * this stays pending, and ends the next wait at once) */
+	atomic_store(&h->watch, WATCH_OFF);
+}
+
+uint64_t resume_here_waits_ended(const struct resume_here *h)
+{
+	return h ? h->waits_ended : 0;
 }
 
 uint64_t resume_here_count(const struct resume_here *h)

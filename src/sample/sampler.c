@@ -438,6 +438,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	priority_lift_free(s->lift);
 	s->lift = NULL;
 	r->resumed_here = resume_here_count(s->here);
+	r->yields_ended = resume_here_waits_ended(s->here);
 	resume_here_free(s->here);
 	s->here = NULL;
 	placement_end(&s->placement);

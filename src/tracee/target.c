@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,6 +549,20 @@ static bool all_exited(const struct target *ts, size_t n)
 	return true;
 }
 
+/* What waitpid reported of tid: our stop's trap to on_trap, anything
+ * else handled as an event. */
+static void dispatch_status(struct target *ts, size_t n, pid_t tid, int status, trap_fn on_trap,
+			    void *arg)
+{
+	struct target *t = owner_of(ts, n, tid);
+	struct thread *th = find_thread(t, tid);
+	if (th && th->stop_pending && on_trap && is_our_stop(t, th, status)) {
+		on_trap(arg, t, th, now_ns());
+		return;
+	}
+	handle_event(t, tid, status);
+}
+
 /* One event of any tracee: the trap of a stop we are waiting for goes to
  * on_trap, everything else is handled.  Returns false when there is none. */
 static bool dispatch_one(struct target *ts, size_t n, trap_fn on_trap, void *arg)
@@ -556,13 +571,7 @@ static bool dispatch_one(struct target *ts, size_t n, trap_fn on_trap, void *arg
 	pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
 	if (tid <= 0)
 		return false;
-	struct target *t = owner_of(ts, n, tid);
-	struct thread *th = find_thread(t, tid);
-	if (th && th->stop_pending && on_trap && is_our_stop(t, th, status)) {
-		on_trap(arg, t, th, now_ns());
-		return true;
-	}
-	handle_event(t, tid, status);
+	dispatch_status(ts, n, tid, status, on_trap, arg);
 	return true;
 }
 
@@ -672,6 +681,22 @@ void targets_wait_for(struct target *ts, size_t n, const struct thread *th, uint
 	while (th->stop_pending && !th->gone && !all_exited(ts, n) &&
 	       wait_for_events(ts, n, deadline_ns, on_trap, arg))
 		;
+}
+
+bool targets_wait_unbounded(struct target *ts, size_t n, const struct thread *th,
+			    const sigset_t *during, trap_fn on_trap, void *arg)
+{
+	while (th->stop_pending && !th->gone && !all_exited(ts, n)) {
+		sigset_t old;
+		int status;
+		pthread_sigmask(SIG_SETMASK, during, &old);
+		pid_t tid = waitpid(-1, &status, __WALL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (tid <= 0)
+			return false; /* a signal (EINTR), or no tracee left */
+		dispatch_status(ts, n, tid, status, on_trap, arg);
+	}
+	return true;
 }
 
 /* Detaching waits for the stops it asked for while one of the threads

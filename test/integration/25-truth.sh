@@ -309,11 +309,13 @@ sysmix_tests() {
 		else fail "sysmix at $d" "exit $rc; own '$own_user'; $(grep 'sampler priority' "$out.err")" "$out.folded"; fi
 		# held by our tick, looked at by its schedstat and wchan alone
 		# (round.c, held_by_us): most rounds, at 1 ms 2296 of 2459
-		local held
+		# and their traps waited for in waitpid, the helper watching
+		local held waited
 		held=$(sed -n 's/.*; \([0-9]*\) looks held by our tick.*/\1/p' "$out.err")
-		if atleast "${held:-0}" 100; then
-			pass "sysmix at $d: ${held} looks held by our tick read its schedstat alone ($(sed -n 's/.*schedstat alone (\([0-9]*\) its kernel.*/\1/p' "$out.err") with the call's frames not read)"
-		else fail "sysmix at $d: looks held by our tick" "${held:-none} read by schedstat alone (>= 100); $(grep 'sampler priority' "$out.err")"; fi
+		waited=$(sed -n 's/.*; \([0-9]*\) traps waited for in waitpid.*/\1/p' "$out.err")
+		if atleast "${held:-0}" 100 && atleast "${waited:-0}" 100; then
+			pass "sysmix at $d: ${held} looks held by our tick read its schedstat alone ($(sed -n 's/.*schedstat alone (\([0-9]*\) its kernel.*/\1/p' "$out.err") with the call's frames not read), ${waited} traps waited for in waitpid"
+		else fail "sysmix at $d: looks held by our tick" "${held:-none} read by schedstat alone, ${waited:-none} traps waited for in waitpid (>= 100 each); $(grep 'sampler priority' "$out.err")"; fi
 		if near "$user" "$own_user" "$tol" && near "$read" "$own_read" "$tol" && atleast "$call" 50; then
 			pass "sysmix at $d: user_work ${user}% (its clock: ${own_user}%), read_page ${read}% (${own_read}%), ${call}% of read_page's samples in __x64_sys_pread64"
 		else tfail "sysmix at $d: user work and the call against its clock" "user_work ${user}% (its clock ${own_user}%), read_page ${read}% (${own_read}%), +-$tol; __x64_sys_pread64 in ${call}% of read_page's samples (>= 50)" "$out.folded"; fi

@@ -1,9 +1,11 @@
 /* Unit tests: resume_here.h - a thread stopped on our CPU is resumed
  * there, and the helper takes the sampler to another CPU, real-time
  * again; then, asleep, put back there, and woken there by the tick's timer
- * armed before.  Against a real child that spins, traced as the sampler traces:
+ * armed before; its wait for a trap watched from there.  Against a real child that spins, traced as the sampler traces:
  * root and two CPUs (a real-time policy and ptrace), else skipped. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -79,7 +81,7 @@ static void resumed_where_it_stopped(void **state)
 	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
 	struct resume_here *h = resume_here_new(&allowed);
 	assert_non_null(h);
-	int moved = 0, stayed = 0, timed = 0, woke_there = 0, late = 0;
+	int moved = 0, stayed = 0, timed = 0, woke_there = 0, late = 0, watched = 0, ended = 0;
 	for (int i = 0; i < TRIES; i++) {
 		/* on its CPU, as FOLLOW sleeps: our arrival takes the CPU from it */
 		int cpu = cpu_of(child);
@@ -124,6 +126,23 @@ static void resumed_where_it_stopped(void **state)
 			timed++;
 			if (got == RESUME_HERE_SIGNAL && now_ns() >= due && placed == cpu && woke_on == cpu)
 				woke_there++;
+			/* the tick's wait for a trap is watched: one that never
+			 * comes (the child runs on, not asked to stop) is ended
+			 * by the helper's signal past the watch, and the watch
+			 * ends with that wait */
+			sigset_t during, old;
+			if (resume_here_wait_begin(h, &during)) {
+				int how;
+				pthread_sigmask(SIG_SETMASK, &during, &old);
+				pid_t r = waitpid(child, &how, __WALL);
+				int e = errno;
+				pthread_sigmask(SIG_SETMASK, &old, NULL);
+				uint64_t at = now_ns();
+				resume_here_wait_end(h, r < 0);
+				watched++;
+				ended += r < 0 && e == EINTR && at >= due + 1000000 && at < due + 500000000;
+				assert_false(resume_here_wait_begin(h, &during));
+			}
 		}
 	}
 	print_message("%d tries: the helper moved us in %d, the child stayed on its CPU in %d "
@@ -141,6 +160,10 @@ static void resumed_where_it_stopped(void **state)
 	 * it there */
 	assert_true(timed <= moved && timed >= moved - late);
 	assert_true(woke_there >= timed * 3 / 4);
+	print_message("%d waits watched, %d ended by the helper past the watch\n", watched, ended);
+	assert_true(watched >= timed * 3 / 4);
+	assert_int_equal(ended, watched);
+	assert_int_equal(resume_here_waits_ended(h), (uint64_t)ended);
 	resume_here_free(h);
 	sched_setscheduler(0, SCHED_OTHER, &other);
 	sched_setaffinity(0, sizeof(allowed), &allowed);
