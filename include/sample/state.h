@@ -97,6 +97,42 @@ struct pending_stop {
 	struct pending_tick ticks[PENDING_TICKS];
 };
 
+/* Whether the sampler follows a thread to its CPU, and what tells that
+ * our tick holds it there (placement.h; capture.c writes the stops' and
+ * the resume's fields, round.c the held ones). */
+struct follow_watch {
+	/* its stops on another CPU than ours, and those of them that caught
+	 * it leaving a system call (halved now and then: the recent ones
+	 * count); past half, the sampler follows it to its CPU from then on */
+	uint16_t far_stops, far_at_call;
+	bool on;                /* followed */
+	/* its last resume: its run count and time on a CPU read while it
+	 * was stopped, and the clock just before PTRACE_CONT (round.c,
+	 * ran_until_us); resume_known false: not read */
+	bool resume_known;
+	uint64_t resume_runs, resume_run_ns, resume_cont_ns;
+	struct placed_seen placed; /* seen on a CPU after that resume (note_followed) */
+	uint64_t held_round;    /* a round whose first read showed our tick took
+				   its CPU (round.c, note_my_cpu), */
+	struct sched_counts held_sc; /* its schedstat then */
+	unsigned held_looks;    /* looks that read nothing else since its last
+				   whole one (round.c, held_by_us) */
+};
+
+/* idle.h's: a thread asleep and not run for several looks is cold, proven
+ * still by its run count first and its state in turn; its still ticks
+ * are counted when it changes (idle.c writes it; family.c resets it at an
+ * execve, capture.c its mark when its switches' ring is reused). */
+struct idle_watch {
+	unsigned quiet_looks;   /* looks in a row that found it so */
+	bool cold;              /* IDLE_QUIET_LOOKS of them */
+	bool quiet_marked;      /* quiet_mark taken, its run count proven after */
+	uint64_t quiet_mark;    /* its switches' record then (switch_regs.h) */
+	uint64_t still_round;   /* a round that found it still */
+	uint64_t still_ticks;   /* ticks found still, not counted yet, */
+	uint64_t still_first_ns, still_last_ns; /* from, to */
+};
+
 /* The sampler's record of one thread, kept for the whole run (the
  * summary reads it after the thread has ended).  The target's thread
  * points to it by slot (target.h). */
@@ -150,26 +186,7 @@ struct sampled_thread {
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
-	/* Its stops on another CPU than ours, and those of them that caught
-	 * it leaving a system call (halved now and then: the recent ones
-	 * count); past half, the sampler follows it to its CPU from then on
-	 * (placement.h). */
-	uint16_t far_stops, far_at_call;
-	bool followed;
-	/* Its last resume: its run count and time on a CPU read while it was
-	 * stopped, and the clock just before PTRACE_CONT (round.c,
-	 * ran_until_us); resume_known false: not read. */
-	bool resume_known;
-	uint64_t resume_runs, resume_run_ns, resume_cont_ns;
-	/* Seen on a CPU after our last resume of it (capture.c, note_followed);
-	 * the round whose first read showed our tick took its CPU from it
-	 * (round.c, note_my_cpu: held_round, its schedstat then held_sc);
-	 * and its looks that read nothing else since its last whole one
-	 * (round.c, held_by_us). */
-	struct placed_seen placed;
-	uint64_t held_round;
-	struct sched_counts held_sc;
-	unsigned held_looks;
+	struct follow_watch follow; /* followed to its CPU, and held there */
 	uint64_t samples, samples_on_cpu, stop_timeouts;
 	uint64_t samples_queued;       /* of samples, "R (runnable)" */
 	uint64_t stopped_ns;    /* the stops' cost to it, in all */
@@ -216,15 +233,7 @@ struct sampled_thread {
 		char app[MID_APP_MAX];
 		uint64_t at_ns;
 	} mid[MID_TICKS];
-	/* idle.h: asleep and not run for several looks: its run count
-	 * first, its state in turn */
-	unsigned quiet_looks;
-	bool cold;
-	bool quiet_marked;       /* quiet_mark taken, its run count proven after */
-	uint64_t quiet_mark;     /* its switches' record then (switch_regs.h) */
-	uint64_t still_round;    /* a round that found it still */
-	uint64_t still_ticks;    /* ticks found still, not counted yet, */
-	uint64_t still_first_ns, still_last_ns; /* from, to */
+	struct idle_watch idle; /* asleep and not run: looked at by its run count */
 	uint64_t obs_round;     /* the round of obs; 0 none */
 	struct observation obs;
 	/* Its last counted stack, and what it was counted from: the same

@@ -140,7 +140,7 @@ void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_
 	if (st->switched && !capture_watch_worth(st->switches_per_s, tick_ns(s), true)) {
 		switch_regs_unwatch(s->switches, st->switched); /* stops cost it less now */
 		st->switched = NULL;
-		st->quiet_marked = false; /* that ring's mark */
+		st->idle.quiet_marked = false; /* that ring's mark */
 	}
 }
 
@@ -590,7 +590,7 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	/* followed, and stopped on this CPU, still ours: it wakes here, and
 	 * the next tick's timer is armed here, if that tick is far enough
 	 * ahead for the round to end before it */
-	bool here = s->here && !s->tick_timed && st->followed && ps->took_its_cpu &&
+	bool here = s->here && !s->tick_timed && st->follow.on && ps->took_its_cpu &&
 		    sched_getcpu() == s->my_cpu; /* (not a trap seen in the timed wait) */
 	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c.resumed_ns + TIMER_AHEAD_NS,
 								 TIMER_AHEAD_TICKS) : 0;
@@ -661,10 +661,10 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	if (was_running)
 		st->running_stopped_ns += frozen;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
-	st->resume_known = c->runs_known;
-	st->resume_runs = c->stopped.runs;
-	st->resume_run_ns = c->stopped.run_ns;
-	st->resume_cont_ns = c->cont_ns;
+	st->follow.resume_known = c->runs_known;
+	st->follow.resume_runs = c->stopped.runs;
+	st->follow.resume_run_ns = c->stopped.run_ns;
+	st->follow.resume_cont_ns = c->cont_ns;
 	if (c->runs_known) {
 		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
 				     was_running);
@@ -687,18 +687,18 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 static void note_far_stop(struct sampler *s, const struct process *p, const struct thread *th,
 			  struct sampled_thread *st, bool at_call)
 {
-	st->far_stops++;
-	st->far_at_call += at_call;
-	if (st->far_stops >= FAR_STOPS_WINDOW) {
-		st->far_stops /= 2;
-		st->far_at_call /= 2;
+	st->follow.far_stops++;
+	st->follow.far_at_call += at_call;
+	if (st->follow.far_stops >= FAR_STOPS_WINDOW) {
+		st->follow.far_stops /= 2;
+		st->follow.far_at_call /= 2;
 	}
-	if (!st->followed && s->placement.can_follow && s->placement.on &&
-	    st->far_stops >= FAR_STOPS_MIN && 2 * st->far_at_call > st->far_stops &&
+	if (!st->follow.on && s->placement.can_follow && s->placement.on &&
+	    st->follow.far_stops >= FAR_STOPS_MIN && 2 * st->follow.far_at_call > st->follow.far_stops &&
 	    array_reserve((void **)&s->stops.follow, s->stops.n_follow + 1, &s->stops.cap_follow,
 			  sizeof(*s->stops.follow))) {
 		s->stops.follow[s->stops.n_follow++] = thread_ref_of(s, p, th);
-		st->followed = true;
+		st->follow.on = true;
 		s->r->followed_threads++;
 	}
 }
@@ -731,7 +731,7 @@ static void frames_at_our_tick(struct sampler *s, const struct sampled_thread *s
 	struct pending_tick *pt = &ps->ticks[0];
 	if (ps->frames_assumed)
 		pt->n_kernel = call_frames_give(&s->call_frames, in_call, pt->kernel);
-	else if (st->followed)
+	else if (st->follow.on)
 		call_frames_learn(&s->call_frames, pt->kernel, pt->n_kernel, in_call, nr);
 	if (in_call)
 		name_the_call(pt, nr);
@@ -1004,7 +1004,7 @@ static void note_followed(struct sampler *s)
 		if (!st || thread_read_stat(th, &ts) != 0 || ts.state != 'R' || ts.processor < 0 ||
 		    ts.processor >= CPU_SETSIZE)
 			continue;
-		st->placed = (struct placed_seen){ runs, runs ? sc.runs : 0, ts.processor };
+		st->follow.placed = (struct placed_seen){ runs, runs ? sc.runs : 0, ts.processor };
 		st->last_cpu = ts.processor;
 		CPU_SET(ts.processor, &s->cur.followed);
 	}

@@ -123,9 +123,9 @@ void follow_exec(struct sampler *s, struct process *p)
 		struct sampled_thread *st = sampled_of(s, p, &p->t->threads[k]);
 		if (!st)
 			continue;
-		st->still_ticks = 0; /* the old program's: it ran, to exec */
-		st->cold = false;
-		st->quiet_looks = 0;
+		st->idle.still_ticks = 0; /* the old program's: it ran, to exec */
+		st->idle.cold = false;
+		st->idle.quiet_looks = 0;
 		st->stack_low = st->stack_top = 0;
 		if (owed_any(st)) /* the old program's ticks: no stack of it will come */
 			owed_count(s, p, st, NULL, 0, 1);

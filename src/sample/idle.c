@@ -24,19 +24,19 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 		struct sampled_thread *st, size_t index)
 {
 	const struct thread_memory *m = st->memory;
-	if (!st->cold || th->stop_pending || th->group_stop || !m || !m->verified ||
+	if (!st->idle.cold || th->stop_pending || th->group_stop || !m || !m->verified ||
 	    (s->cold_every <= 1 || (index + s->cur.number) % s->cold_every == 0))
 		return false;
 	uint64_t t0 = now_ns();
 	struct sched_counts sc = { m->runs_verified, 0, 0 };
-	if (!st->quiet_marked || !switch_regs_unmoved(st->switched, st->quiet_mark)) {
+	if (!st->idle.quiet_marked || !switch_regs_unmoved(st->switched, st->idle.quiet_mark)) {
 		/* its record of switches marked first, then its run count:
 		 * unmoved, the record proves the rounds after (switch_regs.h) */
-		st->quiet_mark = switch_regs_mark(s->switches, st->switched);
-		st->quiet_marked = false;
+		st->idle.quiet_mark = switch_regs_mark(s->switches, st->switched);
+		st->idle.quiet_marked = false;
 		if (thread_read_sched(p->t, th, &sc) != 0 || sc.runs != m->runs_verified)
 			return false; /* it ran: the full look */
-		st->quiet_marked = st->switched != NULL;
+		st->idle.quiet_marked = st->switched != NULL;
 	} else {
 		s->r->still_unmoved++;
 	}
@@ -48,7 +48,7 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 	}
 	/* the same sample as at its last tick: counted with the others when
 	 * it changes (idle_flush), not stack by stack every round */
-	st->still_round = s->cur.number;
+	st->idle.still_round = s->cur.number;
 	s->r->reused++;
 	s->r->still++;
 	hist_add(&s->r->work, now_ns() - t0);
@@ -58,10 +58,10 @@ bool idle_still(struct sampler *s, struct process *p, struct thread *th,
 void idle_flush(struct sampler *s, struct sampled_thread *st)
 {
 	const struct thread_memory *m = st->memory;
-	uint64_t n = st->still_ticks;
+	uint64_t n = st->idle.still_ticks;
 	if (!n)
 		return;
-	st->still_ticks = 0;
+	st->idle.still_ticks = 0;
 	if (!m)
 		return;
 	struct process *p = &s->procs[st->proc];
@@ -73,7 +73,7 @@ void idle_flush(struct sampler *s, struct sampled_thread *st)
 	memcpy(ob.kernel, m->kernel, sizeof(ob.kernel));
 	app_state_into(s, p, &ob);
 	count_now(s, p, st, &ob, (struct user_frames){ m->frames, m->n_frames, m->complete },
-		  (struct tick_span){ n, st->still_first_ns, st->still_last_ns, COUNT_STILL });
+		  (struct tick_span){ n, st->idle.still_first_ns, st->idle.still_last_ns, COUNT_STILL });
 }
 
 void idle_flush_all(struct sampler *s)
@@ -85,11 +85,11 @@ void idle_flush_all(struct sampler *s)
 void idle_after_look(struct sampled_thread *st, enum thread_action a, char state)
 {
 	bool quiet = a == ACT_REUSE && (state == 'S' || state == 'D');
-	st->quiet_looks = quiet ? st->quiet_looks + 1 : 0;
-	st->cold = st->quiet_looks >= IDLE_QUIET_LOOKS;
+	st->idle.quiet_looks = quiet ? st->idle.quiet_looks + 1 : 0;
+	st->idle.cold = st->idle.quiet_looks >= IDLE_QUIET_LOOKS;
 	st->last_state = state;
 	if (!quiet) /* it ran, or woke: proven again by its next still look */
-		st->quiet_marked = false;
+		st->idle.quiet_marked = false;
 }
 
 uint64_t idle_cold_every(size_t cold, uint64_t look_ns, uint64_t interval_ns)
@@ -105,14 +105,14 @@ void idle_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 	size_t cold = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		cold += st->cold && !st->ended;
-		if (st->still_round != s->cur.number)
+		cold += st->idle.cold && !st->ended;
+		if (st->idle.still_round != s->cur.number)
 			continue;
-		if (!st->still_ticks) /* counted when it changes */
-			st->still_first_ns = s->cur.tick_ns;
-		st->still_ticks += ticks;
-		st->still_last_ns = last_ns;
-		if (st->still_ticks >= IDLE_STILL_MAX)
+		if (!st->idle.still_ticks) /* counted when it changes */
+			st->idle.still_first_ns = s->cur.tick_ns;
+		st->idle.still_ticks += ticks;
+		st->idle.still_last_ns = last_ns;
+		if (st->idle.still_ticks >= IDLE_STILL_MAX)
 			idle_flush(s, st);
 	}
 	s->n_cold = cold;

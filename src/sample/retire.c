@@ -62,7 +62,7 @@ static bool push_index(size_t **list, size_t *n, size_t *cap, size_t i)
 static void retire_record(struct sampler *s, size_t i)
 {
 	struct sampled_thread *st = sampled_at(s, i);
-	assert(st->ended && !st->retired && !st->pending && !st->still_ticks);
+	assert(st->ended && !st->retired && !st->pending && !st->idle.still_ticks);
 	if (!push_index(&s->retire.records, &s->retire.n_records, &s->retire.cap_records, i))
 		return;
 	s->procs[st->proc].retired_samples += st->samples;
@@ -85,7 +85,7 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 		struct sampled_thread *st = sampled_at(s, i);
 		if (st->retired)
 			continue;
-		if (st->ended && !st->pending && !st->still_ticks)
+		if (st->ended && !st->pending && !st->idle.still_ticks)
 			retire_record(s, i);
 		if (!st->retired)
 			live[st->proc]++;

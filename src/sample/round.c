@@ -59,9 +59,9 @@ static void read_my_start(struct sampler *s)
 static bool ran_until_us(const struct sampler *s, const struct sampled_thread *st,
 			 const struct sched_counts *sc)
 {
-	const struct sched_counts at_resume = { .run_ns = st->resume_run_ns, .runs = st->resume_runs };
-	return st->resume_known &&
-	       ran_until(&at_resume, st->resume_cont_ns, sc, s->cur.tick_ns, RAN_UNTIL_US_SLACK_NS);
+	const struct sched_counts at_resume = { .run_ns = st->follow.resume_run_ns, .runs = st->follow.resume_runs };
+	return st->follow.resume_known &&
+	       ran_until(&at_resume, st->follow.resume_cont_ns, sc, s->cur.tick_ns, RAN_UNTIL_US_SLACK_NS);
 }
 
 /* R, not on a CPU, on ours: waiting only because our tick took the CPU
@@ -74,7 +74,7 @@ static bool preempted_by_us(struct sampler *s, struct process *p, struct thread 
 {
 	if (st->processor != s->my_cpu)
 		return false;
-	if (runs_known && sth->followed && ran_until_us(s, sth, sc))
+	if (runs_known && sth->follow.on && ran_until_us(s, sth, sc))
 		return true;
 	if (!s->my_start_read)
 		read_my_start(s);
@@ -101,19 +101,19 @@ static void note_my_cpu(struct sampler *s)
 	int shown = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (st->ended || st->cold || st->last_cpu != s->my_cpu)
+		if (st->ended || st->idle.cold || st->last_cpu != s->my_cpu)
 			continue;
 		/* (not for a followed thread whose schedstat shows it: a cheap
 		 * read; one or two such threads at most; its look may need no
 		 * other, held_by_us) */
 		struct sched_counts sc;
 		struct thread_ref ref = { .proc = st->proc, .tid = st->tid };
-		struct thread *th = st->followed && st->resume_known && shown++ < 2 ?
+		struct thread *th = st->follow.on && st->follow.resume_known && shown++ < 2 ?
 			thread_of(s, &ref) : NULL;
 		if (th && thread_read_sched(s->procs[st->proc].t, th, &sc) == 0 &&
 		    ran_until_us(s, st, &sc)) {
-			st->held_round = s->cur.number;
-			st->held_sc = sc;
+			st->follow.held_round = s->cur.number;
+			st->follow.held_sc = sc;
 			continue;
 		}
 		read_my_start(s);
@@ -139,16 +139,16 @@ static struct sampled_thread *held_by_us(struct sampler *s, struct process *p, s
 	if (!th->slot || th->stop_pending || !p->t->kernel_stacks)
 		return NULL;
 	struct sampled_thread *st = sampled_at(s, th->slot - 1);
-	if (!st->followed || st->held_round != s->cur.number || st->ended)
+	if (!st->follow.on || st->follow.held_round != s->cur.number || st->ended)
 		return NULL;
-	if (st->held_looks >= HELD_LOOKS_MAX) {
-		st->held_looks = 0;
+	if (st->follow.held_looks >= HELD_LOOKS_MAX) {
+		st->follow.held_looks = 0;
 		return NULL;
 	}
-	if (!still_where_placed(&st->placed, st->resume_runs, &st->held_sc, s->my_cpu) ||
+	if (!still_where_placed(&st->follow.placed, st->follow.resume_runs, &st->follow.held_sc, s->my_cpu) ||
 	    thread_read_runnable(p->t, th) != 1)
 		return NULL;
-	st->held_looks++;
+	st->follow.held_looks++;
 	s->r->held_looks++;
 	return st;
 }
@@ -316,7 +316,7 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool wait = running || ts->state != 'R';
 	/* following it, our tick preempted it here: it traps the moment we
 	 * sleep, and until then it waits for us */
-	bool yield = on_cpu && !running && st->followed;
+	bool yield = on_cpu && !running && st->follow.on;
 	struct stop_request rq = { .state = ts->state, .on_cpu = on_cpu, .running = running,
 				   .classify_by_runs = by_runs, .runs_known = runs_known, .sc = *sc,
 				   .wait = wait, .yield = yield, .frames_assumed = assumed };
@@ -339,7 +339,7 @@ static void read_states_at_tick(struct sampler *s)
 	size_t hot = 0;
 	for (size_t i = 0; i < s->n_threads && hot < 2; i++) {
 		const struct sampled_thread *st = sampled_at(s, i);
-		hot += !st->ended && !st->cold;
+		hot += !st->ended && !st->idle.cold;
 	}
 	if (hot < 2)
 		return;
@@ -354,7 +354,7 @@ static void read_states_at_tick(struct sampler *s)
 			struct sched_counts sc;
 			/* its run count first: a stat read after it is still
 			 * its stat while the count and time stand still */
-			if (st->cold || thread_read_sched(p->t, th, &sc) != 0 ||
+			if (st->idle.cold || thread_read_sched(p->t, th, &sc) != 0 ||
 			    thread_read_stat(th, &ts) != 0)
 				continue;
 			st->tick_round = s->cur.number;
@@ -394,7 +394,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	if (held) {
 		ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
 					 .stime = -1 };
-		sc = held->held_sc;
+		sc = held->follow.held_sc;
 	} else if (still) {
 		ts = sampled_at(s, th->slot - 1)->tick_stat;
 	} else if (thread_read_stat(th, &ts) != 0) {
@@ -453,11 +453,11 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	};
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->cur.number, th->tid, &v, ts.processor, a, sc.run_ns, t0);
-	bool was_cold = st->cold;
+	bool was_cold = st->idle.cold;
 	act(s, p, th, st, a, &ts, &sc, runs_known, &early, held != NULL);
 	st->read_early = a == ACT_PEEK || a == ACT_STOP;
 	idle_after_look(st, a, ts.state);
-	if (st->cold)
+	if (st->idle.cold)
 		capture_watch_cold(s, st, th->tid);
 	if (a == ACT_STOP || a == ACT_PEEK)
 		return;
@@ -521,7 +521,7 @@ static void mid_round_pass(struct sampler *s)
 			if (th->gone || !th->slot || th->stop_pending)
 				continue;
 			struct sampled_thread *st = sampled_at(s, th->slot - 1);
-			if (st->ended || st->cold)
+			if (st->ended || st->idle.cold)
 				continue;
 			if (st->mid_round != s->cur.number) {
 				st->mid_round = s->cur.number;

@@ -650,16 +650,16 @@ static void a_thread_caught_leaving_calls_is_followed(void **state)
 		stop_it_running(w);
 		round_over(w, 1);
 	}
-	assert_false(w->st->followed);
+	assert_false(w->st->follow.on);
 	fake.trap_call = SYS_pread64;
 	for (int i = 0; i < 8; i++) {
 		stop_it_running(w);
 		round_over(w, 1);
 	}
-	assert_false(w->st->followed); /* 8 of 16: not past half */
+	assert_false(w->st->follow.on); /* 8 of 16: not past half */
 	stop_it_running(w);
 	round_over(w, 1);
-	assert_true(w->st->followed); /* 9 of 17 */
+	assert_true(w->st->follow.on); /* 9 of 17 */
 	assert_int_equal(w->r.followed_threads, 1);
 }
 
@@ -670,7 +670,7 @@ static void a_thread_caught_leaving_calls_is_followed(void **state)
 static void a_followed_thread_is_caught_in_its_call(void **state)
 {
 	struct world *w = *state;
-	w->st->followed = true;
+	w->st->follow.on = true;
 	fake.runs = 7;
 	fake.trap_pc = address_of(trap_place);
 	fake.trap_call = SYS_pread64;
@@ -699,7 +699,7 @@ static void a_followed_thread_is_caught_in_its_call(void **state)
 				    "__x64_sys_pread64_[k]"), 1);
 	assert_int_equal(counted_in_all(w), 1);
 	/* not followed: no sleep for it, its trap comes later */
-	w->st->followed = false;
+	w->st->follow.on = false;
 	fake.yields = 0;
 	round_begin(w);
 	rq.yield = false;

@@ -32,17 +32,17 @@ static void cold_and_hot(void **state)
 	memset(&st, 0, sizeof(st));
 	for (int i = 0; i < IDLE_QUIET_LOOKS - 1; i++)
 		idle_after_look(&st, ACT_REUSE, 'S');
-	assert_false(st.cold);
+	assert_false(st.idle.cold);
 	idle_after_look(&st, ACT_REUSE, 'D');
-	assert_true(st.cold);
+	assert_true(st.idle.cold);
 	assert_int_equal(st.last_state, 'D');
 	idle_after_look(&st, ACT_PEEK, 'S'); /* it ran */
-	assert_false(st.cold);
+	assert_false(st.idle.cold);
 	for (int i = 0; i < IDLE_QUIET_LOOKS; i++)
 		idle_after_look(&st, ACT_REUSE, 'S');
-	assert_true(st.cold);
+	assert_true(st.idle.cold);
 	idle_after_look(&st, ACT_QUEUED, 'R'); /* woken, waiting for a CPU */
-	assert_false(st.cold);
+	assert_false(st.idle.cold);
 }
 
 int main(void)
