@@ -14,7 +14,9 @@
  * with other frames (a kernel that preempts calls shows where in the call
  * the tick came) breaks it for the run; frames out of a call (a page
  * fault's way out) are tolerated while rare, and such a tick not read
- * shows its user code alone.
+ * shows its user code alone.  A call whose look read no frames (user
+ * code then: the thread ran between its look and its trap, taken by
+ * another CPU meanwhile) tells nothing of the shape.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_CALL_FRAMES_H
 #define PTRACE_PROFILER_SAMPLE_CALL_FRAMES_H

@@ -102,6 +102,8 @@ struct stop_request {
 	bool frames_assumed;  /* held by our tick, its kernel stack not read:
 				 capture_call_frames_known said the stop's
 				 registers will tell them */
+	bool frames_check;    /* held by our tick, its kernel stack read: the
+				 stop checks them against those registers */
 };
 
 /* Will a followed thread's stop, our tick holding its CPU, tell its

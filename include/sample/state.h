@@ -86,7 +86,8 @@ struct pending_stop {
 	bool took_its_cpu;  /* it ran on our CPU and our tick preempted it:
 			       until its trap it waits for the CPU we hold */
 	bool frames_assumed; /* its first tick's kernel frames not read: the
-				call's shape gives them (struct call_frames) */
+				call's shape gives them (call_frames.h) */
+	bool frames_check;   /* read while held by our tick: they teach it */
 	uint64_t waited_ticks; /* ticks due meanwhile: R (runnable), as its
 				  schedstat counts that time */
 	uint64_t last_round; /* the round that added its last tick */

@@ -26,10 +26,8 @@ void call_frames_learn(struct call_frames *cf, const char *kernel, int n, bool i
 			cf->others++;
 		return;
 	}
-	if (n <= 0) {
-		cf->broken = true; /* a call without its frames: not this shape */
-		return;
-	}
+	if (n <= 0)
+		return; /* out of a call at its look: it ran since, not a shape */
 	if (cf->n_call == 0) {
 		memcpy(cf->call, kernel, frames_packed_len(kernel, n));
 		cf->n_call = n;

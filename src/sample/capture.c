@@ -723,15 +723,15 @@ bool capture_call_frames_known(const struct sampler *s)
 }
 
 /* Our tick took its CPU: its first tick's kernel frames, the call named
- * (name_the_call); not read at its look, as the shape gives them; read,
- * a followed thread's teach the shape. */
-static void frames_at_our_tick(struct sampler *s, const struct sampled_thread *st,
-			       struct pending_stop *ps, bool in_call, long nr)
+ * (name_the_call); not read at its look, as the shape gives them; read
+ * while held by our tick (not run between the look and the trap), they
+ * teach it. */
+static void frames_at_our_tick(struct sampler *s, struct pending_stop *ps, bool in_call, long nr)
 {
 	struct pending_tick *pt = &ps->ticks[0];
 	if (ps->frames_assumed)
 		pt->n_kernel = call_frames_give(&s->call_frames, in_call, pt->kernel);
-	else if (st->follow.on)
+	else if (ps->frames_check)
 		call_frames_learn(&s->call_frames, pt->kernel, pt->n_kernel, in_call, nr);
 	if (in_call)
 		name_the_call(pt, nr);
@@ -766,7 +766,7 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	bool in_call = snapshot_syscall(&s->snap->regs, &at) == 0;
 	bool blocked_ok = stop_shows_blocked_tick(f, in_call, ps->runs_known, ps->runs);
 	if (c->copied && ps->took_its_cpu)
-		frames_at_our_tick(s, st, ps, in_call, at.nr);
+		frames_at_our_tick(s, ps, in_call, at.nr);
 	if (c->copied && ps->running && ps->at_once)
 		note_far_stop(s, p, th, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
@@ -881,6 +881,7 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	ps->running = rq->running;
 	ps->took_its_cpu = rq->on_cpu && !rq->running && rq->state == 'R';
 	ps->frames_assumed = rq->frames_assumed;
+	ps->frames_check = rq->frames_check;
 	if (thread_interrupt(th, &ps->began_ns) != 0) {
 		free(ps);
 		return;

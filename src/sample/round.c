@@ -123,34 +123,40 @@ static void note_my_cpu(struct sampler *s)
 
 /* --- 1. look ---------------------------------------------------------- */
 
-/* A held thread's look reads its stat (its name, CPU time in the kernel,
- * threads) every this many looks all the same. */
+/* A held thread's look reads it whole all the same every this many
+ * looks: its stat (its name, CPU time in the kernel, threads), and its
+ * kernel stack, which checks the shape call_frames.h gives. */
 #define HELD_LOOKS_MAX 16
+
+/* How a look reads a thread. */
+enum look_kind {
+	LOOK_WHOLE,     /* its stat, schedstat and kernel stack, as they are */
+	LOOK_HELD,      /* held by our tick (held_by_us): its schedstat alone */
+	LOOK_HELD_READ, /* held, and read whole all the same */
+};
 
 /* A followed thread our tick took its CPU from, shown by the round's
  * first read (note_my_cpu, ran_until_us), the CPU it was seen on after
  * our resume (decide.h, still_where_placed) and its wchan (R: not asleep
  * since).  Its look is then that read alone: stat and the kernel stack
  * of a preempted thread (~3 and ~7 us, formatted by the kernel) were a
- * fifth of the time our round held sysmix's CPU at 1 ms.  Returns its
- * record, or NULL: looked at in full. */
-static struct sampled_thread *held_by_us(struct sampler *s, struct process *p, struct thread *th)
+ * fifth of the time our round held sysmix's CPU at 1 ms. */
+static enum look_kind held_by_us(struct sampler *s, struct process *p, struct thread *th)
 {
 	if (!th->slot || th->stop_pending || !p->t->kernel_stacks)
-		return NULL;
+		return LOOK_WHOLE;
 	struct sampled_thread *st = sampled_at(s, th->slot - 1);
-	if (!st->follow.on || st->follow.held_round != s->cur.number || st->ended)
-		return NULL;
-	if (st->follow.held_looks >= HELD_LOOKS_MAX) {
-		st->follow.held_looks = 0;
-		return NULL;
-	}
-	if (!still_where_placed(&st->follow.placed, st->follow.resume_runs, &st->follow.held_sc, s->my_cpu) ||
+	if (!st->follow.on || st->follow.held_round != s->cur.number || st->ended ||
+	    !still_where_placed(&st->follow.placed, st->follow.resume_runs, &st->follow.held_sc,
+				s->my_cpu) ||
 	    thread_read_runnable(p->t, th) != 1)
-		return NULL;
-	st->follow.held_looks++;
+		return LOOK_WHOLE;
+	if (++st->follow.held_looks >= HELD_LOOKS_MAX) {
+		st->follow.held_looks = 0;
+		return LOOK_HELD_READ;
+	}
 	s->r->held_looks++;
-	return st;
+	return LOOK_HELD;
 }
 
 /* The schedstat figures for the summary's check of the samples. */
@@ -267,7 +273,7 @@ static void verify_reuse(struct sampler *s, struct process *p, struct thread *th
  * to stop from what the look read. */
 static void act(struct sampler *s, struct process *p, struct thread *th, struct sampled_thread *st,
 		enum thread_action a, const struct task_stat *ts, const struct sched_counts *sc,
-		bool runs_known, const struct early_read *early, bool held)
+		bool runs_known, const struct early_read *early, enum look_kind kind)
 {
 	struct thread_memory *m = st->memory;
 	if (ts->state == 'R')
@@ -296,8 +302,10 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	case ACT_STOP:
 		break;
 	}
-	/* held by our tick: the stop's registers may tell its kernel frames */
-	bool assumed = held && capture_call_frames_known(s);
+	/* held by our tick: the stop's registers may tell its kernel frames,
+	 * or the frames read check what they would tell */
+	bool held = kind != LOOK_WHOLE && ts->state == 'R';
+	bool assumed = held && kind == LOOK_HELD && capture_call_frames_known(s);
 	struct kernel_stack ks = { .depth = 0 };
 	if (!assumed)
 		thread_read_kernel_stack(p->t, th, &ks);
@@ -305,7 +313,10 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	/* R on a CPU or queued for one: the kernel stack tells, as read
 	 * before the stop; without it, the trap will. */
 	bool by_runs = !p->t->kernel_stacks && runs_known && ts->state == 'R';
-	bool running = !held && (!p->t->kernel_stacks || kernel_stack_on_cpu(&ks));
+	/* (a held thread whose stack is read is as it reads: another CPU
+	 * may have taken it from our queue since the round's first read) */
+	bool running = !assumed && (!p->t->kernel_stacks || kernel_stack_on_cpu(&ks));
+	held = held && !running;
 	bool on_cpu = running || held ||
 		      (ts->state == 'R' && preempted_by_us(s, p, th, ts, st, sc, runs_known));
 	if (refused(s, p, st, ts->state, on_cpu, &ks))
@@ -319,7 +330,8 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
 	bool yield = on_cpu && !running && st->follow.on;
 	struct stop_request rq = { .state = ts->state, .on_cpu = on_cpu, .running = running,
 				   .classify_by_runs = by_runs, .runs_known = runs_known, .sc = *sc,
-				   .wait = wait, .yield = yield, .frames_assumed = assumed };
+				   .wait = wait, .yield = yield, .frames_assumed = assumed,
+				   .frames_check = held && !assumed };
 	stop_now(s, p, th, st, &rq, &ks);
 }
 
@@ -389,12 +401,14 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	/* not put on a CPU since the round's first read: its stat then; held
 	 * by our tick: R on our CPU, its schedstat read first in the round */
 	struct sched_counts sc = { 0, 0, 0 };
-	struct sampled_thread *held = held_by_us(s, p, th);
-	bool still = !held && th->slot && !th->stop_pending && still_since_tick(s, p, th, &sc);
+	enum look_kind kind = held_by_us(s, p, th);
+	bool held = kind == LOOK_HELD; /* (read no further) */
+	bool still = kind == LOOK_WHOLE && th->slot && !th->stop_pending &&
+		     still_since_tick(s, p, th, &sc);
 	if (held) {
 		ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
 					 .stime = -1 };
-		sc = held->follow.held_sc;
+		sc = sampled_at(s, th->slot - 1)->follow.held_sc;
 	} else if (still) {
 		ts = sampled_at(s, th->slot - 1)->tick_stat;
 	} else if (thread_read_stat(th, &ts) != 0) {
@@ -454,7 +468,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->cur.number, th->tid, &v, ts.processor, a, sc.run_ns, t0);
 	bool was_cold = st->idle.cold;
-	act(s, p, th, st, a, &ts, &sc, runs_known, &early, held != NULL);
+	act(s, p, th, st, a, &ts, &sc, runs_known, &early, kind);
 	st->read_early = a == ACT_PEEK || a == ACT_STOP;
 	idle_after_look(st, a, ts.state);
 	if (st->idle.cold)

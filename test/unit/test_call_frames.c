@@ -80,11 +80,22 @@ static void broken_by_a_call_preempted_inside(void **state)
 	assert_false(call_frames_known(&cf));
 	learn_times(&cf, 100, WAY_OUT, 6, true, NR_PREAD64);
 	assert_false(call_frames_known(&cf)); /* for the run */
-	/* and a call with no frames at all is not the shape either */
+}
+
+/* A call whose look read no frames: the thread ran between its look and
+ * its trap (another CPU took it meanwhile) - nothing of the shape. */
+static void a_thread_that_ran_since_tells_nothing(void **state)
+{
+	(void)state;
+	struct call_frames cf;
 	memset(&cf, 0, sizeof(cf));
 	learn_times(&cf, 1, NULL, 0, true, NR_PREAD64);
+	assert_int_equal(cf.matched, 0);
+	assert_int_equal(cf.n_call, 0);
 	learn_times(&cf, 20, WAY_OUT, 6, true, NR_PREAD64);
-	assert_false(call_frames_known(&cf));
+	learn_times(&cf, 3, NULL, 0, true, NR_WRITE);
+	assert_true(call_frames_known(&cf));
+	assert_int_equal(cf.matched, 20);
 }
 
 /* Out of a call with frames (a page fault's way out): tolerated while
@@ -110,6 +121,7 @@ int main(void)
 		cmocka_unit_test(known_after_the_shape_is_seen),
 		cmocka_unit_test(broken_by_a_call_preempted_inside),
 		cmocka_unit_test(page_faults_tolerated_while_rare),
+		cmocka_unit_test(a_thread_that_ran_since_tells_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
