@@ -134,6 +134,16 @@ struct idle_watch {
 	uint64_t still_first_ns, still_last_ns; /* from, to */
 };
 
+/* What our stops cost a thread, for the summary's figures (capture.c
+ * writes it as each stop ends; sampler.c's thread_figures reads it). */
+struct stop_tally {
+	uint64_t ns;            /* the stops' cost to it, in all */
+	uint64_t running;       /* stops that took it off a CPU (stop_cost.h) */
+	uint64_t running_ns;    /* of ns, theirs */
+	struct overhead_offcpu offcpu; /* their time off a CPU, by its schedstat */
+	uint64_t timeouts;      /* stops whose trap did not come in time */
+};
+
 /* The sampler's record of one thread, kept for the whole run (the
  * summary reads it after the thread has ended).  The target's thread
  * points to it by slot (target.h). */
@@ -188,12 +198,9 @@ struct sampled_thread {
 				   reading where it sleeps; 0 unknown */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
 	struct follow_watch follow; /* followed to its CPU, and held there */
-	uint64_t samples, samples_on_cpu, stop_timeouts;
+	uint64_t samples, samples_on_cpu;
 	uint64_t samples_queued;       /* of samples, "R (runnable)" */
-	uint64_t stopped_ns;    /* the stops' cost to it, in all */
-	uint64_t running_stops; /* stops that took it off a CPU (stop_cost.h) */
-	uint64_t running_stopped_ns; /* of stopped_ns, theirs */
-	struct overhead_offcpu offcpu; /* their time off a CPU, by its schedstat */
+	struct stop_tally stopped; /* what our stops cost it */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
 	uint64_t guarded_round; /* a round whose stop the budget refused, */
 	unsigned char guarded_entry; /* what it showed then (owed.h: an entry) */

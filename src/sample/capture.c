@@ -642,7 +642,7 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	 * that was not (blocked, or queued for a CPU) from its trap, when it
 	 * would have run on. */
 	bool was_running = ps->ticks[0].state == 'R' && ps->running && ps->at_once;
-	st->running_stops += was_running;
+	st->stopped.running += was_running;
 	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c->resumed_ns - frozen_from;
 	hist_add(&s->r->frozen, frozen);
@@ -657,9 +657,9 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 		st->frozen_from_ns = lost_from;
 		st->frozen_to_ns = c->resumed_ns;
 	}
-	st->stopped_ns += frozen;
+	st->stopped.ns += frozen;
 	if (was_running)
-		st->running_stopped_ns += frozen;
+		st->stopped.running_ns += frozen;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);
 	st->follow.resume_known = c->runs_known;
 	st->follow.resume_runs = c->stopped.runs;
@@ -669,10 +669,10 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
 				     was_running);
 		/* (read while stopped: the same at the resume) */
-		overhead_offcpu_stop(&st->offcpu, was_running, c->stopped.run_ns, c->stopped.runs,
+		overhead_offcpu_stop(&st->stopped.offcpu, was_running, c->stopped.run_ns, c->stopped.runs,
 				     c->resumed_ns);
 	} else
-		st->offcpu.known = false;
+		st->stopped.offcpu.known = false;
 }
 
 /* A stop of st running on another CPU: did it land where a system call
@@ -951,7 +951,7 @@ void capture_pending_tick(struct sampler *s, struct process *p, struct thread *t
 	thread_nudge(th, now);
 	if (st->pending && !st->pending->late && now - th->stop_asked_ns >= STOP_LATE_NS) {
 		st->pending->late = true;
-		st->stop_timeouts++;
+		st->stopped.timeouts++;
 		s->r->stop_timeouts++;
 	}
 }

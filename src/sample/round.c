@@ -389,58 +389,73 @@ static bool still_since_tick(struct sampler *s, struct process *p, struct thread
 	       not_run_between(&st->tick_sc, sc);
 }
 
+/* What a look reads first: its stat - the round's first read's, not put
+ * on a CPU since (still), or none, held by our tick - and then its
+ * schedstat (look_noted).  false: it is gone. */
+static bool look_read(struct sampler *s, struct process *p, struct thread *th,
+		      enum look_kind kind, struct task_stat *ts, struct sched_counts *sc, bool *still)
+{
+	*still = kind == LOOK_WHOLE && th->slot && !th->stop_pending &&
+		 still_since_tick(s, p, th, sc);
+	if (kind == LOOK_HELD) { /* R on our CPU, its schedstat the round's first read */
+		*ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
+					  .stime = -1 };
+		*sc = sampled_at(s, th->slot - 1)->follow.held_sc;
+		return true;
+	}
+	if (*still) {
+		*ts = sampled_at(s, th->slot - 1)->tick_stat;
+		return true;
+	}
+	return thread_read_stat(th, ts) == 0;
+}
+
+/* What the look read, kept in the thread's record, its schedstat read if
+ * it was not: returns whether its run count is known. */
+static bool look_noted(struct sampler *s, struct target *t, struct thread *th,
+		       struct sampled_thread *st, const struct task_stat *ts,
+		       struct sched_counts *sc, bool still, bool held, uint64_t t0)
+{
+	st->last_cpu = ts->processor;
+	if (!held && th->tid == t->pid)
+		t->num_threads = ts->num_threads;
+	if (!held && strcmp(ts->comm, st->comm_raw) != 0) {
+		frame_sanitize(ts->comm, st->comm, sizeof(st->comm));
+		memcpy(st->comm_raw, ts->comm, sizeof(st->comm_raw));
+	}
+	if (!still && !held && thread_read_sched(t, th, sc) != 0)
+		return false;
+	st->look_round = s->cur.number;
+	st->look_sc = *sc;
+	if (held) /* (no stime: the summary's readings stay whole ones) */
+		selfcheck_sched(&st->check, t0, sc->run_ns, sc->wait_ns);
+	else
+		note_sched(st, sc, ts->stime, t0);
+	capture_note_switches(s, st, sc->runs, t0);
+	overhead_looked(&st->cost, sc->wait_ns, sc->runs, t0);
+	return true;
+}
+
 static void look_at(struct sampler *s, struct process *p, struct thread *th)
 {
-	struct target *t = p->t;
-	struct task_stat ts;
 	/* a thread that slept and woke since its last look: what a peek
 	 * reads, read first (capture.h) */
 	struct early_read early = { .done = false };
 	if (th->slot && !th->stop_pending)
 		capture_read_early(s, p, th, sampled_at(s, th->slot - 1), &early);
-	/* not put on a CPU since the round's first read: its stat then; held
-	 * by our tick: R on our CPU, its schedstat read first in the round */
-	struct sched_counts sc = { 0, 0, 0 };
 	enum look_kind kind = held_by_us(s, p, th);
-	bool held = kind == LOOK_HELD; /* (read no further) */
-	bool still = kind == LOOK_WHOLE && th->slot && !th->stop_pending &&
-		     still_since_tick(s, p, th, &sc);
-	if (held) {
-		ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
-					 .stime = -1 };
-		sc = sampled_at(s, th->slot - 1)->follow.held_sc;
-	} else if (still) {
-		ts = sampled_at(s, th->slot - 1)->tick_stat;
-	} else if (thread_read_stat(th, &ts) != 0) {
+	struct task_stat ts;
+	struct sched_counts sc = { 0, 0, 0 };
+	bool still;
+	if (!look_read(s, p, th, kind, &ts, &sc, &still))
 		return;
-	}
 	struct sampled_thread *st = sampled_of(s, p, th);
 	if (!st)
 		return;
 	idle_flush(s, st); /* its still ticks, before it is looked at anew */
 	switch_regs_drain(s->switches, st->switched); /* its ring never full */
-	st->last_cpu = ts.processor;
-	if (th->tid == t->pid && !held)
-		t->num_threads = ts.num_threads;
-	if (!held && strcmp(ts.comm, st->comm_raw) != 0) {
-		frame_sanitize(ts.comm, st->comm, sizeof(st->comm));
-		memcpy(st->comm_raw, ts.comm, sizeof(st->comm_raw));
-	}
 	uint64_t t0 = now_ns();
-	bool runs_known = still || held || thread_read_sched(t, th, &sc) == 0;
-	if (held) { /* (no stime: the summary's readings stay whole ones) */
-		st->look_round = s->cur.number;
-		st->look_sc = sc;
-		selfcheck_sched(&st->check, t0, sc.run_ns, sc.wait_ns);
-		capture_note_switches(s, st, sc.runs, t0);
-		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
-	} else if (runs_known) {
-		st->look_round = s->cur.number;
-		st->look_sc = sc;
-		note_sched(st, &sc, ts.stime, t0);
-		capture_note_switches(s, st, sc.runs, t0);
-		overhead_looked(&st->cost, sc.wait_ns, sc.runs, t0);
-	}
+	bool runs_known = look_noted(s, p->t, th, st, &ts, &sc, still, kind == LOOK_HELD, t0);
 	if (th->stop_pending && (ts.state == 'Z' || ts.state == 'X')) {
 		/* It exited with our stop pending and will never trap: the
 		 * ticks it had are counted as they were read; a zombie is no

@@ -539,7 +539,7 @@ struct namer *sampler_namer(struct sampler *s)
 bool sampler_stopped_running(const struct sampler *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++)
-		if (sampled_at(s, i)->running_stops)
+		if (sampled_at(s, i)->stopped.running)
 			return true;
 	return false;
 }
@@ -557,17 +557,17 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		double span = (double)(st->sched_last.at_ns - st->sched_first.at_ns);
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last.run_ns - st->sched_first.run_ns) / span;
 		out->sched_queued = 100.0 * (double)(st->sched_last.wait_ns - st->sched_first.wait_ns) / span;
-		out->stopped = 100.0 * (double)st->stopped_ns / span;
+		out->stopped = 100.0 * (double)st->stopped.ns / span;
 		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
-		out->running_stopped = 100.0 * (double)st->running_stopped_ns / span;
+		out->running_stopped = 100.0 * (double)st->stopped.running_ns / span;
 		out->running_waited = 100.0 * (double)st->cost.waited_after_running_ns / span;
 	}
 	out->lowest_rate = st->cost.lowest_rate;
-	out->lost_ns = st->stopped_ns + st->cost.waited_after_ns;
-	out->running_stops = st->running_stops;
-	out->offcpu_pairs = st->offcpu.pairs;
-	if (st->offcpu.pairs)
-		out->offcpu_ns = (double)st->offcpu.sum_ns / (double)st->offcpu.pairs;
+	out->lost_ns = st->stopped.ns + st->cost.waited_after_ns;
+	out->running_stops = st->stopped.running;
+	out->offcpu_pairs = st->stopped.offcpu.pairs;
+	if (st->stopped.offcpu.pairs)
+		out->offcpu_ns = (double)st->stopped.offcpu.sum_ns / (double)st->stopped.offcpu.pairs;
 	out->kernel_ns = -1;
 	if (out->sched_known) {
 		out->span_ns = (double)(st->sched_last.at_ns - st->sched_first.at_ns);
