@@ -145,7 +145,9 @@ struct thread_figures {
 	double sched_on_cpu;      /* percent of its time on a CPU, by schedstat */
 	double sched_queued;      /* percent queued for one, by schedstat */
 	double stopped;           /* percent of its time stopped by us */
-	uint64_t lost_ns;         /* stopped, and queued after: in all */
+	double held;              /* percent queued for the CPU our rounds held
+				     before its stop (our tick preempted it) */
+	uint64_t lost_ns;         /* held, stopped, and queued after: in all */
 	uint64_t running_stops;   /* stops that took it off a CPU */
 	double running_stopped;   /* of stopped, percent in those */
 	double running_waited;    /* of waited_after, percent after those */

@@ -142,6 +142,10 @@ struct stop_tally {
 	uint64_t running_ns;    /* of ns, theirs */
 	struct overhead_offcpu offcpu; /* their time off a CPU, by its schedstat */
 	uint64_t timeouts;      /* stops whose trap did not come in time */
+	uint64_t held_ns;       /* queued for the CPU our round held (a thread
+				   our tick preempted there): from the round's
+				   start to its trap, and from the copy to
+				   PTRACE_CONT (the resume armed meanwhile) */
 };
 
 /* The sampler's record of one thread, kept for the whole run (the

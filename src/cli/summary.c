@@ -397,17 +397,22 @@ static void print_most_stopped(FILE *f, const struct sampler *s, const struct st
 		double other = most.stopped - most.running_stopped + most.waited_after -
 			       most.running_waited;
 		fprintf(f, "%.2f%% around %" PRIu64 " stops that took it off a CPU (each %.1f us "
-			"off it by its schedstat, %.1f us in the kernel on the way), %.2f%% in "
-			"other stops and the waits after them\n", most_lost - other, most.running_stops,
-			most.offcpu_ns / 1e3, stop_cost_on_cpu_ns(&most, c) / 1e3, other);
+			"off it by its schedstat, %.1f us in the kernel on the way), ",
+			most_lost - other - most.held, most.running_stops, most.offcpu_ns / 1e3,
+			stop_cost_on_cpu_ns(&most, c) / 1e3);
+		if (most.held > 0)
+			fprintf(f, "%.2f%% held off its CPU by our rounds, ", most.held);
+		fprintf(f, "%.2f%% in other stops and the waits after them\n", other);
 		return;
 	}
 	/* A stop costs a thread more than the stop: once resumed it waits
 	 * for a CPU (a busy machine's, or the one it lost to us), and one
 	 * that took it off a CPU costs it the way in and out. */
+	if (most.held > 0) /* followed to its CPU: our rounds there held it */
+		fprintf(f, "%.2f%% held off its CPU by our rounds, ", most.held);
 	fprintf(f, "%.2f%% stopped, %.2f%% waiting for a CPU after we resumed it", most.stopped,
 		most.waited_after);
-	double around = most_lost - most.stopped - most.waited_after;
+	double around = most_lost - most.held - most.stopped - most.waited_after;
 	if (c->known && most.running_stops)
 		fprintf(f, ", %.2f%% around %" PRIu64 " stops that took it off a CPU (%.1f us each "
 			"beyond the stop, measured after the run on a process of ours)",

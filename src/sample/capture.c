@@ -658,6 +658,10 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 		st->frozen_to_ns = c->resumed_ns;
 	}
 	st->stopped.ns += frozen;
+	/* held by our round: before its trap, and after the copy until
+	 * PTRACE_CONT (the resume's arming, on its CPU) */
+	if (ps->took_its_cpu && seen_ns > lost_from && c->cont_ns >= c->resumed_ns)
+		st->stopped.held_ns += seen_ns - lost_from + (c->cont_ns - c->resumed_ns);
 	if (was_running)
 		st->stopped.running_ns += frozen;
 	overhead_stopped(&st->cost, c->resumed_ns - lost_from);

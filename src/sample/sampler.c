@@ -558,12 +558,13 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 		out->sched_on_cpu = 100.0 * (double)(st->sched_last.run_ns - st->sched_first.run_ns) / span;
 		out->sched_queued = 100.0 * (double)(st->sched_last.wait_ns - st->sched_first.wait_ns) / span;
 		out->stopped = 100.0 * (double)st->stopped.ns / span;
+		out->held = 100.0 * (double)st->stopped.held_ns / span;
 		out->waited_after = 100.0 * (double)st->cost.waited_after_ns / span;
 		out->running_stopped = 100.0 * (double)st->stopped.running_ns / span;
 		out->running_waited = 100.0 * (double)st->cost.waited_after_running_ns / span;
 	}
 	out->lowest_rate = st->cost.lowest_rate;
-	out->lost_ns = st->stopped.ns + st->cost.waited_after_ns;
+	out->lost_ns = st->stopped.held_ns + st->stopped.ns + st->cost.waited_after_ns;
 	out->running_stops = st->stopped.running;
 	out->offcpu_pairs = st->stopped.offcpu.pairs;
 	if (st->stopped.offcpu.pairs)

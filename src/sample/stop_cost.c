@@ -232,15 +232,16 @@ double stop_cost_on_cpu_ns(const struct thread_figures *tf, const struct stop_co
  * stop that took it off a CPU costs its time off the CPU (stopped, its
  * CPU's wake-up, its wait for it) and its way in and out; another stop,
  * its time stopped and its wait after.  Else: stopped, the wait after,
- * and what the child's stops cost beyond the time held. */
+ * and what the child's stops cost beyond the time held.  Either way, the
+ * time it waited for the CPU our round held before its stop. */
 double stop_cost_lost(const struct thread_figures *tf, const struct stop_cost *c)
 {
 	if (stop_cost_on_thread(tf)) {
 		double each = tf->offcpu_ns + stop_cost_on_cpu_ns(tf, c);
-		return tf->stopped - tf->running_stopped + tf->waited_after - tf->running_waited +
-		       100.0 * (double)tf->running_stops * each / tf->span_ns;
+		return tf->held + tf->stopped - tf->running_stopped + tf->waited_after -
+		       tf->running_waited + 100.0 * (double)tf->running_stops * each / tf->span_ns;
 	}
 	double around = c->known && tf->span_ns > 0 ?
 				100.0 * (double)tf->running_stops * c->extra_us * 1e3 / tf->span_ns : 0;
-	return tf->stopped + tf->waited_after + around;
+	return tf->held + tf->stopped + tf->waited_after + around;
 }

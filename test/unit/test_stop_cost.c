@@ -84,6 +84,12 @@ static void lost_on_the_thread(void **state)
 	tf.offcpu_pairs = STOP_COST_MIN_PAIRS - 1;
 	assert_false(stop_cost_on_thread(&tf));
 	assert_true(fabs(stop_cost_lost(&tf, &c) - (3 + 0.5 + 3)) < 1e-9);
+	/* queued for the CPU our rounds held (a followed thread): counted
+	 * either way */
+	tf.held = 6;
+	assert_true(fabs(stop_cost_lost(&tf, &c) - (6 + 3 + 0.5 + 3)) < 1e-9);
+	tf.offcpu_pairs = 999;
+	assert_true(fabs(stop_cost_lost(&tf, &c) - (6 + 3.25)) < 1e-9);
 }
 
 int main(void)
