@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "options.h"
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* Reads between rounds only for an instance of this many processes
  * read or more: one PostgreSQL stand-in (fake_pg) at -d 1ms --max-overhead

@@ -9,7 +9,7 @@
 #ifndef PTRACE_PROFILER_SAMPLE_APP_H
 #define PTRACE_PROFILER_SAMPLE_APP_H
 
-#include "sample/state.h"
+#include "sample/records.h"
 
 struct stack_table;
 struct timeline;

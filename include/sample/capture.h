@@ -11,7 +11,7 @@
  *          Unwinding comes after the resume.  A thread queued for a CPU
  *          is not waited for: it runs no user code until it traps, which
  *          it does when it gets the CPU - its ticks wait in a pending stop
- *          (state.h) until then, and the round goes on.
+ *          (records.h) until then, and the round goes on.
  *
  * The calls into the tracee layer (target.h, snapshot.h) and the unwinder
  * are direct: test/unit/test_capture.c runs this file against a fake
@@ -21,7 +21,7 @@
 #ifndef PTRACE_PROFILER_SAMPLE_CAPTURE_H
 #define PTRACE_PROFILER_SAMPLE_CAPTURE_H
 
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* Reads p's application words (count.h) at the look at th, into d->words:
  * what the tick is counted with should th run before its peek is proven.
@@ -63,7 +63,7 @@ bool capture_watch_worth(double switches_per_s, double tick_ns, bool watched);
 void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_t runs,
 			   uint64_t now);
 
-/* A thread just turned cold (idle.h): watched, if it switches little
+/* A thread just turned cold (cold.h): watched, if it switches little
  * and half the watches are free (the other half kept for threads whose
  * stack needs their registers), so that its still rounds need no read. */
 void capture_watch_cold(struct sampler *s, struct sampled_thread *st, pid_t tid);
@@ -107,7 +107,7 @@ struct stop_request {
 };
 
 /* Will a followed thread's stop, our tick holding its CPU, tell its
- * kernel frames from its registers alone (state.h, struct call_frames)? */
+ * kernel frames from its registers alone (records.h, struct call_frames)? */
 bool capture_call_frames_known(const struct sampler *s);
 
 /* Stops a thread: copies and resumes it at once if it traps while we

@@ -12,7 +12,7 @@
 #define PTRACE_PROFILER_SAMPLE_COUNT_H
 
 #include "sample/schedule.h"
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* The kernel frames of a stack as /proc printed it, filtered, sanitized
  * and named "NAME_[k]", packed outermost first into out (frame.h);
@@ -43,7 +43,7 @@ void count_observe_memory(struct sampler *s, struct process *p, struct sampled_t
 enum count_path {
 	COUNT_ROUND,     /* the round's own observation */
 	COUNT_FROZEN,    /* ticks of the round that found it held by our stop */
-	COUNT_STILL,     /* idle.h: a thread that had not run, counted together */
+	COUNT_STILL,     /* cold.h: a thread that had not run, counted together */
 	COUNT_STOP,      /* a stop's ticks, its trap collected in their round */
 	COUNT_LATE,      /* a stop's ticks, its trap collected after their round */
 	COUNT_WAITED,    /* ticks due while it waited for the CPU our round held */
@@ -79,7 +79,7 @@ struct tick_span {
 };
 
 /* Counts the ticks of a thread now: the observation ob with the user
- * frames u, by the path ticks.how.  COUNT_STILL (idle.h: ticks of a
+ * frames u, by the path ticks.how.  COUNT_STILL (cold.h: ticks of a
  * thread that had not run) also tells --no-idle that they are asleep in
  * the wait of its last sample, COUNT_FROZEN that they are its round's.
  * With --no-idle a sample in its idle wait is left out of the profile

@@ -9,7 +9,7 @@
 #ifndef PTRACE_PROFILER_SAMPLE_FAMILY_H
 #define PTRACE_PROFILER_SAMPLE_FAMILY_H
 
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* How often the children are looked for. */
 #define FAMILY_SCAN_NS 50000000ULL

@@ -17,7 +17,7 @@
 #ifndef PTRACE_PROFILER_SAMPLE_OWED_H
 #define PTRACE_PROFILER_SAMPLE_OWED_H
 
-#include "sample/state.h"
+#include "sample/records.h"
 
 enum owed_kind { OWED_RUNNING, OWED_RUNNABLE, OWED_SLEEPING, OWED_DISK, OWED_KINDS };
 

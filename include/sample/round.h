@@ -24,7 +24,7 @@
 #define PTRACE_PROFILER_SAMPLE_ROUND_H
 
 #include "sample/schedule.h"
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* Runs the round of the tick due at due_ns (the round number grows). */
 void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit);

@@ -35,7 +35,7 @@ struct sampler_result {
 	uint64_t first_due_ns, last_due_ns; /* the first and last tick counted */
 	uint64_t samples;          /* thread samples counted */
 	uint64_t reused;           /* of which known to be unchanged: no reads */
-	uint64_t still;            /* of which by their run count alone (idle.h) */
+	uint64_t still;            /* of which by their run count alone (cold.h) */
 	uint64_t still_unmoved;    /* of which by their switches' record: no read */
 	uint64_t peeked;           /* of which blocked threads read without a stop */
 	uint64_t peeked_early;     /* peeks read before their look (capture.h) */
@@ -87,7 +87,7 @@ struct sampler_result {
 				      watching (resume_here.h) */
 	uint64_t yields_ended;     /* of those, waits the helper ended */
 	uint64_t assumed_frames;   /* of those, stops whose kernel frames the
-				      call's shape gave (state.h, call_frames) */
+				      call's shape gave (records.h, call_frames) */
 	double highest_scale;      /* --max-overhead: ticks at most this many times rarer */
 	int cpus;                  /* the machine's CPUs, online */
 	double steal_share;        /* of the CPUs' time over the run, what the

@@ -5,7 +5,7 @@
 #define PTRACE_PROFILER_SAMPLE_WINDOWS_H
 
 #include "sample/schedule.h"
-#include "sample/state.h"
+#include "sample/records.h"
 
 /* After each round: a window to cut, a SIGUSR1 to answer. */
 void windows_round(struct sampler *s);

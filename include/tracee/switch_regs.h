@@ -14,7 +14,7 @@
  * context switches, one sample of its user registers (the set its system
  * call saved on entry) at each switch off a CPU, and a record at each
  * switch onto one.  The last sample of a thread that has not run since is
- * the set it sleeps with, exactly.  A thread asleep for long (idle.h) is
+ * the set it sleeps with, exactly.  A thread asleep for long (cold.h) is
  * watched too: while its record stands still it has not run, known by
  * reading shared memory instead of its schedstat.
  * Watches are made only for threads that need them, since each costs

@@ -12,7 +12,7 @@
 #include "name/syscall.h"
 #include "sample/app.h"
 #include "sample/count.h"
-#include "sample/idle.h"
+#include "sample/cold.h"
 #include "sample/owed.h"
 #include "tracee/snapshot.h"
 
@@ -33,11 +33,11 @@ static struct thread_memory *memory_of(struct sampled_thread *st)
  * stack mapped since), read while it runs. */
 static void stack_bounds(struct process *p, struct sampled_thread *st, uint64_t sp, bool may_read)
 {
-	if (sp >= st->stack_low && sp < st->stack_top)
+	if (sp >= st->peek.stack_low && sp < st->peek.stack_top)
 		return;
-	if (modules_mapping_of(p->program->modules, sp, &st->stack_low, &st->stack_top) == 0)
+	if (modules_mapping_of(p->program->modules, sp, &st->peek.stack_low, &st->peek.stack_top) == 0)
 		return;
-	st->stack_low = st->stack_top = 0;
+	st->peek.stack_low = st->peek.stack_top = 0;
 	if (!may_read)
 		return;
 	char path[64], line[4096];
@@ -48,8 +48,8 @@ static void stack_bounds(struct process *p, struct sampled_thread *st, uint64_t 
 	while (fgets(line, sizeof(line), f)) {
 		struct map_entry me;
 		if (parse_maps_line(line, strlen(line), &me) == 0 && sp >= me.start && sp < me.end) {
-			st->stack_low = me.start;
-			st->stack_top = me.end;
+			st->peek.stack_low = me.start;
+			st->peek.stack_top = me.end;
 			break;
 		}
 	}
@@ -126,27 +126,27 @@ static double tick_ns(const struct sampler *s)
 void capture_note_switches(struct sampler *s, struct sampled_thread *st, uint64_t runs,
 			   uint64_t now)
 {
-	if (!st->window_ns) {
-		st->window_ns = now;
-		st->window_runs = runs;
-		st->switches_per_s = -1;
+	if (!st->switches.window_ns) {
+		st->switches.window_ns = now;
+		st->switches.window_runs = runs;
+		st->switches.per_s = -1;
 		return;
 	}
-	if (now - st->window_ns < SWITCH_WINDOW_NS)
+	if (now - st->switches.window_ns < SWITCH_WINDOW_NS)
 		return;
-	st->switches_per_s = (double)(runs - st->window_runs) * 1e9 / (double)(now - st->window_ns);
-	st->window_ns = now;
-	st->window_runs = runs;
-	if (st->switched && !capture_watch_worth(st->switches_per_s, tick_ns(s), true)) {
+	st->switches.per_s = (double)(runs - st->switches.window_runs) * 1e9 / (double)(now - st->switches.window_ns);
+	st->switches.window_ns = now;
+	st->switches.window_runs = runs;
+	if (st->switched && !capture_watch_worth(st->switches.per_s, tick_ns(s), true)) {
 		switch_regs_unwatch(s->switches, st->switched); /* stops cost it less now */
 		st->switched = NULL;
-		st->idle.quiet_marked = false; /* that ring's mark */
+		st->cold.quiet_marked = false; /* that ring's mark */
 	}
 }
 
 void capture_watch_cold(struct sampler *s, struct sampled_thread *st, pid_t tid)
 {
-	if (!st->switched && capture_watch_worth(st->switches_per_s, tick_ns(s), false) &&
+	if (!st->switched && capture_watch_worth(st->switches.per_s, tick_ns(s), false) &&
 	    switch_regs_room(s->switches, 2))
 		st->switched = switch_regs_watch(s->switches, tid);
 }
@@ -175,10 +175,10 @@ static void look_kernel(struct process *p, struct thread *th, struct blocked_loo
 /* Where a copy ahead of st's stack ends. */
 static uint64_t copy_top(const struct sampled_thread *st)
 {
-	if (st->unwind_top && st->unwind_top < st->stack_top &&
-	    st->stack_top - st->unwind_top > COPY_TOP_SLACK)
-		return st->unwind_top + COPY_TOP_SLACK;
-	return st->stack_top;
+	if (st->peek.unwind_top && st->peek.unwind_top < st->peek.stack_top &&
+	    st->peek.stack_top - st->peek.unwind_top > COPY_TOP_SLACK)
+		return st->peek.unwind_top + COPY_TOP_SLACK;
+	return st->peek.stack_top;
 }
 
 /* After an unwind of st's stack from s's copy: how far up the next copy
@@ -187,7 +187,7 @@ static void note_unwind_top(struct sampled_thread *st, const struct unwinder *u,
 			    const struct unwound_frame *frames, int n, int complete)
 {
 	bool whole = complete && n > 0 && frames[n - 1].kind != FRAME_TRUNCATED;
-	st->unwind_top = whole ? unwind_read_top(u) : 0;
+	st->peek.unwind_top = whole ? unwind_read_top(u) : 0;
 }
 
 /* The snapshot's words, as read with its stack. */
@@ -217,11 +217,11 @@ static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
 	bool ahead = false;
 	/* (not for one likely to be stopped: its words alone, sooner) */
 	bool stopped_last =
-		!st->switched && st->regs_pc && !sleep_regs_at_pc(&st->slept_regs, st->regs_pc);
-	if (!stopped_last && st->slept_sp && st->slept_sp >= st->stack_low &&
-	    st->slept_sp < st->stack_top) {
-		uint64_t from = st->slept_sp - SNAPSHOT_RED_ZONE;
-		from = from - st->stack_low > PEEK_AHEAD_SLACK ? from - PEEK_AHEAD_SLACK : st->stack_low;
+		!st->switched && st->peek.regs_pc && !sleep_regs_at_pc(&st->peek.slept_regs, st->peek.regs_pc);
+	if (!stopped_last && st->peek.slept_sp && st->peek.slept_sp >= st->peek.stack_low &&
+	    st->peek.slept_sp < st->peek.stack_top) {
+		uint64_t from = st->peek.slept_sp - SNAPSHOT_RED_ZONE;
+		from = from - st->peek.stack_low > PEEK_AHEAD_SLACK ? from - PEEK_AHEAD_SLACK : st->peek.stack_low;
 		app_set_words(s, p);
 		ahead = snapshot_copy_ahead(th->tid, from, copy_top(st), s->snap) == 0;
 	}
@@ -239,15 +239,15 @@ void capture_read_early(struct sampler *s, struct process *p, struct thread *th,
 	e->done = false;
 	struct thread_memory *m = st->memory;
 	struct sched_counts sc;
-	if (!st->read_early || !m || st->pending || !st->stack_top ||
+	if (!st->peek.read_early || !m || st->pending || !st->peek.stack_top ||
 	    thread_read_sched(p->t, th, &sc) != 0 || (m->verified && sc.runs == m->runs_verified) ||
 	    thread_read_syscall(th, &e->where) != 0)
 		return;
 	const struct blocked_syscall *w = &e->where;
-	if (!st->switched && st->regs_pc && w->pc == st->regs_pc &&
-	    !sleep_regs_find(&st->slept_regs, w))
+	if (!st->switched && st->peek.regs_pc && w->pc == st->peek.regs_pc &&
+	    !sleep_regs_find(&st->peek.slept_regs, w))
 		return; /* to be stopped: its words alone, at the look */
-	if (w->sp < st->stack_low || w->sp >= st->stack_top || w->sp < SNAPSHOT_RED_ZONE)
+	if (w->sp < st->peek.stack_low || w->sp >= st->peek.stack_top || w->sp < SNAPSHOT_RED_ZONE)
 		return; /* on another stack: the peek finds which */
 	app_set_words(s, p);
 	uint64_t top = copy_top(st);
@@ -298,8 +298,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	 * same sleep (PostgreSQL 15's ClientRead under pgbench kept their
 	 * stack in 96.7 % copied first, 97.6-97.9 % so). */
 	const struct sleep_regs *lent = NULL;
-	if (!st->switched && st->regs_pc && w.pc == st->regs_pc) {
-		lent = sleep_regs_find(&st->slept_regs, &w);
+	if (!st->switched && st->peek.regs_pc && w.pc == st->peek.regs_pc) {
+		lent = sleep_regs_find(&st->peek.slept_regs, &w);
 		if (!lent) {
 			look_kernel(p, th, look);
 			return false;
@@ -308,12 +308,12 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	stack_bounds(p, st, w.sp, false);
 	if (!early && (!ahead || snapshot_peek_ahead(&w, s->snap) != 0)) {
 		app_set_words(s, p);
-		if (snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0) {
+		if (snapshot_peek(th->tid, &w, st->peek.stack_top, s->snap) != 0) {
 			look_kernel(p, th, look);
 			return false;
 		}
 	}
-	st->slept_sp = w.sp;
+	st->peek.slept_sp = w.sp;
 	/* the registers it went to sleep with, if this is that sleep: read
 	 * before its run count is, which proves it */
 	s->snap->callee_saved =
@@ -342,9 +342,9 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 		struct unwinder *u = p->program->unwinder;
 		int n = unwind_snapshot(u, s->snap, frames, UNWIND_MAX_FRAMES, &complete);
 		if (unwind_read_past_copy(u) &&
-		    s->snap->stack_start + s->snap->stack_len < st->stack_top) {
+		    s->snap->stack_start + s->snap->stack_len < st->peek.stack_top) {
 			/* copied ahead too short: the rest, proven again */
-			consistent = snapshot_extend(th->tid, st->stack_top, s->snap) == 0 &&
+			consistent = snapshot_extend(th->tid, st->peek.stack_top, s->snap) == 0 &&
 				     thread_read_sched(p->t, th, &after) == 0 &&
 				     after.runs == sc->runs;
 			s->r->copies_extended++;
@@ -361,11 +361,11 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 			if (complete) /* else it needs a register we do not have */
 				memory_remember(m, &in, frames, n, complete);
 			else if (!st->switched &&
-				 capture_watch_worth(st->switches_per_s, tick_ns(s), false))
+				 capture_watch_worth(st->switches.per_s, tick_ns(s), false))
 				/* then the next sleep's, without a stop */
 				st->switched = switch_regs_watch(s->switches, th->tid);
 			if (!complete)
-				st->regs_pc = w.pc;
+				st->peek.regs_pc = w.pc;
 		}
 	}
 	bool counted = same || (consistent && complete);
@@ -581,7 +581,7 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	c.parked = c.copied && m && parked(m, &ps->ticks[0], s->snap);
 	if (c.copied && !c.parked) {
 		stack_bounds(p, st, s->snap->regs.rsp, false);
-		c.copied = snapshot_stack(th->tid, st->stack_top, s->snap) == 0;
+		c.copied = snapshot_stack(th->tid, st->peek.stack_top, s->snap) == 0;
 	}
 	/* the one read in a stop that is not a copy: its run count, which
 	 * then tells whether it ran since (decide.h) */
@@ -591,12 +591,12 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	 * the next tick's timer is armed here, if that tick is far enough
 	 * ahead for the round to end before it */
 	bool here = s->here && !s->tick_timed && st->follow.on && ps->took_its_cpu &&
-		    sched_getcpu() == s->my_cpu; /* (not a trap seen in the timed wait) */
+		    sched_getcpu() == s->me.cpu; /* (not a trap seen in the timed wait) */
 	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c.resumed_ns + TIMER_AHEAD_NS,
 								 TIMER_AHEAD_TICKS) : 0;
 	/* (without the timer, coming back would hold it unseen: resumed
 	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
-	here = here && next && resume_here_arm(s->here, s->my_cpu, next);
+	here = here && next && resume_here_arm(s->here, s->me.cpu, next);
 	c.cont_ns = now_ns();
 	thread_resume(p->t, th);
 	if (here) {
@@ -653,9 +653,9 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	uint64_t lost_from = ps->took_its_cpu ? ps->ticks[0].first_ns : frozen_from;
 	if (!s->cur.committed) { /* ticks due meanwhile found it frozen (count.h),
 				or waiting for the CPU our round held */
-		st->frozen_round = s->cur.number;
-		st->frozen_from_ns = lost_from;
-		st->frozen_to_ns = c->resumed_ns;
+		st->frozen.round = s->cur.number;
+		st->frozen.from_ns = lost_from;
+		st->frozen.to_ns = c->resumed_ns;
 	}
 	st->stopped.ns += frozen;
 	/* held by our round: before its trap, and after the copy until
@@ -775,9 +775,9 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 		note_far_stop(s, p, th, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
 	 * next peek there */
-	if (c->copied && complete && n > 0 && in_call && at.pc && at.pc == st->regs_pc) {
-		sleep_regs_keep(&st->slept_regs, &at, &s->snap->regs, frames, n);
-		st->slept_sp = at.sp;
+	if (c->copied && complete && n > 0 && in_call && at.pc && at.pc == st->peek.regs_pc) {
+		sleep_regs_keep(&st->peek.slept_regs, &at, &s->snap->regs, frames, n);
+		st->peek.slept_sp = at.sp;
 	}
 	owed_count(s, p, st, c->copied ? frames : NULL, n, complete);
 	const struct pending_count copied = {
@@ -1095,7 +1095,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 		process_ended(s, t);
 		return;
 	}
-	idle_flush(s, st);
+	cold_flush(s, st);
 	capture_unstopped(s, &s->procs[st->proc], st);
 	if (owed_any(st)) /* refused a stop, and none came */
 		owed_count(s, &s->procs[st->proc], st, NULL, 0, 1);
@@ -1104,7 +1104,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	st->switched = NULL;
 	free(st->memory);
 	st->memory = NULL;
-	free(st->owed);
-	st->owed = NULL;
+	free(st->refused.owed);
+	st->refused.owed = NULL;
 	process_ended(s, t);
 }

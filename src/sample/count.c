@@ -42,26 +42,26 @@ int count_kernel_frames(struct kernel_stack *ks, char *out, size_t cap)
  * spends, not work it waits for. */
 static bool idle_wait(const struct process *p, struct sampled_thread *st, const char *state)
 {
-	bool asleep = st->sched_seen && st->idle_run_known && st->sched_last.run_ns == st->idle_run_ns;
-	st->idle_run_known = st->sched_seen;
-	st->idle_run_ns = st->sched_last.run_ns;
-	if (p->pg.server && st->obs_word_ok && st->obs_word)
-		return pg_wait_is_idle(p->pg.table, st->obs_word, p->client, p->state);
+	bool asleep = st->sched_seen && st->counts.idle_run_known && st->sched_last.run_ns == st->counts.idle_run_ns;
+	st->counts.idle_run_known = st->sched_seen;
+	st->counts.idle_run_ns = st->sched_last.run_ns;
+	if (p->pg.server && st->counts.obs_word_ok && st->counts.obs_word)
+		return pg_wait_is_idle(p->pg.table, st->counts.obs_word, p->client, p->state);
 	return asleep && state[0] == 'S';
 }
 
 void count_observe(struct sampler *s, struct process *p, struct sampled_thread *st,
 		   const char *state, bool user, const char *kernel, int n_kernel)
 {
-	struct observation *ob = &st->obs;
-	st->obs_round = s->cur.number;
+	struct observation *ob = &st->counts.obs;
+	st->counts.obs_round = s->cur.number;
 	ob->state = state;
 	ob->user = user;
 	app_state_into(s, p, ob);
-	st->obs_word = p->word;
-	st->obs_word_ok = p->word_ok;
+	st->counts.obs_word = p->word;
+	st->counts.obs_word_ok = p->word_ok;
 	p->word_fresh = false; /* obs has it */
-	st->obs_idle = s->o->no_idle && idle_wait(p, st, state);
+	st->counts.obs_idle = s->o->no_idle && idle_wait(p, st, state);
 	const char *list[KSTACK_MAX];
 	int n = frames_unpack(kernel, n_kernel, list, KSTACK_MAX);
 	ob->n_kernel = frames_pack(list, n, ob->kernel, sizeof(ob->kernel));
@@ -165,15 +165,15 @@ static int profile_index(struct sampler *s, struct process *p, struct sampled_th
 		*out = (uint32_t)i;
 		return 0;
 	}
-	if (!st->profile_index || st->profile_window != s->win.cut) {
+	if (!st->counts.profile_index || st->counts.profile_window != s->win.cut) {
 		char proc[COMM_MAX];
 		frame_sanitize(p->t->comm, proc, sizeof(proc));
 		if ((i = thread_list_add(&s->threads, p->t->pid, st->tid, proc, st->comm)) < 0)
 			return -1;
-		st->profile_index = (uint32_t)i + 1;
-		st->profile_window = s->win.cut;
+		st->counts.profile_index = (uint32_t)i + 1;
+		st->counts.profile_window = s->win.cut;
 	}
-	*out = st->profile_index - 1;
+	*out = st->counts.profile_index - 1;
 	return 0;
 }
 
@@ -189,9 +189,9 @@ static void add_to_timeline(struct sampler *s, struct process *p, struct sampled
 	}
 	for (uint64_t i = 0; i < count && !s->error; i++) {
 		uint64_t when = count > 1 ? first_ns + (last_ns - first_ns) * i / (count - 1) : first_ns;
-		uint64_t weight = st->last_sample_ns && when > st->last_sample_ns ?
-					  when - st->last_sample_ns : s->o->interval_ns;
-		st->last_sample_ns = when;
+		uint64_t weight = st->counts.last_ns && when > st->counts.last_ns ?
+					  when - st->counts.last_ns : s->o->interval_ns;
+		st->counts.last_ns = when;
 		int err = timeline_add(s->timeline, when - s->start_ns, weight, stack, thread);
 		if (err)
 			sampler_fail(s, "cannot keep the samples (temporary file)", err);
@@ -253,14 +253,14 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 	}
 	uint32_t stack = 0;
 	uint64_t key = sample_key(&v, ob, frames, n_frames, complete);
-	if (key == st->counted_key &&
-	    program_count_again(p->program, &st->counted, count, &stack) == 0) {
+	if (key == st->counts.counted_key &&
+	    program_count_again(p->program, &st->counts.counted, count, &stack) == 0) {
 		/* the same as last time: no string or word hashed */
 	} else if (program_count(p->program, &v, frames, (size_t)n_frames, count, &stack,
-				 &st->counted) != 0) {
+				 &st->counts.counted) != 0) {
 		sampler_fail(s, "out of memory counting the samples", ENOMEM);
 	} else {
-		st->counted_key = key;
+		st->counts.counted_key = key;
 	}
 	if (s->timeline && !s->error)
 		add_to_timeline(s, p, st, root, stack, count, ticks->first_ns, ticks->last_ns);
@@ -273,9 +273,9 @@ static void add_to_profile(struct sampler *s, struct process *p, struct sampled_
 static bool sample_word(struct process *p, const struct sampled_thread *st,
 			const struct observation *ob, uint32_t *word)
 {
-	if (ob == &st->obs || ob->held) { /* held: a copy of it */
-		*word = st->obs_word;
-		return st->obs_word_ok;
+	if (ob == &st->counts.obs || ob->held) { /* held: a copy of it */
+		*word = st->counts.obs_word;
+		return st->counts.obs_word_ok;
 	}
 	bool fresh = p->word_fresh;
 	p->word_fresh = false;
@@ -286,7 +286,7 @@ static bool sample_word(struct process *p, const struct sampled_thread *st,
 /* --no-idle: is the sample left out?  Its observation says (idle_wait),
  * also for the ticks that found it stopped by us in that round ("frozen":
  * in its idle wait but for our stop).  Ticks of a thread found still
- * (idle.h: asleep and not run for several looks, counted together,
+ * (cold.h: asleep and not run for several looks, counted together,
  * "still") are asleep since their last sample; any other tick counted
  * outside its round was a stop's, of a thread that had run since its last
  * sample: idle only by PostgreSQL's word. */
@@ -296,10 +296,10 @@ static bool left_out(const struct sampler *s, const struct process *p,
 {
 	if (!s->o->no_idle)
 		return false;
-	if (ob == &st->obs)
-		return st->obs_idle;
+	if (ob == &st->counts.obs)
+		return st->counts.obs_idle;
 	if (how == COUNT_FROZEN)
-		return st->obs_idle;
+		return st->counts.obs_idle;
 	if (how == COUNT_ASLEEP) /* in a wait we did not read */
 		return ob->state[0] == 'S';
 	if (p->pg.server && word_ok && word)
@@ -354,11 +354,11 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 	bool on_cpu = !ob->held && ob->state == STATE_RUNNING;
 	bool queued = !ob->held && ob->state == STATE_RUNNABLE;
 	add_to_time_model(s, p, on_cpu, word_ok, word, count);
-	st->samples += count;
+	st->counts.samples += count;
 	if (on_cpu)
-		st->samples_on_cpu += count;
+		st->counts.on_cpu += count;
 	if (queued)
-		st->samples_queued += count;
+		st->counts.queued += count;
 	selfcheck_samples(&st->check, count, on_cpu ? count : 0, queued ? count : 0);
 	tick_trace_counted(s->trace, st->tid, count, count_path_name(ticks.how), ob->state);
 }
@@ -368,11 +368,11 @@ void count_now(struct sampler *s, struct process *p, struct sampled_thread *st,
 static uint64_t frozen_ticks(const struct sampler *s, const struct sampled_thread *st,
 			     const struct round_ticks *rt)
 {
-	if (st->frozen_round != s->cur.number)
+	if (st->frozen.round != s->cur.number)
 		return 0;
 	uint64_t n = 0;
 	for (unsigned i = 0; i < rt->n_timed; i++)
-		n += rt->timed_ns[i] >= st->frozen_from_ns && rt->timed_ns[i] <= st->frozen_to_ns;
+		n += rt->timed_ns[i] >= st->frozen.from_ns && rt->timed_ns[i] <= st->frozen.to_ns;
 	return n < rt->stands_for ? n : rt->stands_for - 1;
 }
 
@@ -404,15 +404,15 @@ static void mid_ticks(struct sampler *s, struct sampled_thread *st, uint64_t roo
 		      uint64_t *changed)
 {
 	*held = *changed = 0;
-	if (st->mid_round != s->cur.number || st->look_round != s->cur.number)
+	if (st->reads.mid_round != s->cur.number || st->reads.look_round != s->cur.number)
 		return;
-	for (unsigned k = 0; k < st->n_mid && *held + *changed < room; k++) {
-		const struct mid_tick *mt = &st->mid[k];
-		if (st->frozen_round == s->cur.number && mt->at_ns >= st->frozen_from_ns &&
-		    mt->at_ns <= st->frozen_to_ns)
+	for (unsigned k = 0; k < st->reads.n_mid && *held + *changed < room; k++) {
+		const struct mid_tick *mt = &st->reads.mid[k];
+		if (st->frozen.round == s->cur.number && mt->at_ns >= st->frozen.from_ns &&
+		    mt->at_ns <= st->frozen.to_ns)
 			continue; /* frozen_ticks' */
-		switch (mid_tick_verdict(&st->look_sc, &mt->sc, mt->state, mt->on_cpu,
-					 st->obs.state[0] == 'R')) {
+		switch (mid_tick_verdict(&st->reads.look_sc, &mt->sc, mt->state, mt->on_cpu,
+					 st->counts.obs.state[0] == 'R')) {
 		case MID_SKIP:
 		case MID_SAME:
 			break;
@@ -448,29 +448,29 @@ void count_round(struct sampler *s, const struct round_ticks *rt, uint64_t last_
 				ps->ticks[ps->n_ticks - 1].last_ns = last_ns;
 			}
 		}
-		if (st->obs_round != s->cur.number)
+		if (st->counts.obs_round != s->cur.number)
 			continue;
 		const struct thread_memory *m = st->memory;
-		bool user = st->obs.user && m;
+		bool user = st->counts.obs.user && m;
 		struct process *p = &s->procs[st->proc];
 		struct user_frames u = user ? (struct user_frames){ m->frames, m->n_frames, m->complete } :
 					      NO_USER_FRAMES;
 		uint64_t frozen = frozen_ticks(s, st, rt), held, changed;
 		mid_ticks(s, st, ticks - 1 - frozen, &held, &changed);
 		frozen += held;
-		count_now(s, p, st, &st->obs, u,
+		count_now(s, p, st, &st->counts.obs, u,
 			  (struct tick_span){ ticks - frozen - changed, s->cur.tick_ns, last_ns, COUNT_ROUND });
 		if (frozen) {
 			/* a moment we held it: what we saw, not our stop (which
 			 * is the summary's cost), and no time on a CPU - seen
 			 * running, it is R but not on one: runnable, as a thread
 			 * kept off its CPU is */
-			struct observation ob = st->obs;
+			struct observation ob = st->counts.obs;
 			ob.held = true;
 			if (ob.state == STATE_RUNNING)
 				ob.state = STATE_RUNNABLE;
 			count_now(s, p, st, &ob, u,
-				  (struct tick_span){ frozen, st->frozen_from_ns, st->frozen_to_ns,
+				  (struct tick_span){ frozen, st->frozen.from_ns, st->frozen.to_ns,
 						      COUNT_FROZEN });
 		}
 	}

@@ -37,11 +37,11 @@ static bool unknown_version_first(struct sampler *s, const struct process *p, ch
 				  size_t len)
 {
 	int major = p->pg.version_known ? p->pg.version.major : 0;
-	for (unsigned i = 0; i < s->n_pg_unknown_said; i++)
-		if (s->pg_unknown_said[i] == major)
+	for (unsigned i = 0; i < s->said.n_pg_unknown; i++)
+		if (s->said.pg_unknown[i] == major)
 			return false;
-	if (s->n_pg_unknown_said < sizeof(s->pg_unknown_said) / sizeof(s->pg_unknown_said[0]))
-		s->pg_unknown_said[s->n_pg_unknown_said++] = major;
+	if (s->said.n_pg_unknown < sizeof(s->said.pg_unknown) / sizeof(s->said.pg_unknown[0]))
+		s->said.pg_unknown[s->said.n_pg_unknown++] = major;
 	size_t n = strlen(msg);
 	bool events = s->o->pg_wait_events, queries = s->o->pg_queries;
 	snprintf(msg + n, len - n, ": %s%sits processes named by their titles%s",
@@ -77,8 +77,8 @@ enum pg_probe family_probe_pg(struct sampler *s, struct process *p, char *msg, s
 		bool again = r == PG_PROBE_NO_ROOM && s->r && s->r->family_no_room++;
 		/* a shell the server runs for each WAL file: said once */
 		if (r == PG_PROBE_NOT_POSTGRES) {
-			again = s->not_pg_said;
-			s->not_pg_said = true;
+			again = s->said.not_pg;
+			s->said.not_pg = true;
 			if (s->r)
 				s->r->family_not_pg++;
 		}
@@ -123,10 +123,10 @@ void follow_exec(struct sampler *s, struct process *p)
 		struct sampled_thread *st = sampled_of(s, p, &p->t->threads[k]);
 		if (!st)
 			continue;
-		st->idle.still_ticks = 0; /* the old program's: it ran, to exec */
-		st->idle.cold = false;
-		st->idle.quiet_looks = 0;
-		st->stack_low = st->stack_top = 0;
+		st->cold.still_ticks = 0; /* the old program's: it ran, to exec */
+		st->cold.on = false;
+		st->cold.quiet_looks = 0;
+		st->peek.stack_low = st->peek.stack_top = 0;
 		if (owed_any(st)) /* the old program's ticks: no stack of it will come */
 			owed_count(s, p, st, NULL, 0, 1);
 		free(st->memory);

@@ -28,9 +28,9 @@ static const char kind_state[OWED_KINDS] = { 'R', 'R', 'S', 'D' };
 static struct owed_entry *entry_for(struct sampled_thread *st, enum owed_kind k,
 				    const struct owed_entry *words)
 {
-	if (!st->owed && !(st->owed = calloc(1, sizeof(*st->owed))))
+	if (!st->refused.owed && !(st->refused.owed = calloc(1, sizeof(*st->refused.owed))))
 		return NULL; /* out of memory: those ticks go uncounted */
-	struct owed_ticks *o = st->owed;
+	struct owed_ticks *o = st->refused.owed;
 	struct owed_entry *last = NULL;
 	for (int i = 0; i < o->n; i++) {
 		struct owed_entry *e = &o->e[i];
@@ -82,24 +82,24 @@ void owed_refused(struct sampler *s, struct process *p, struct sampled_thread *s
 	struct owed_entry *e = entry_for(st, k, &words);
 	if (!e)
 		return;
-	st->guarded_round = s->cur.number;
-	st->guarded_entry = (unsigned char)(e - st->owed->e);
-	st->owed->n_kernel[k] = n_kernel;
+	st->refused.round = s->cur.number;
+	st->refused.entry = (unsigned char)(e - st->refused.owed->e);
+	st->refused.owed->n_kernel[k] = n_kernel;
 	if (n_kernel)
-		memcpy(st->owed->kernel[k], kernel, MEMORY_KERNEL_BYTES);
+		memcpy(st->refused.owed->kernel[k], kernel, MEMORY_KERNEL_BYTES);
 }
 
 void owed_mid_tick(struct sampled_thread *st, char state, bool on_cpu, uint64_t at_ns)
 {
 	enum owed_kind k = kind_of(state, on_cpu);
 	bool kind_owed = false; /* (its kernel frames then stand) */
-	for (int i = 0; st->owed && i < st->owed->n; i++)
-		kind_owed |= st->owed->e[i].kind == k && st->owed->e[i].count;
+	for (int i = 0; st->refused.owed && i < st->refused.owed->n; i++)
+		kind_owed |= st->refused.owed->e[i].kind == k && st->refused.owed->e[i].count;
 	struct owed_entry *e = entry_for(st, k, NULL);
 	if (!e)
 		return;
 	if (!kind_owed)
-		st->owed->n_kernel[k] = 0; /* none read */
+		st->refused.owed->n_kernel[k] = 0; /* none read */
 	owe(e, 1, at_ns, at_ns);
 }
 
@@ -109,18 +109,18 @@ void owed_round(struct sampler *s, uint64_t ticks, uint64_t last_ns)
 		return;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (st->guarded_round != s->cur.number || !st->owed || st->guarded_entry >= st->owed->n)
+		if (st->refused.round != s->cur.number || !st->refused.owed || st->refused.entry >= st->refused.owed->n)
 			continue;
-		owe(&st->owed->e[st->guarded_entry], ticks, s->cur.tick_ns, last_ns);
+		owe(&st->refused.owed->e[st->refused.entry], ticks, s->cur.tick_ns, last_ns);
 	}
 }
 
 bool owed_any(const struct sampled_thread *st)
 {
-	if (!st->owed)
+	if (!st->refused.owed)
 		return false;
-	for (int i = 0; i < st->owed->n; i++)
-		if (st->owed->e[i].count)
+	for (int i = 0; i < st->refused.owed->n; i++)
+		if (st->refused.owed->e[i].count)
 			return true;
 	return false;
 }
@@ -128,7 +128,7 @@ bool owed_any(const struct sampled_thread *st)
 void owed_count(struct sampler *s, struct process *p, struct sampled_thread *st,
 		const struct unwound_frame *frames, int n_frames, int complete)
 {
-	struct owed_ticks *o = st->owed;
+	struct owed_ticks *o = st->refused.owed;
 	if (!o)
 		return;
 	for (int i = 0; i < o->n; i++) {

@@ -11,7 +11,7 @@
 
 #include "base/array.h"
 #include "sample/capture.h"
-#include "sample/state.h"
+#include "sample/records.h"
 #include "tracee/switch_regs.h"
 
 /* Are all of p's stacks (and its older programs') named: none counted
@@ -62,14 +62,14 @@ static bool push_index(size_t **list, size_t *n, size_t *cap, size_t i)
 static void retire_record(struct sampler *s, size_t i)
 {
 	struct sampled_thread *st = sampled_at(s, i);
-	assert(st->ended && !st->retired && !st->pending && !st->idle.still_ticks);
+	assert(st->ended && !st->retired && !st->pending && !st->cold.still_ticks);
 	if (!push_index(&s->retire.records, &s->retire.n_records, &s->retire.cap_records, i))
 		return;
-	s->procs[st->proc].retired_samples += st->samples;
+	s->procs[st->proc].retired_samples += st->counts.samples;
 	s->r->retired_threads++;
 	switch_regs_unwatch(s->switches, st->switched);
 	free(st->memory);
-	free(st->owed);
+	free(st->refused.owed);
 	memset(st, 0, sizeof(*st));
 	st->ended = st->retired = true; /* no thread's: every loop passes it by */
 }
@@ -85,7 +85,7 @@ void retire_ended(struct sampler *s, uint64_t deadline_ns)
 		struct sampled_thread *st = sampled_at(s, i);
 		if (st->retired)
 			continue;
-		if (st->ended && !st->pending && !st->idle.still_ticks)
+		if (st->ended && !st->pending && !st->cold.still_ticks)
 			retire_record(s, i);
 		if (!st->retired)
 			live[st->proc]++;

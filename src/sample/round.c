@@ -11,7 +11,7 @@
 #include "sample/capture.h"
 #include "sample/app.h"
 #include "sample/count.h"
-#include "sample/idle.h"
+#include "sample/cold.h"
 #include "sample/owed.h"
 
 /* Traps of threads queued for a CPU are looked for this often during the
@@ -26,15 +26,15 @@
  * is exact only read before such a thing: first in the round. */
 static void read_my_start(struct sampler *s)
 {
-	s->my_start_read = true;
-	if (s->self_sched_fd == -1) {
-		s->self_sched_fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
-		if (s->self_sched_fd < 0)
-			s->self_sched_fd = -2;
+	s->me.start_read = true;
+	if (s->me.sched_fd == -1) {
+		s->me.sched_fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+		if (s->me.sched_fd < 0)
+			s->me.sched_fd = -2;
 	}
 	char buf[4096];
-	ssize_t n = s->self_sched_fd >= 0 ? pread(s->self_sched_fd, buf, sizeof(buf), 0) : -1;
-	s->my_start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->my_start_ns) == 0;
+	ssize_t n = s->me.sched_fd >= 0 ? pread(s->me.sched_fd, buf, sizeof(buf), 0) : -1;
+	s->me.start_known = n > 0 && parse_sched_exec_start(buf, (size_t)n, &s->me.start_ns) == 0;
 }
 
 /* The slack ran_until_us allows: the thread's wake-up after PTRACE_CONT
@@ -72,15 +72,15 @@ static bool preempted_by_us(struct sampler *s, struct process *p, struct thread 
 			    const struct task_stat *st, const struct sampled_thread *sth,
 			    const struct sched_counts *sc, bool runs_known)
 {
-	if (st->processor != s->my_cpu)
+	if (st->processor != s->me.cpu)
 		return false;
 	if (runs_known && sth->follow.on && ran_until_us(s, sth, sc))
 		return true;
-	if (!s->my_start_read)
+	if (!s->me.start_read)
 		read_my_start(s);
 	uint64_t stopped_at;
-	return s->my_start_known && thread_read_exec_start(p->t, th, &stopped_at) == 0 &&
-	       stopped_at >= s->my_start_ns;
+	return s->me.start_known && thread_read_exec_start(p->t, th, &stopped_at) == 0 &&
+	       stopped_at >= s->me.start_ns;
 }
 
 /* Which CPU this round runs on; and when we got it, read at once when a
@@ -89,19 +89,19 @@ static bool preempted_by_us(struct sampler *s, struct process *p, struct thread 
  * waker's) and runs there, so that every tick preempts it: read only in
  * rounds after one that needed it, our start was missing in every other
  * such round, and a CPython loop on a CPU 47 % of its time (schedstat)
- * showed 20 % running and 32 % runnable.  Not for a cold thread (idle.h),
+ * showed 20 % running and 32 % runnable.  Not for a cold thread (cold.h),
  * asleep at its last looks: reading our start (/proc/thread-self/sched,
  * dear to format) every round was an eighth of our CPU on an idle
  * PostgreSQL instance at -d 1ms; one that woke is read late if at all. */
 static void note_my_cpu(struct sampler *s)
 {
-	s->my_start_read = false;
-	s->my_start_known = false;
-	s->my_cpu = sched_getcpu();
+	s->me.start_read = false;
+	s->me.start_known = false;
+	s->me.cpu = sched_getcpu();
 	int shown = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct sampled_thread *st = sampled_at(s, i);
-		if (st->ended || st->idle.cold || st->last_cpu != s->my_cpu)
+		if (st->ended || st->cold.on || st->last_cpu != s->me.cpu)
 			continue;
 		/* (not for a followed thread whose schedstat shows it: a cheap
 		 * read; one or two such threads at most; its look may need no
@@ -148,7 +148,7 @@ static enum look_kind held_by_us(struct sampler *s, struct process *p, struct th
 	struct sampled_thread *st = sampled_at(s, th->slot - 1);
 	if (!st->follow.on || st->follow.held_round != s->cur.number || st->ended ||
 	    !still_where_placed(&st->follow.placed, st->follow.resume_runs, &st->follow.held_sc,
-				s->my_cpu) ||
+				s->me.cpu) ||
 	    thread_read_runnable(p->t, th) != 1)
 		return LOOK_WHOLE;
 	if (++st->follow.held_looks >= HELD_LOOKS_MAX) {
@@ -257,7 +257,7 @@ static void verify_reuse(struct sampler *s, struct process *p, struct thread *th
 	struct blocked_syscall w;
 	struct sched_counts after;
 	if (thread_read_syscall(th, &w) != 0 ||
-	    snapshot_peek(th->tid, &w, st->stack_top, s->snap) != 0 ||
+	    snapshot_peek(th->tid, &w, st->peek.stack_top, s->snap) != 0 ||
 	    thread_read_sched(p->t, th, &after) != 0)
 		return;
 	const struct unwind_input in = {
@@ -344,14 +344,14 @@ static void act(struct sampler *s, struct process *p, struct thread *th, struct 
  * of them: one that slept then and has not run since is still in that
  * sleep, stacks and all, and is sampled as it (decide.h, state_at_tick).
  * Only where the looks take long enough for it: several threads looked
- * at in turn.  A thread idle.h keeps still is proven by its run count,
+ * at in turn.  A thread cold.h keeps still is proven by its run count,
  * and needs no first read. */
 static void read_states_at_tick(struct sampler *s)
 {
 	size_t hot = 0;
 	for (size_t i = 0; i < s->n_threads && hot < 2; i++) {
 		const struct sampled_thread *st = sampled_at(s, i);
-		hot += !st->ended && !st->idle.cold;
+		hot += !st->ended && !st->cold.on;
 	}
 	if (hot < 2)
 		return;
@@ -366,12 +366,12 @@ static void read_states_at_tick(struct sampler *s)
 			struct sched_counts sc;
 			/* its run count first: a stat read after it is still
 			 * its stat while the count and time stand still */
-			if (st->idle.cold || thread_read_sched(p->t, th, &sc) != 0 ||
+			if (st->cold.on || thread_read_sched(p->t, th, &sc) != 0 ||
 			    thread_read_stat(th, &ts) != 0)
 				continue;
-			st->tick_round = s->cur.number;
-			st->tick_stat = ts;
-			st->tick_sc = sc;
+			st->reads.tick_round = s->cur.number;
+			st->reads.tick_stat = ts;
+			st->reads.tick_sc = sc;
 		}
 	}
 }
@@ -385,8 +385,8 @@ static bool still_since_tick(struct sampler *s, struct process *p, struct thread
 			     struct sched_counts *sc)
 {
 	const struct sampled_thread *st = sampled_at(s, th->slot - 1);
-	return st->tick_round == s->cur.number && thread_read_sched(p->t, th, sc) == 0 &&
-	       not_run_between(&st->tick_sc, sc);
+	return st->reads.tick_round == s->cur.number && thread_read_sched(p->t, th, sc) == 0 &&
+	       not_run_between(&st->reads.tick_sc, sc);
 }
 
 /* What a look reads first: its stat - the round's first read's, not put
@@ -398,13 +398,13 @@ static bool look_read(struct sampler *s, struct process *p, struct thread *th,
 	*still = kind == LOOK_WHOLE && th->slot && !th->stop_pending &&
 		 still_since_tick(s, p, th, sc);
 	if (kind == LOOK_HELD) { /* R on our CPU, its schedstat the round's first read */
-		*ts = (struct task_stat){ .state = 'R', .processor = s->my_cpu, .num_threads = -1,
+		*ts = (struct task_stat){ .state = 'R', .processor = s->me.cpu, .num_threads = -1,
 					  .stime = -1 };
 		*sc = sampled_at(s, th->slot - 1)->follow.held_sc;
 		return true;
 	}
 	if (*still) {
-		*ts = sampled_at(s, th->slot - 1)->tick_stat;
+		*ts = sampled_at(s, th->slot - 1)->reads.tick_stat;
 		return true;
 	}
 	return thread_read_stat(th, ts) == 0;
@@ -425,8 +425,8 @@ static bool look_noted(struct sampler *s, struct target *t, struct thread *th,
 	}
 	if (!still && !held && thread_read_sched(t, th, sc) != 0)
 		return false;
-	st->look_round = s->cur.number;
-	st->look_sc = *sc;
+	st->reads.look_round = s->cur.number;
+	st->reads.look_sc = *sc;
 	if (held) /* (no stime: the summary's readings stay whole ones) */
 		selfcheck_sched(&st->check, t0, sc->run_ns, sc->wait_ns);
 	else
@@ -452,7 +452,7 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	struct sampled_thread *st = sampled_of(s, p, th);
 	if (!st)
 		return;
-	idle_flush(s, st); /* its still ticks, before it is looked at anew */
+	cold_flush(s, st); /* its still ticks, before it is looked at anew */
 	switch_regs_drain(s->switches, st->switched); /* its ring never full */
 	uint64_t t0 = now_ns();
 	bool runs_known = look_noted(s, p->t, th, st, &ts, &sc, still, kind == LOOK_HELD, t0);
@@ -470,8 +470,8 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	}
 	if (!st->memory && !(st->memory = calloc(1, sizeof(*st->memory))))
 		return;
-	if (runs_known && st->tick_round == s->cur.number) {
-		char then = state_at_tick(ts.state, st->tick_stat.state, st->tick_sc.runs, sc.runs);
+	if (runs_known && st->reads.tick_round == s->cur.number) {
+		char then = state_at_tick(ts.state, st->reads.tick_stat.state, st->reads.tick_sc.runs, sc.runs);
 		s->r->woke_in_round += then != ts.state;
 		ts.state = then;
 	}
@@ -482,19 +482,19 @@ static void look_at(struct sampler *s, struct process *p, struct thread *th)
 	};
 	enum thread_action a = decide(&v, st->memory);
 	tick_trace_look(s->trace, s->cur.number, th->tid, &v, ts.processor, a, sc.run_ns, t0);
-	bool was_cold = st->idle.cold;
+	bool was_cold = st->cold.on;
 	act(s, p, th, st, a, &ts, &sc, runs_known, &early, kind);
-	st->read_early = a == ACT_PEEK || a == ACT_STOP;
-	idle_after_look(st, a, ts.state);
-	if (st->idle.cold)
+	st->peek.read_early = a == ACT_PEEK || a == ACT_STOP;
+	cold_after_look(st, a, ts.state);
+	if (st->cold.on)
 		capture_watch_cold(s, st, th->tid);
 	if (a == ACT_STOP || a == ACT_PEEK)
 		return;
 	s->cur.released_ns = now_ns();
 	uint64_t took = s->cur.released_ns - t0;
 	hist_add(&s->r->work, took);
-	if (was_cold) /* what a look at a cold thread costs, for idle.h */
-		s->cold_look_ns = s->cold_look_ns ? (7 * s->cold_look_ns + took) / 8 : took;
+	if (was_cold) /* what a look at a cold thread costs, for cold.h */
+		s->cold.look_ns = s->cold.look_ns ? (7 * s->cold.look_ns + took) / 8 : took;
 }
 
 /* R at the round's first read, on another CPU than ours: running there,
@@ -510,11 +510,11 @@ static bool look_first(struct sampler *s, const struct thread *th, int pass)
 		return false;
 	struct sampled_thread *st = sampled_at(s, th->slot - 1);
 	if (pass == 1)
-		return st->first_round == s->cur.number;
-	if (th->stop_pending || st->tick_round != s->cur.number || st->tick_stat.state != 'R' ||
-	    st->tick_stat.processor == s->my_cpu)
+		return st->reads.first_round == s->cur.number;
+	if (th->stop_pending || st->reads.tick_round != s->cur.number || st->reads.tick_stat.state != 'R' ||
+	    st->reads.tick_stat.processor == s->me.cpu)
 		return false;
-	st->first_round = s->cur.number;
+	st->reads.first_round = s->cur.number;
 	return true;
 }
 
@@ -550,15 +550,15 @@ static void mid_round_pass(struct sampler *s)
 			if (th->gone || !th->slot || th->stop_pending)
 				continue;
 			struct sampled_thread *st = sampled_at(s, th->slot - 1);
-			if (st->ended || st->idle.cold)
+			if (st->ended || st->cold.on)
 				continue;
-			if (st->mid_round != s->cur.number) {
-				st->mid_round = s->cur.number;
-				st->n_mid = 0;
+			if (st->reads.mid_round != s->cur.number) {
+				st->reads.mid_round = s->cur.number;
+				st->reads.n_mid = 0;
 			}
-			if (st->n_mid >= MID_TICKS)
+			if (st->reads.n_mid >= MID_TICKS)
 				continue;
-			struct mid_tick *mt = &st->mid[st->n_mid];
+			struct mid_tick *mt = &st->reads.mid[st->reads.n_mid];
 			struct task_stat ts;
 			read++;
 			if (thread_read_sched(p->t, th, &mt->sc) != 0 || thread_read_stat(th, &ts) != 0)
@@ -578,13 +578,13 @@ static void mid_round_pass(struct sampler *s)
 			/* R: on our CPU it waits for us; on another, running
 			 * or queued there, as its kernel stack tells */
 			mt->on_cpu = false;
-			if (ts.state == 'R' && ts.processor != s->my_cpu) {
+			if (ts.state == 'R' && ts.processor != s->me.cpu) {
 				struct kernel_stack ks;
 				thread_read_kernel_stack(p->t, th, &ks);
 				mt->on_cpu = !p->t->kernel_stacks || kernel_stack_on_cpu(&ks);
 			}
 			mt->at_ns = now;
-			st->n_mid++;
+			st->reads.n_mid++;
 		}
 	}
 }
@@ -602,7 +602,7 @@ static void look_at_every_thread(struct sampler *s, volatile int *quit)
 				struct thread *th = &p->t->threads[k];
 				if (look_first(s, th, pass) != (pass == 0))
 					continue;
-				if (th->gone || (th->slot && idle_still(s, p, th, sampled_at(s, th->slot - 1),
+				if (th->gone || (th->slot && cold_still(s, p, th, sampled_at(s, th->slot - 1),
 									      th->slot - 1)))
 					continue;
 				look_at(s, p, th);
@@ -658,8 +658,8 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 	if (s->ts[0].kernel_stacks)
 		note_my_cpu(s); /* first: any system call may move our clock */
 	else
-		s->my_cpu = sched_getcpu();
-	tick_trace_round(s->trace, s->cur.number, due_ns, s->cur.tick_ns, s->my_cpu);
+		s->me.cpu = sched_getcpu();
+	tick_trace_round(s->trace, s->cur.number, due_ns, s->cur.tick_ns, s->me.cpu);
 	s->cur.n_mid = 0;
 	s->cur.mid_due_ns = s->sched ? schedule_first_from(s->sched, s->cur.tick_ns + 1, 64) : 0;
 	/* Signals on their way first: a thread in a signal-delivery stop
@@ -677,6 +677,6 @@ void round_end(struct sampler *s, const struct round_ticks *rt, uint64_t last_ns
 {
 	count_round(s, rt, last_ns);
 	owed_round(s, rt->stands_for, last_ns);
-	idle_round(s, rt->stands_for, last_ns);
+	cold_round(s, rt->stands_for, last_ns);
 	capture_round_placement(s);
 }

@@ -19,12 +19,12 @@
 #include "sample/app.h"
 #include "sample/count.h"
 #include "sample/family.h"
-#include "sample/idle.h"
+#include "sample/cold.h"
 #include "sample/owed.h"
 #include "sample/retire.h"
 #include "sample/round.h"
 #include "sample/schedule.h"
-#include "sample/state.h"
+#include "sample/records.h"
 #include "sample/windows.h"
 #include "tracee/procfs.h"
 
@@ -63,7 +63,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 	*s = (struct sampler){
 		.o = o, .names = names, .out = out, .ts = ts, .n_targets = *n_targets,
 		.cap_targets = cap_targets, .n_out = n_targets, .table = table,
-		.self_sched_fd = -1, .trace = tick_trace_from_env(),
+		.me.sched_fd = -1, .trace = tick_trace_from_env(),
 		.own = { .tick_scale = 1, .highest_scale = 1 }, .cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
 	};
 	const struct symbolize_options names_wanted = {
@@ -141,15 +141,15 @@ void sampler_free(struct sampler *s)
 	free(s->retire.procs);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		free(sampled_at(s, i)->memory);
-		free(sampled_at(s, i)->owed);
+		free(sampled_at(s, i)->refused.owed);
 		free(sampled_at(s, i)->pending);
 	}
 	for (size_t b = 0; b < s->cap_threads / 64; b++)
 		free(s->blocks[b]);
 	free(s->blocks);
 	thread_list_clear(&s->threads);
-	if (s->self_sched_fd >= 0)
-		close(s->self_sched_fd);
+	if (s->me.sched_fd >= 0)
+		close(s->me.sched_fd);
 	window_free(s->win.closing);
 	stack_table_free(s->win.table);
 	tick_trace_close(s->trace);
@@ -428,7 +428,7 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	volatile int never = 0;
 	while (!*quit && any_pending(s) && now_ns() < give_up)
 		targets_wait_until(s->ts, s->n_targets, now_ns() + 1000000, &never, capture_on_trap, s);
-	idle_flush_all(s);
+	cold_flush_all(s);
 	for (size_t i = 0; i < s->n_threads; i++)
 		capture_unstopped(s, &s->procs[sampled_at(s, i)->proc], sampled_at(s, i));
 	count_owed(s);
@@ -549,8 +549,8 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 	const struct sampled_thread *st = sampled_at(s, i);
 	*out = (struct thread_figures){
 		.pid = st->pid, .tid = st->tid, .comm = st->comm, .ended = st->ended,
-		.samples = st->samples, .samples_on_cpu = st->samples_on_cpu,
-		.samples_queued = st->samples_queued,
+		.samples = st->counts.samples, .samples_on_cpu = st->counts.on_cpu,
+		.samples_queued = st->counts.queued,
 		.sched_known = st->sched_seen && st->sched_last.at_ns > st->sched_first.at_ns,
 	};
 	if (out->sched_known) {
@@ -576,10 +576,10 @@ void sampler_thread_figures(const struct sampler *s, size_t i, struct thread_fig
 			out->kernel_ns = (double)(st->sched_last.stime - st->sched_first.stime) * 1e9 /
 					 (double)sysconf(_SC_CLK_TCK);
 	}
-	out->check = selfcheck_judge(&st->check, SELFCHECK_ON_CPU, st->samples, st->samples_on_cpu,
+	out->check = selfcheck_judge(&st->check, SELFCHECK_ON_CPU, st->counts.samples, st->counts.on_cpu,
 				     out->sched_on_cpu);
-	out->queue_check = selfcheck_judge(&st->check, SELFCHECK_QUEUED, st->samples,
-					   st->samples_queued, out->sched_queued);
+	out->queue_check = selfcheck_judge(&st->check, SELFCHECK_QUEUED, st->counts.samples,
+					   st->counts.queued, out->sched_queued);
 	if (!out->sched_known)
 		out->check.disagrees = out->queue_check.disagrees = false;
 }

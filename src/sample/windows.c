@@ -21,7 +21,7 @@
 #include "sample/capture.h"
 #include "sample/app.h"
 #include "sample/count.h"
-#include "sample/idle.h"
+#include "sample/cold.h"
 
 #define NAMING_SLICE_NS 200000ULL /* between polls, when stops are pending */
 
@@ -84,7 +84,7 @@ static void name_closing(struct sampler *s, uint64_t deadline, uint64_t tick_ns,
 
 static void window_cut(struct sampler *s, uint64_t now)
 {
-	idle_flush_all(s); /* every tick of the window in it */
+	cold_flush_all(s); /* every tick of the window in it */
 	if (s->win.closing) {
 		/* Not named within a period: the rest now, under the normal
 		 * policy - under SCHED_FIFO it held a CPU from the target for
@@ -139,7 +139,7 @@ static void window_cut(struct sampler *s, uint64_t now)
  * them (and of the timeline so far) handed to the writer. */
 static void dump_so_far(struct sampler *s, uint64_t now)
 {
-	idle_flush_all(s);
+	cold_flush_all(s);
 	uint64_t t0 = now_ns();
 	for (size_t i = 0; i < s->n_targets; i++)
 		if (program_name_now(s->procs[i].program) != 0) {

@@ -35,7 +35,7 @@
 #include "sample/count.h"
 #include "sample/owed.h"
 #include "sample/round.h"
-#include "sample/state.h"
+#include "sample/records.h"
 #include "tracee/snapshot.h"
 #include "tracee/target.h"
 #include "unwind/unwind.h"
@@ -477,8 +477,8 @@ static void peek_consistent_is_counted_without_a_stop(void **state)
 	round_over(w, 3);
 	assert_int_equal(w->r.peeked, 1);
 	assert_int_equal(w->r.samples, 3);
-	assert_int_equal(w->st->samples, 3);
-	assert_int_equal(w->st->samples_on_cpu, 0);
+	assert_int_equal(w->st->counts.samples, 3);
+	assert_int_equal(w->st->counts.on_cpu, 0);
 	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
 				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 3);
 	assert_int_equal(counted_in_all(w), 3);
@@ -499,13 +499,13 @@ static void ticks_read_again_mid_round(void **state)
 	struct blocked_look d = asleep_at_peeked_place(w);
 	assert_true(capture_peek(w->s, w->p, &w->th, w->st, &d));
 	struct sampled_thread *st = w->st;
-	st->look_round = w->s->cur.number;
-	st->look_sc = (struct sched_counts){ .run_ns = 700, .runs = 5 };
-	st->mid_round = w->s->cur.number;
-	st->n_mid = 3;
-	st->mid[0] = (struct mid_tick){ .sc = { .run_ns = 700, .runs = 5 }, .state = 'S', .at_ns = 1 };
-	st->mid[1] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 6 }, .state = 'S', .at_ns = 2 };
-	st->mid[2] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 7 }, .state = 'R',
+	st->reads.look_round = w->s->cur.number;
+	st->reads.look_sc = (struct sched_counts){ .run_ns = 700, .runs = 5 };
+	st->reads.mid_round = w->s->cur.number;
+	st->reads.n_mid = 3;
+	st->reads.mid[0] = (struct mid_tick){ .sc = { .run_ns = 700, .runs = 5 }, .state = 'S', .at_ns = 1 };
+	st->reads.mid[1] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 6 }, .state = 'S', .at_ns = 2 };
+	st->reads.mid[2] = (struct mid_tick){ .sc = { .run_ns = 900, .runs = 7 }, .state = 'R',
 					.on_cpu = true, .at_ns = 3 };
 	round_over(w, 4);
 	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
@@ -513,10 +513,10 @@ static void ticks_read_again_mid_round(void **state)
 	assert_int_equal(counted(w, "worker;S (sleeping);" ASLEEP_UNREAD), 1);
 	assert_int_equal(counted_in_all(w), 3); /* the R one waits for a stop */
 	assert_true(owed_any(st));
-	assert_int_equal(st->owed->n, 1);
-	assert_int_equal(st->owed->e[0].kind, OWED_RUNNING);
-	assert_int_equal(st->owed->e[0].count, 1);
-	assert_false(st->owed->e[0].words_read); /* none read then: the stop's */
+	assert_int_equal(st->refused.owed->n, 1);
+	assert_int_equal(st->refused.owed->e[0].kind, OWED_RUNNING);
+	assert_int_equal(st->refused.owed->e[0].count, 1);
+	assert_false(st->refused.owed->e[0].words_read); /* none read then: the stop's */
 }
 
 /* It ran while the stack was copied: the copy may mix two moments, and
@@ -534,7 +534,7 @@ static void peek_that_ran_meanwhile_has_no_user_stack(void **state)
 	assert_int_equal(w->r.peeked, 0);
 	assert_int_equal(w->r.no_user_stack, 1);
 	assert_int_equal(w->r.samples, 1);
-	assert_int_equal(w->st->samples, 1);
+	assert_int_equal(w->st->counts.samples, 1);
 	assert_int_equal(counted(w, "worker;S (sleeping)"), 1);
 	assert_int_equal(counted(w, "worker;S (sleeping);peeked_place;"
 				    "hrtimer_nanosleep_[k];do_nanosleep_[k]"), 0);
@@ -633,8 +633,8 @@ static void running_thread_is_copied_and_resumed_at_once(void **state)
 	assert_int_equal(w->r.frozen.count, 1);
 	round_over(w, 1);
 	assert_int_equal(w->r.samples, 1);
-	assert_int_equal(w->st->samples, 1);
-	assert_int_equal(w->st->samples_on_cpu, 1);
+	assert_int_equal(w->st->counts.samples, 1);
+	assert_int_equal(w->st->counts.on_cpu, 1);
 	assert_int_equal(counted(w, "worker;R (running);running_place"), 1);
 	assert_int_equal(counted_in_all(w), 1);
 }
@@ -719,15 +719,15 @@ static void ticks_held_by_our_stop_are_what_it_saw(void **state)
 	/* the round stood for 3 ticks; 2 fell due while it was held, one
 	 * after it was let go */
 	struct round_ticks rt = { .stands_for = 3, .n_timed = 2,
-				  .timed_ns = { w->st->frozen_from_ns, now_ns() + 1000000 } };
-	assert_true(w->st->frozen_from_ns >= before);
+				  .timed_ns = { w->st->frozen.from_ns, now_ns() + 1000000 } };
+	assert_true(w->st->frozen.from_ns >= before);
 	round_end(w->s, &rt, now_ns());
 	assert_int_equal(w->r.samples, 3);
 	assert_int_equal(counted(w, "worker;R (running);running_place"), 2);
 	assert_int_equal(counted(w, "worker;R (runnable);running_place"), 1);
 	assert_int_equal(counted_in_all(w), 3);
-	assert_int_equal(w->st->samples, 3);
-	assert_int_equal(w->st->samples_on_cpu, 2); /* the held one is not */
+	assert_int_equal(w->st->counts.samples, 3);
+	assert_int_equal(w->st->counts.on_cpu, 2); /* the held one is not */
 }
 
 /* Queued for a CPU: asked, not waited for; its ticks wait in the pending
@@ -776,8 +776,8 @@ static void queued_thread_is_counted_with_the_stack_of_its_trap(void **state)
 	assert_int_equal(w->s->stops.unsettled, 0);
 	assert_int_equal(w->s->stops.n_pending, 0);
 	assert_int_equal(w->r.samples, 4);
-	assert_int_equal(w->st->samples, 4);
-	assert_int_equal(w->st->samples_on_cpu, 0);
+	assert_int_equal(w->st->counts.samples, 4);
+	assert_int_equal(w->st->counts.on_cpu, 0);
 	assert_int_equal(w->r.no_user_stack, 0);
 	assert_int_equal(counted(w, "worker;R (runnable);trap_place"), 2);
 	assert_int_equal(counted(w, "worker;R (runnable);trap_place;"
@@ -882,7 +882,7 @@ static void thread_ended_with_a_stop_pending_has_no_user_stack(void **state)
 	assert_int_equal(w->s->stops.unsettled, 0);
 	assert_int_equal(w->r.no_user_stack, 4);
 	assert_int_equal(w->r.samples, 5);
-	assert_int_equal(w->st->samples, 5);
+	assert_int_equal(w->st->counts.samples, 5);
 	assert_int_equal(counted(w, "worker;R (runnable)"), 1);
 	assert_int_equal(counted(w, "worker;R (runnable);exit_to_user_mode_loop_[k];schedule_[k]"),
 			 3);
@@ -911,7 +911,7 @@ static void thread_ended_within_its_round_is_counted_with_the_round(void **state
 	assert_int_equal(w->s->stops.unsettled, 0);
 	round_over(w, 3);
 	assert_int_equal(w->r.samples, 4);
-	assert_int_equal(w->st->samples, 4);
+	assert_int_equal(w->st->counts.samples, 4);
 	assert_int_equal(counted(w, "worker;R (runnable)"), 1);
 	assert_int_equal(counted(w, "worker;R (runnable);exit_to_user_mode_loop_[k];schedule_[k]"),
 			 3);
@@ -1017,7 +1017,7 @@ static void refused_ticks_keep_their_own_words(void **state)
 	fake.runs++;
 	owed_refused(w->s, w->p, w->st, 'R', true, NULL, 0);
 	round_over(w, 1);
-	assert_int_equal(w->st->owed->n, 2);
+	assert_int_equal(w->st->refused.owed->n, 2);
 	fake.word[0] = 99;
 	const struct unwound_frame frames[] = { { address_of(running_place), FRAME_EXACT } };
 	owed_count(w->s, w->p, w->st, frames, 1, 1);
@@ -1101,9 +1101,9 @@ static void a_sleep_needing_rbp_is_read_with_a_stops_registers(void **state)
 	fake.runs = 5;
 	stop_found_asleep_at_fp_place(w, 0x7ffd10000200ULL);
 	assert_int_equal(fake.interrupts, 1);
-	assert_int_equal(w->st->regs_pc, address_of(fp_place));
+	assert_int_equal(w->st->peek.regs_pc, address_of(fp_place));
 	const struct blocked_syscall at = { .nr = 35, .sp = SLEEP_SP, .pc = address_of(fp_place) };
-	assert_non_null(sleep_regs_find(&w->st->slept_regs, &at));
+	assert_non_null(sleep_regs_find(&w->st->peek.slept_regs, &at));
 	assert_int_equal(counted(w, fp_stack), 1);
 	/* the same sleep place and rbp: read without a stop, its frames */
 	assert_true(peek_asleep_at_fp_place(w, SLEEP_SP));
@@ -1147,9 +1147,9 @@ static void reads_before_the_look_proven_by_it(void **state)
 			    "hrtimer_nanosleep_[k];do_nanosleep_[k]";
 	fake.runs = 5;
 	peeked_asleep_at(w, address_of(peeked_place));
-	w->st->read_early = true; /* as round.c says after a peek */
-	w->st->stack_low = SLEEP_SP - 65536;
-	w->st->stack_top = SLEEP_SP + 4096;
+	w->st->peek.read_early = true; /* as round.c says after a peek */
+	w->st->peek.stack_low = SLEEP_SP - 65536;
+	w->st->peek.stack_top = SLEEP_SP + 4096;
 	struct early_read e;
 	capture_read_early(w->s, w->p, &w->th, w->st, &e);
 	assert_false(e.done); /* not run since: its look reuses its stack */

@@ -18,7 +18,7 @@
 #include "base/array.h"
 #include "profile/aggregate.h"
 #include "sample/retire.h"
-#include "sample/state.h"
+#include "sample/records.h"
 #include "tracee/target.h"
 
 #define SLOTS 3
@@ -101,13 +101,13 @@ static void ended_records_are_reused(void **state)
 	struct sampled_thread *b = record(w, 0, &w->th[1]);
 	assert_int_equal(w->th[0].slot, 1);
 	assert_int_equal(w->th[1].slot, 2);
-	a->samples = 5;
+	a->counts.samples = 5;
 	a->ended = true;
-	b->samples = 7; /* still running */
+	b->counts.samples = 7; /* still running */
 	retire_ended(w->s, UINT64_MAX);
 	assert_true(a->retired);
 	assert_false(b->retired);
-	assert_int_equal(a->samples, 0);
+	assert_int_equal(a->counts.samples, 0);
 	assert_int_equal(w->r.retired_threads, 1);
 	assert_int_equal(sampler_retired_samples(w->s, getpid()), 5);
 	struct thread_figures tf;

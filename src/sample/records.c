@@ -1,8 +1,8 @@
-/* state.c - the sampler's records: made at first sight of a thread, found
+/* records.c - the sampler's records: made at first sight of a thread, found
  * again by slot or by reference, kept after the thread ends - with
- * --period until its window is handed over (state.h, retire.h). */
+ * --period until its window is handed over (records.h, retire.h). */
 #define _GNU_SOURCE
-#include "sample/state.h"
+#include "sample/records.h"
 
 #include <errno.h>
 #include <stdlib.h>

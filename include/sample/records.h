@@ -1,5 +1,6 @@
-/* state.h - what the sampler keeps, shared by the files of sample/ (the
- * layers above see sampler.h only).
+/* records.h - the sampler and its records of threads and processes,
+ * shared by the files of sample/ (the layers above see sampler.h only).
+ * Each group of fields is a struct that says which file writes it.
  *
  * A tick's round goes (round.c): look at every thread without stopping
  * it (state, run count) and decide (decide.h); stop the threads that were
@@ -11,8 +12,8 @@
  * those that fell due while it ran (schedule.h).  Between rounds the
  * sampler moves off the CPUs the target's threads want (placement.h).
  */
-#ifndef PTRACE_PROFILER_SAMPLE_STATE_H
-#define PTRACE_PROFILER_SAMPLE_STATE_H
+#ifndef PTRACE_PROFILER_SAMPLE_RECORDS_H
+#define PTRACE_PROFILER_SAMPLE_RECORDS_H
 
 #include <sched.h>
 #include <signal.h>
@@ -120,13 +121,14 @@ struct follow_watch {
 				   whole one (round.c, held_by_us) */
 };
 
-/* idle.h's: a thread asleep and not run for several looks is cold, proven
+/* cold.h's: a thread asleep and not run for several looks is cold, proven
  * still by its run count first and its state in turn; its still ticks
- * are counted when it changes (idle.c writes it; family.c resets it at an
+ * are counted when it changes (cold.c writes it; family.c resets it at an
  * execve, capture.c its mark when its switches' ring is reused). */
-struct idle_watch {
+struct cold_watch {
+	char last_state;        /* stat's state at its last full look */
 	unsigned quiet_looks;   /* looks in a row that found it so */
-	bool cold;              /* IDLE_QUIET_LOOKS of them */
+	bool on;                /* cold: COLD_QUIET_LOOKS of them */
 	bool quiet_marked;      /* quiet_mark taken, its run count proven after */
 	uint64_t quiet_mark;    /* its switches' record then (switch_regs.h) */
 	uint64_t still_round;   /* a round that found it still */
@@ -148,14 +150,8 @@ struct stop_tally {
 				   PTRACE_CONT (the resume armed meanwhile) */
 };
 
-/* The sampler's record of one thread, kept for the whole run (the
- * summary reads it after the thread has ended).  The target's thread
- * points to it by slot (target.h). */
 struct owed_ticks;
 
-/* The ticks due while one round runs that are read again (round.c). */
-#define MID_TICKS 4
-#define MID_APP_MAX 128 /* their state frames, cut there */
 
 /* A thread's schedstat and stat as one tick read them. */
 struct sched_reading {
@@ -167,23 +163,91 @@ struct sched_reading {
 				  CPU (the summary) */
 };
 
-struct sampled_thread {
-	pid_t pid, tid;
-	size_t proc;            /* its process, in the sampler's list */
-	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
-	char comm_raw[COMM_MAX]; /* as stat gave it: sanitized again only when it changes */
-	bool ended;
-	bool retired;           /* let go (retire.h): a free record, no thread's */
-	struct thread_memory *memory;  /* what samples proved (decide.h) */
-	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
-	/* How often it leaves a CPU, by its run count over windows of
-	 * SWITCH_WINDOW_NS: a watch costs it at each switch (capture.h). */
-	uint64_t window_runs, window_ns; /* the window's start */
-	double switches_per_s;           /* in the last whole window; < 0 not yet */
-	struct pending_stop *pending;  /* a stop whose trap has not come */
-	bool pending_listed;    /* in the sampler's list of stops to poll (once,
-				   however many stops it is asked for before
-				   a poll prunes the list) */
+/* The ticks due while one round runs that are read again (round.c). */
+#define MID_TICKS 4
+#define MID_APP_MAX 128 /* their state frames, cut there */
+
+/* One tick due while a round ran, as that round's passes read the thread
+ * then (round.c's mid_round_pass writes it, count.c counts it). */
+struct mid_tick {
+	struct sched_counts sc;
+	char state;
+	bool on_cpu;            /* R: executing then (its kernel stack said) */
+	bool has_app;           /* asleep: the application's state frame then */
+	char app[MID_APP_MAX];
+	uint64_t at_ns;
+};
+
+/* What the rounds read of a thread around its look (round.c writes it;
+ * count.c reads the look's schedstat and the mid ticks). */
+struct round_reads {
+	/* Read at the round's start, before any look (round.c, first pass):
+	 * asleep then (S, D) and not put on a CPU since, a thread found R at
+	 * its look woke after the tick and is sampled as it was at it; and
+	 * with the same schedstat at its look, not run at all since: its
+	 * stat then is still its stat, not read again. */
+	uint64_t tick_round;    /* the round that read them; 0 none */
+	struct task_stat tick_stat; /* its stat then */
+	struct sched_counts tick_sc; /* its schedstat then */
+	uint64_t first_round;   /* a round that looked at it first */
+	uint64_t look_round;    /* the round of look_sc */
+	struct sched_counts look_sc; /* its look's schedstat */
+	uint64_t mid_round;     /* the round of mid[] */
+	unsigned n_mid;         /* mid[]'s ticks */
+	struct mid_tick mid[MID_TICKS]; /* the ticks due while it ran */
+};
+
+/* Ticks refused a stop (owed.c writes it; capture.c and count.c take
+ * the owed ticks). */
+struct refused_ticks {
+	uint64_t round;         /* a round whose stop the budget refused, */
+	unsigned char entry;    /* what it showed then (owed.h: an entry) */
+	struct owed_ticks *owed; /* ticks refused a stop, not counted yet */
+};
+
+/* The ticks a round kept it stopped through (capture.c writes it, count.c
+ * reads it). */
+struct frozen_span {
+	uint64_t round;         /* a round that kept it stopped, */
+	uint64_t from_ns, to_ns; /* from, to */
+};
+
+/* What count.c has counted of it: its samples (the summary reads them)
+ * and its last counted observation, stack and words. */
+struct thread_counts {
+	uint64_t samples;
+	uint64_t on_cpu;        /* of samples, "R (running)" */
+	uint64_t queued;        /* of samples, "R (runnable)" */
+	uint64_t last_ns;       /* its last sample, for the next one's weight */
+	uint32_t profile_index; /* in the thread list, + 1; 0 none */
+	unsigned profile_window; /* of the window that list is (win.cut) */
+	uint64_t obs_round;     /* the round of obs; 0 none */
+	struct observation obs;
+	/* Its last counted stack, and what it was counted from: the same
+	 * again (an idle thread, tick after tick) is added by id. */
+	uint64_t counted_key;
+	struct program_stack counted;
+	uint32_t obs_word;      /* the PostgreSQL wait word of obs (read with it) */
+	bool obs_word_ok;
+	bool obs_idle;          /* obs is in its idle wait (--no-idle: left out) */
+	bool idle_run_known;    /* idle_run_ns read */
+	uint64_t idle_run_ns;   /* its run time at its last observation
+				   (asleep since?) */
+};
+
+/* How often a thread leaves a CPU, by its run count over windows of
+ * SWITCH_WINDOW_NS: a watch costs it at each switch (capture.h;
+ * capture.c writes and reads it). */
+struct switch_rate {
+	uint64_t window_runs;   /* its run count at the window's start */
+	uint64_t window_ns;     /* the window's start */
+	double per_s;           /* in the last whole window; < 0 not yet */
+};
+
+/* What its last captures say of where the next peek reads (capture.c
+ * writes them; round.c reads read_early; family.c forgets them at an
+ * execve). */
+struct peek_hints {
 	uint64_t stack_low, stack_top; /* the mapping holding sp; 0 unknown */
 	uint64_t regs_pc;       /* pc of a sleep whose stack needed registers
 				   a peek does not have (unwound through a
@@ -200,64 +264,42 @@ struct sampled_thread {
 	uint64_t slept_sp;      /* sp of its last peek: the next one copies
 				   from there, less PEEK_AHEAD_SLACK, before
 				   reading where it sleeps; 0 unknown */
+};
+
+/* The sampler's record of one thread, kept for the whole run (the
+ * summary reads it after the thread has ended).  The target's thread
+ * points to it by slot (target.h).  Its identity and stop fields are
+ * records.c's and capture.c's; each group below, its owner's. */
+struct sampled_thread {
+	pid_t pid, tid;
+	size_t proc;            /* its process, in the sampler's list */
+	char comm[COMM_MAX];    /* sanitized, as its root frame shows it */
+	char comm_raw[COMM_MAX]; /* as stat gave it: sanitized again only when it changes */
+	bool ended;
+	bool retired;           /* let go (retire.h): a free record, no thread's */
+	struct thread_memory *memory;  /* what samples proved (decide.h) */
+	struct switch_watch *switched; /* its registers when it slept (switch_regs.h) */
+	struct switch_rate switches; /* capture.c's */
+	struct pending_stop *pending;  /* a stop whose trap has not come */
+	bool pending_listed;    /* in the sampler's list of stops to poll (once,
+				   however many stops it is asked for before
+				   a poll prunes the list) */
+	struct peek_hints peek; /* capture.c's */
 	int last_cpu;           /* stat's processor at its last tick, -1 */
 	struct follow_watch follow; /* followed to its CPU, and held there */
-	uint64_t samples, samples_on_cpu;
-	uint64_t samples_queued;       /* of samples, "R (runnable)" */
+	struct thread_counts counts; /* count.c's */
 	struct stop_tally stopped; /* what our stops cost it */
 	struct overhead_thread cost; /* --max-overhead: its budget (overhead.h) */
-	uint64_t guarded_round; /* a round whose stop the budget refused, */
-	unsigned char guarded_entry; /* what it showed then (owed.h: an entry) */
-	struct owed_ticks *owed; /* ticks refused a stop, not counted yet */
-	uint64_t frozen_round;  /* a round that kept it stopped, */
-	uint64_t frozen_from_ns, frozen_to_ns; /* from, to */
-	uint32_t profile_index; /* in the thread list, + 1; 0 none */
-	unsigned profile_window; /* of the window that list is (win.cut) */
-	uint64_t last_sample_ns; /* its last sample, for the next one's weight */
+	struct refused_ticks refused; /* --max-overhead: owed.c's */
+	struct frozen_span frozen; /* capture.c's */
 	/* Its schedstat at the first and the last tick that read it: what
 	 * the kernel says it spent on a CPU, beside what the samples say
 	 * (round.c writes them, the summary's figures read them). */
 	bool sched_seen;
 	struct sched_reading sched_first, sched_last;
 	struct selfcheck_thread check;
-	char last_state;        /* stat's state at its last look */
-	/* Read at the round's start, before any look (round.c, first pass):
-	 * asleep then (S, D) and not put on a CPU since, a thread found R at
-	 * its look woke after the tick and is sampled as it was at it; and
-	 * with the same schedstat at its look, not run at all since: its
-	 * stat then is still its stat, not read again. */
-	uint64_t tick_round;    /* the round that read them; 0 none */
-	struct task_stat tick_stat; /* its stat then */
-	struct sched_counts tick_sc; /* its schedstat then */
-	uint64_t first_round;   /* a round that looked at it first (round.c) */
-	/* Its look's schedstat (look_round: that round), and the ticks due
-	 * while that round ran, as the round's passes read it then
-	 * (round.c, mid_round_pass) */
-	uint64_t look_round;
-	struct sched_counts look_sc;
-	uint64_t mid_round;
-	unsigned n_mid;
-	struct mid_tick {
-		struct sched_counts sc;
-		char state;
-		bool on_cpu;    /* R: executing then (its kernel stack said) */
-		bool has_app;   /* asleep: the application's state frame then */
-		char app[MID_APP_MAX];
-		uint64_t at_ns;
-	} mid[MID_TICKS];
-	struct idle_watch idle; /* asleep and not run: looked at by its run count */
-	uint64_t obs_round;     /* the round of obs; 0 none */
-	struct observation obs;
-	/* Its last counted stack, and what it was counted from: the same
-	 * again (an idle thread, tick after tick) is added by id. */
-	uint64_t counted_key;
-	struct program_stack counted;
-	/* count.c: the PostgreSQL wait word of obs (read with it), whether
-	 * obs is in its idle wait (--no-idle: left out), and its run time at
-	 * its last observation (asleep since?) */
-	uint32_t obs_word;
-	bool obs_word_ok, obs_idle, idle_run_known;
-	uint64_t idle_run_ns;
+	struct round_reads reads; /* round.c's */
+	struct cold_watch cold; /* asleep and not run: looked at by its run count */
 };
 
 struct process {
@@ -464,6 +506,37 @@ struct stop_state {
 	size_t n_pending, cap_pending;
 };
 
+/* What the run has said once on stderr about the processes it met
+ * (family.c writes and reads it). */
+struct said_once {
+	/* PostgreSQL versions we have no tables for, said once a run each:
+	 * their majors, 0 for one we could not tell */
+	int pg_unknown[4];
+	unsigned n_pg_unknown;
+	bool not_pg;            /* a process that is no PostgreSQL server, said
+				   (the next ones counted in the summary) */
+};
+
+/* The CPU this round runs on, and when we got it (our own
+ * se.exec_start): a target thread on the same CPU that stopped running at
+ * that very instant was preempted by us (round.c writes it; capture.c
+ * reads cpu). */
+struct own_cpu {
+	int cpu;
+	bool start_read;        /* start_ns read this round */
+	bool start_known;       /* and found */
+	uint64_t start_ns;
+	int sched_fd;           /* /proc/thread-self/sched; -2 unreadable */
+};
+
+/* How often cold threads get their full look (cold.c writes it; round.c
+ * adds to look_ns what a look at a cold thread took). */
+struct cold_pace {
+	uint64_t every;         /* a full look every this many rounds */
+	size_t n;               /* cold threads, at the last round's end */
+	uint64_t look_ns;       /* what a look at a cold thread costs, averaged */
+};
+
 struct sampler {
 	const struct options *o;
 	const struct event_names *names;
@@ -490,19 +563,8 @@ struct sampler {
 	struct round_state cur; /* this round (round.c's) */
 	struct stop_state stops; /* its stops and resumes (capture.c's) */
 	struct call_frames call_frames; /* a held thread's kernel frames (capture.c's) */
-	/* PostgreSQL versions we have no tables for, said once a run each
-	 * (family.c): their majors, 0 for one we could not tell */
-	int pg_unknown_said[4];
-	unsigned n_pg_unknown_said;
-	bool not_pg_said;      /* a process that is no PostgreSQL server, said
-				  (the next ones counted in the summary) */
-	/* The CPU this round runs on, and when we got it (our own
-	 * se.exec_start): a target thread on the same CPU that stopped
-	 * running at that very instant was preempted by us. */
-	int my_cpu;
-	bool my_start_read, my_start_known;
-	uint64_t my_start_ns;
-	int self_sched_fd;     /* /proc/thread-self/sched; -2 unreadable */
+	struct said_once said; /* family.c's */
+	struct own_cpu me;     /* round.c's */
 	struct placement placement;
 	struct priority_report prio;   /* the sampler's scheduling (priority.h) */
 	struct priority_lift *lift;    /* back to SCHED_FIFO for a tick; made on first naming */
@@ -511,10 +573,7 @@ struct sampler {
 	bool tick_timed;               /* the next tick is here's timer's (resume_here.h) */
 	uint64_t timed_ns;             /* and due then (the schedule's, or one after) */
 	bool lift_tried;               /* made, or could not be */
-	/* idle.h */
-	uint64_t cold_every;   /* a cold thread's full look every this many rounds */
-	size_t n_cold;
-	uint64_t cold_look_ns; /* what a look at a cold thread costs, averaged */
+	struct cold_pace cold; /* cold.c's */
 	uint64_t last_poll_ns; /* pending traps polled last during the look */
 	struct own_cost own;   /* --max-overhead's of our CPU (sampler.c) */
 	struct reads_state reads; /* the report's reads (activity_reads.c) */

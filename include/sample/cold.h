@@ -1,4 +1,4 @@
-/* idle.h - threads asleep for long: their run count first, and their
+/* cold.h - threads asleep for long: their run count first, and their
  * state only in turn.
  *
  * A server has hundreds of threads that sleep for seconds.  The full look
@@ -14,43 +14,43 @@
  * thread whose run count moved, or whose full look finds it otherwise, is
  * hot again: looked at in full at every tick.
  */
-#ifndef PTRACE_PROFILER_SAMPLE_IDLE_H
-#define PTRACE_PROFILER_SAMPLE_IDLE_H
+#ifndef PTRACE_PROFILER_SAMPLE_COLD_H
+#define PTRACE_PROFILER_SAMPLE_COLD_H
 
-#include "sample/state.h"
+#include "sample/records.h"
 
-#define IDLE_QUIET_LOOKS 8 /* looks in a row asleep and not run: cold */
+#define COLD_QUIET_LOOKS 8 /* looks in a row asleep and not run: cold */
 
 /* For a cold thread not due its full look: its run count, read now, has
  * not moved since its memory was proven.  Then it is asleep in the
  * memory's stack as at its last tick, and the look is done: its ticks are
- * counted together when something changes (idle_flush), one stack for
+ * counted together when something changes (cold_flush), one stack for
  * all of them instead of one per round. */
-bool idle_still(struct sampler *s, struct process *p, struct thread *th,
+bool cold_still(struct sampler *s, struct process *p, struct thread *th,
 		struct sampled_thread *st, size_t index);
 
 /* Counts the ticks a still thread has gathered: before its next full
  * look, when a window is cut, at the end of the run. */
-void idle_flush(struct sampler *s, struct sampled_thread *st);
-void idle_flush_all(struct sampler *s);
+void cold_flush(struct sampler *s, struct sampled_thread *st);
+void cold_flush_all(struct sampler *s);
 
 /* Ticks a still thread gathers before they are counted anyway (so that
  * the timeline's times stay close). */
-#define IDLE_STILL_MAX 1000
+#define COLD_STILL_MAX 1000
 
 /* After a full look: what decide said, and the state, turn it cold or
  * hot. */
-void idle_after_look(struct sampled_thread *st, enum thread_action a, char state);
+void cold_after_look(struct sampled_thread *st, enum thread_action a, char state);
 
 /* At the end of a round standing for ticks ticks (the last due at
  * last_ns): the still threads gather them; and how often the cold threads
  * get their full look next, from how many there are and what a look
  * costs. */
-void idle_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);
+void cold_round(struct sampler *s, uint64_t ticks, uint64_t last_ns);
 
 /* Pure: every how many rounds each of cold threads gets its full look
  * (look_ns each, 0: not timed yet) so that they take at most a two-hundredth
  * of interval_ns per round; at least 1. */
-uint64_t idle_cold_every(size_t cold, uint64_t look_ns, uint64_t interval_ns);
+uint64_t cold_look_every(size_t cold, uint64_t look_ns, uint64_t interval_ns);
 
 #endif
