@@ -3,7 +3,7 @@
  * Names reach us as bytes (a thread's comm, a symbol, a path, a query):
  * nothing says they are UTF-8.  This tells a valid character from bytes
  * that are not one, for the code that makes names safe (frame.h) and the
- * writers that escape text for their format (output_util.h).
+ * writers that escape text for their format (escape.h).
  */
 #ifndef PTRACE_PROFILER_UTF8_H
 #define PTRACE_PROFILER_UTF8_H

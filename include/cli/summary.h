@@ -54,7 +54,9 @@ void summary_process_head(FILE *f, pid_t pid, const char *comm, const char *word
 size_t summary_rows_shown(size_t n, size_t cap);
 
 /* "10 ms", "100 us", "2.5 s", "1157 days": a duration as a person reads
- * it, into out.  Returns out. */
+ * it, into out: a space before the unit, three significant digits
+ * (rounded), up to days.  Returns out.  The output files spell a duration
+ * exactly instead ("1.5ms", "1234.567us"): numbers.h's format_ns. */
 const char *format_duration(uint64_t ns, char *out, size_t outsz);
 
 #endif

@@ -99,4 +99,10 @@ struct sample_view {
  * Returns the number written (at most max). */
 size_t sample_frames(const struct sample_view *s, const char **out, size_t max);
 
+/* Reads every sample of p->samples from the start, checking each names a
+ * stack and a thread that exist; fn returns 0 to go on.  Returns 0, or -1
+ * (errno EINVAL: no samples or a bad one; else the source's or fn's). */
+int sample_pass(const struct profile *p,
+		int (*fn)(const struct profile_sample *s, void *arg), void *arg);
+
 #endif

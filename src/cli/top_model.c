@@ -10,7 +10,7 @@
 #include "base/array.h"
 #include "base/hash_index.h"
 #include "base/intern.h"
-#include "output/output_util.h"
+#include "output/frame_role.h"
 
 #define NO_STACK "[no stack]"
 #define STATE_SEARCH 5 /* the OS state is at most this deep: thread, query, wait, state */

@@ -1,6 +1,6 @@
 /* out_folded.c - folded and stap text. */
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/frame_role.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -46,7 +46,8 @@
  * each, never per sample); the samples are streamed in one pass.
  */
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/escape.h"
+#include "output/frame_role.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -57,6 +58,7 @@
 #include "base/array.h"
 #include "base/hash_index.h"
 #include "base/intern.h"
+#include "base/ptr_index.h"
 #include "profile/activity.h"
 #include "report_page.h" /* report_page[]: the page, generated from report.html */
 

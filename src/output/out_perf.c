@@ -22,12 +22,14 @@
  * (thread, states, code) under the comm.
  */
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/frame_role.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/utf8.h"
 
 struct perf_pass {
 	FILE *f;

@@ -18,7 +18,7 @@
  * Mappings, marked as symbolized.
  */
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/frame_role.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "base/array.h"
+#include "base/ptr_index.h"
 
 /* --- a growable buffer and the protobuf encoding ---------------------- */
 

@@ -20,7 +20,8 @@
  * A stack's index list is formatted once, as text.
  */
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/escape.h"
+#include "output/numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/ptr_index.h"
 #include "base/version.h"
 
 #define DEFAULT_BUDGET (64u << 20)

@@ -26,7 +26,9 @@
  */
 #include "output/output.h"
 #include "output/diff.h"
-#include "output/output_util.h"
+#include "output/escape.h"
+#include "output/frame_role.h"
+#include "output/numbers.h"
 #include "base/array.h"
 #include "base/hash_index.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/output_util.h"
+#include "base/utf8.h"
 
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 

@@ -12,7 +12,7 @@
 
 #include "options.h"
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/frame_role.h"
 #include "profile_fixture.h"
 #include "written.h"
 

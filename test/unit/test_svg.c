@@ -13,9 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base/utf8.h"
 #include "output/diff.h"
 #include "output/output.h"
-#include "output/output_util.h"
+#include "output/escape.h"
+#include "output/frame_role.h"
 #include "profile_fixture.h"
 #include "written.h"
 
