@@ -209,6 +209,46 @@ static void words_into_snapshot(const struct look_words *w, struct snapshot *sn)
 	memcpy(sn->word, w->word, sizeof(w->word));
 }
 
+/* A peek's copy, read while the thread slept (runs: its run count then),
+ * unwound and remembered when complete.  A copy that ended short of what
+ * the unwind reads is extended and proven again; false: the thread ran
+ * meanwhile (*in is then the extended copy's).  *complete 0: the unwind
+ * needed a register we do not have (or lent's frames were not these):
+ * its next sleep's registers are watched for, and pc noted. */
+static bool peek_unwind(struct sampler *s, struct process *p, struct thread *th,
+			struct sampled_thread *st, uint64_t runs, const struct sleep_regs *lent,
+			uint64_t pc, struct unwind_input *in, int *complete)
+{
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
+	struct unwinder *u = p->program->unwinder;
+	struct sched_counts after;
+	int n = unwind_snapshot(u, s->snap, frames, UNWIND_MAX_FRAMES, complete);
+	if (unwind_read_past_copy(u) &&
+	    s->snap->stack_start + s->snap->stack_len < st->peek.stack_top) {
+		/* copied ahead too short: the rest, proven again */
+		bool consistent = snapshot_extend(th->tid, st->peek.stack_top, s->snap) == 0 &&
+				  thread_read_sched(p->t, th, &after) == 0 && after.runs == runs;
+		s->r->copies_extended++;
+		*in = snap_input(s, p);
+		if (!consistent)
+			return false;
+		n = unwind_snapshot(u, s->snap, frames, UNWIND_MAX_FRAMES, complete);
+	}
+	note_unwind_top(st, u, frames, n, *complete);
+	if (lent && *complete && !sleep_regs_same_frames(lent, frames, n)) {
+		*complete = 0; /* not the stop's frames: no proof of rbp */
+		s->r->lent_refused++;
+	}
+	if (*complete) /* else it needs a register we do not have */
+		memory_remember(memory_of(st), in, frames, n, *complete);
+	else if (!st->switched && capture_watch_worth(st->switches.per_s, tick_ns(s), false))
+		/* then the next sleep's, without a stop */
+		st->switched = switch_regs_watch(s->switches, th->tid);
+	if (!*complete)
+		st->peek.regs_pc = pc;
+	return true;
+}
+
 /* The look's first read: its stack from where it last slept, and its
  * process's words in the same read; else the words alone. */
 static bool look_ahead(struct sampler *s, struct process *p, struct thread *th,
@@ -337,37 +377,8 @@ bool capture_peek(struct sampler *s, struct process *p, struct thread *th,
 	struct unwind_input in = snap_input(s, p);
 	bool same = memory_matches(m, &in);
 	int complete = 1;
-	if (!same && consistent) {
-		struct unwound_frame frames[UNWIND_MAX_FRAMES];
-		struct unwinder *u = p->program->unwinder;
-		int n = unwind_snapshot(u, s->snap, frames, UNWIND_MAX_FRAMES, &complete);
-		if (unwind_read_past_copy(u) &&
-		    s->snap->stack_start + s->snap->stack_len < st->peek.stack_top) {
-			/* copied ahead too short: the rest, proven again */
-			consistent = snapshot_extend(th->tid, st->peek.stack_top, s->snap) == 0 &&
-				     thread_read_sched(p->t, th, &after) == 0 &&
-				     after.runs == sc->runs;
-			s->r->copies_extended++;
-			in = snap_input(s, p);
-			if (consistent)
-				n = unwind_snapshot(u, s->snap, frames, UNWIND_MAX_FRAMES, &complete);
-		}
-		if (consistent) {
-			note_unwind_top(st, u, frames, n, complete);
-			if (lent && complete && !sleep_regs_same_frames(lent, frames, n)) {
-				complete = 0; /* not the stop's frames: no proof of rbp */
-				s->r->lent_refused++;
-			}
-			if (complete) /* else it needs a register we do not have */
-				memory_remember(m, &in, frames, n, complete);
-			else if (!st->switched &&
-				 capture_watch_worth(st->switches.per_s, tick_ns(s), false))
-				/* then the next sleep's, without a stop */
-				st->switched = switch_regs_watch(s->switches, th->tid);
-			if (!complete)
-				st->peek.regs_pc = w.pc;
-		}
-	}
+	if (!same && consistent)
+		consistent = peek_unwind(s, p, th, st, sc->runs, lent, w.pc, &in, &complete);
 	bool counted = same || (consistent && complete);
 	tick_trace_peek(s->trace, th->tid, &in, consistent, complete, counted, sc->runs);
 	if (!counted && after_known && !consistent)

@@ -344,11 +344,12 @@ static void tick(struct sampler *s, struct schedule *sc, volatile int *quit)
 	keep_own_cost(s, sc, ended);
 }
 
-int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
+/* sampler_run's start: the sampler's priority and CPUs, the resume
+ * helper; then the clocks the summary reads, and the report's reads.
+ * Returns the run's start, after the first. */
+static uint64_t run_begin(struct sampler *s, struct sampler_result *r)
 {
 	const struct options *o = s->o;
-	memset(r, 0, sizeof(*r));
-	s->r = r;
 	priority_for_sampling(&s->prio);
 	r->nice = s->prio.nice;
 	r->realtime = s->prio.realtime;
@@ -357,20 +358,15 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	if (s->placement.on && s->placement.can_follow)
 		s->here = resume_here_new(&s->placement.allowed);
 	CPU_ZERO(&s->cur.followed);
-
-	uint64_t start = now_ns(), last_scan = start;
+	uint64_t start = now_ns();
 	s->start_ns = start;
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
 	s->win.start_ns = start;
 	s->win.due_ns = start + o->period_ns;
-	struct schedule sc;
-	schedule_start(&sc, o->interval_ns, start, start);
-	s->sched = &sc;
-	uint64_t cpu_start = cpu_ns();
 	s->own.checked_ns = start; /* keep_own_cost's first look is against these */
-	s->own.cpu_ns = cpu_start;
+	s->own.cpu_ns = cpu_ns();
 	s->own.rounds = 0;
 	if (activity_reads_wanted(o)) {
 		s->reads = (struct reads_state){ .series = activity_new(start), .scale = 1 };
@@ -380,28 +376,36 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 			fprintf(stderr, "ptrace_profiler: warning: the report's chart will be drawn from "
 				"the samples: cannot keep its reads (%s)\n", strerror(errno));
 	}
-	struct cpu_times machine_start, machine_end;
-	bool machine_known = cpu_times_now(&machine_start) == 0;
-	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
+	return start;
+}
+
+/* The ticks until the end (end_ns), the count, the targets' end, an error
+ * or *quit; between them the scans, the windows, the retired records and
+ * the report's reads, then the wait for the next tick. */
+static void run_ticks(struct sampler *s, struct schedule *sc, uint64_t end, volatile int *quit)
+{
+	const struct options *o = s->o;
+	struct sampler_result *r = s->r;
+	uint64_t last_scan = s->start_ns;
 	while (!*quit && any_alive(s->ts, s->n_targets) && !s->error) {
 		if ((o->count && r->ticks >= o->count) || now_ns() >= end)
 			break;
 		unsigned follows = s->placement.follows;
-		tick(s, &sc, quit);
+		tick(s, sc, quit);
 		if (o->count && r->ticks >= o->count)
 			break;
 		scan(s, now_ns(), &last_scan);
-		uint64_t next = sc.due_ns < end ? sc.due_ns : end;
+		uint64_t next = sc->due_ns < end ? sc->due_ns : end;
 		if (s->placement.follows != follows)
-			next = settled(&sc, next, end);
-		windows_between_ticks(s, next, &sc, quit);
+			next = settled(sc, next, end);
+		windows_between_ticks(s, next, sc, quit);
 		if (s->retire.due) {
 			s->retire.due = false;
 			retire_ended(s, next);
 		}
 		if (!s->tick_timed) /* (a tick timed on a followed thread's CPU: none) */
 			activity_reads_between(s, next, quit);
-		if (s->tick_timed && next == sc.due_ns)
+		if (s->tick_timed && next == sc->due_ns)
 			targets_wait_tick(s->ts, s->n_targets, s->timed_ns, RESUME_HERE_SIGNAL, TICK_LATE_NS, quit,
 					  capture_on_trap, s);
 		else
@@ -413,7 +417,12 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 		}
 		s->tick_timed = false;
 	}
-	s->sched = NULL;
+}
+
+/* After the last tick: the reads closed, the stops still pending waited
+ * for a little, and everything not counted yet counted. */
+static void run_settle(struct sampler *s, volatile int *quit)
+{
 	int reads_error = s->reads.series ? activity_end(s->reads.series) : 0;
 	if (reads_error) { /* (a full disk) */
 		fprintf(stderr, "ptrace_profiler: warning: the report's reads could not be kept (%s): "
@@ -432,6 +441,13 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	for (size_t i = 0; i < s->n_threads; i++)
 		capture_unstopped(s, &s->procs[sampled_at(s, i)->proc], sampled_at(s, i));
 	count_owed(s);
+}
+
+/* The helpers ended, and the run's own figures into r (since start, the
+ * machine's CPU times from machine_start when machine_known). */
+static void run_end(struct sampler *s, struct sampler_result *r, uint64_t start, uint64_t cpu_start,
+		    const struct cpu_times *machine_start, bool machine_known)
+{
 	r->switches = switch_regs_stats(s->switches);
 	unwatch_all(s);
 	r->lifts = priority_lift_count(s->lift);
@@ -449,15 +465,35 @@ int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
 	r->wall_ns = now_ns() - start;
 	r->cpu_ns = cpu_ns() - cpu_start;
 	r->steal_share = -1;
+	struct cpu_times machine_end;
 	if (machine_known && cpu_times_now(&machine_end) == 0 &&
-	    machine_end.total > machine_start.total) {
-		double total = (double)(machine_end.total - machine_start.total);
-		r->steal_share = (double)(machine_end.steal - machine_start.steal) / total;
-		r->idle_share = (double)(machine_end.idle - machine_start.idle) / total;
+	    machine_end.total > machine_start->total) {
+		double total = (double)(machine_end.total - machine_start->total);
+		r->steal_share = (double)(machine_end.steal - machine_start->steal) / total;
+		r->idle_share = (double)(machine_end.idle - machine_start->idle) / total;
 		r->idle_known = true;
 	}
 	if (s->trace)
 		tick_trace_close(s->trace), s->trace = NULL;
+}
+
+int sampler_run(struct sampler *s, volatile int *quit, struct sampler_result *r)
+{
+	const struct options *o = s->o;
+	memset(r, 0, sizeof(*r));
+	s->r = r;
+	uint64_t start = run_begin(s, r);
+	uint64_t cpu_start = s->own.cpu_ns;
+	struct schedule sc;
+	schedule_start(&sc, o->interval_ns, start, start);
+	s->sched = &sc;
+	struct cpu_times machine_start;
+	bool machine_known = cpu_times_now(&machine_start) == 0;
+	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
+	run_ticks(s, &sc, end, quit);
+	s->sched = NULL;
+	run_settle(s, quit);
+	run_end(s, r, start, cpu_start, &machine_start, machine_known);
 	return s->error ? -1 : 0;
 }
 
