@@ -32,6 +32,12 @@ struct pg_process {
 	const struct pg_wait_table *table; /* NULL: every event by number */
 	uint64_t pointer_addr;             /* &my_wait_event_info */
 	uint64_t word_addr;                /* what it pointed to; 0 not known */
+	/* Its word read through another process (pgprocs.h): its PGPROC's
+	 * pid at word_addr + pid_offset (0: not known), learnt for the word
+	 * at offset_for; reads so since its own last read. */
+	int32_t pid_offset;
+	uint64_t offset_for;
+	unsigned read_through;
 };
 
 enum pg_probe {

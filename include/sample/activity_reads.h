@@ -12,6 +12,12 @@
  * read ticks), and the rounds get what is left (sampler.c's
  * keep_own_cost).  The postmaster and the logger are not read: they have
  * no PGPROC, and their word says no wait while they sleep.
+ *
+ * Each process's word is first read its own way (pg_word_read: its
+ * pointer and the word, a call each); once two processes agree where a
+ * PGPROC keeps its pid, the words of an instance are read through one of
+ * its processes in one call, each with its PGPROC's pid (pgprocs.h), and
+ * a process whose pid is not there any more is read its own way again.
  */
 #ifndef PTRACE_PROFILER_SAMPLE_ACTIVITY_READS_H
 #define PTRACE_PROFILER_SAMPLE_ACTIVITY_READS_H
@@ -37,6 +43,20 @@
  * and spaced rounds left the reads at the asked rate for a third of a
  * second at the start (310 ticks of 72 us: 6.7 % of a CPU). */
 #define READS_RESCALE 16
+
+/* Words read through one process in one call (pgprocs.h) at most, a
+ * tick; the others each their own way. */
+#define READS_THROUGH_MAX 256
+
+/* A process's word read its own way (its pointer too) at least once in
+ * this many reads: a process on its way out stops writing to its PGPROC
+ * before it gives the slot up, and this bounds how long its last word
+ * there is taken for its state. */
+#define READS_OWN_EVERY 64
+
+/* A word this close to its pointer is a variable of the binary's, not a
+ * PGPROC's (learn_pid_offset). */
+#define READS_IMAGE_MAX (1ULL << 30)
 
 /* Does this run read them (the report, with --pg-wait-events, not
  * --period)? */

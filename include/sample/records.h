@@ -453,6 +453,12 @@ struct reads_state {
 	uint64_t scaled_cpu_ns;   /* scale was last set */
 	uint64_t traps_cpu_ns;    /* traps collected in their waits: not theirs */
 	unsigned procs_read;      /* processes the last read tick read */
+	/* Words read through one process (pgprocs.h): the offset of a
+	 * PGPROC's pid from its word that two processes agree on (0: none
+	 * yet; a first one seen, pid_seen), and the reads so made and made
+	 * each process's own way. */
+	int32_t pid_offset, pid_seen;
+	uint64_t read_through, read_own;
 	struct word_event {       /* the state frame's id of a word */
 		const void *table; /* the version's table (pgwait.h) */
 		uint32_t word;

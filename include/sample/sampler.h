@@ -46,6 +46,10 @@ struct sampler_result {
 	uint64_t copies_extended;  /* peeks whose copy, cut above the frames the
 				      last unwind read, was too short */
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
+	uint64_t read_ticks;       /* the report's read ticks (activity_reads.h) */
+	uint64_t read_through;     /* words they read through one process */
+	uint64_t read_own;         /* and each process its own way */
+	uint64_t read_cpu_ns;      /* our CPU in the read ticks, wake-ups included */
 	struct switch_stats switches; /* registers from their switches (switch_regs.h) */
 	uint64_t queued;           /* stops of threads queued for a CPU */
 	uint64_t woke_in_round;    /* looks that found R a thread asleep at the

@@ -670,6 +670,12 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 	if (r->words_reused)
 		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "
 			"none of its threads had run since\n", r->words_reused);
+	if (r->read_ticks)
+		fprintf(f, "  report's reads         %" PRIu64 " ticks, %.1f us of our CPU each (a wake-up "
+			"included between rounds), read %" PRIu64 " wait words: %" PRIu64 " through one "
+			"process, in one call a tick, %" PRIu64 " each its own way\n",
+			r->read_ticks, (double)r->read_cpu_ns / 1e3 / (double)r->read_ticks,
+			r->read_through + r->read_own, r->read_through, r->read_own);
 	if (r->queued)
 		fprintf(f, "  queued for a CPU       %" PRIu64 " stops collected when the thread got one\n",
 			r->queued);

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "db/pgactivity.h"
 #include "db/pgbackend.h"
+#include "db/pgprocs.h"
 #include "sample/capture.h"
 #include "sample/count.h"
 #include "sample/overhead.h"
@@ -112,6 +113,50 @@ static uint32_t root_id(struct sampler *s, struct process *p, uint32_t bucket)
 	return p->read_root;
 }
 
+/* Learns where p's PGPROC keeps its pid (pgprocs.h), once for each place
+ * of its word, and only for a word outside its binary's image: before it
+ * has a PGPROC, the word is a variable of the binary's, beside
+ * pointer_addr, whose neighbours (MyProcPid) would agree on an offset
+ * that is no PGPROC's.  Two processes agreeing make the instance's. */
+static void learn_pid_offset(struct reads_state *rs, struct process *p)
+{
+	struct pg_process *pg = &p->pg;
+	uint64_t far = pg->word_addr > pg->pointer_addr ? pg->word_addr - pg->pointer_addr :
+							   pg->pointer_addr - pg->word_addr;
+	if (!pg->word_addr || pg->offset_for == pg->word_addr || far < READS_IMAGE_MAX)
+		return;
+	pg->offset_for = pg->word_addr;
+	pg->pid_offset = pg_pid_offset_learn(p->t->pid, pg->word_addr);
+	if (!pg->pid_offset || rs->pid_offset)
+		return;
+	if (rs->pid_seen == pg->pid_offset)
+		rs->pid_offset = pg->pid_offset;
+	else
+		rs->pid_seen = pg->pid_offset;
+}
+
+/* p's word its own way (pg_word_read), counted: 1, or 0 (gone). */
+static unsigned read_own(struct sampler *s, struct process *p, uint32_t root)
+{
+	struct reads_state *rs = &s->reads;
+	uint32_t word;
+	/* (one that cannot be read has exited: not counted) */
+	if (pg_word_read(&p->pg, p->t->pid, &word) != 0)
+		return 0;
+	activity_add(rs->series, root, event_id(rs, &p->pg, word), query_id(s, p));
+	rs->read_own++;
+	p->pg.read_through = 0;
+	learn_pid_offset(rs, p);
+	return 1;
+}
+
+/* May p's word be read through another process this tick? */
+static bool through(const struct reads_state *rs, const struct process *p)
+{
+	return rs->pid_offset && p->pg.pid_offset == rs->pid_offset &&
+	       p->pg.offset_for == p->pg.word_addr && p->pg.read_through < READS_OWN_EVERY;
+}
+
 void activity_read_tick(struct sampler *s, uint64_t now)
 {
 	struct reads_state *rs = &s->reads;
@@ -119,16 +164,35 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 		return;
 	uint32_t bucket = activity_tick(rs->series, now);
 	unsigned read = 0;
+	struct pg_proc_read batch[READS_THROUGH_MAX];
+	size_t who[READS_THROUGH_MAX], n = 0;
 	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
 		if (!p->pg.server || !p->t || p->t->n_threads == 0)
 			continue;
-		uint32_t root = root_id(s, p, bucket), word;
-		/* (one that cannot be read has exited: not counted) */
-		if (root != ACTIVITY_NONE && pg_word_read(&p->pg, p->t->pid, &word) == 0) {
-			activity_add(rs->series, root, event_id(rs, &p->pg, word), query_id(s, p));
-			read++;
+		uint32_t root = root_id(s, p, bucket);
+		if (root == ACTIVITY_NONE)
+			continue;
+		if (n < READS_THROUGH_MAX && through(rs, p)) {
+			batch[n] = (struct pg_proc_read){ p->pg.word_addr, p->pg.pid_offset, p->t->pid, 0, false };
+			who[n++] = i;
+		} else {
+			read += read_own(s, p, root);
 		}
+	}
+	if (n) /* through the first of them: any server process would do */
+		pg_procs_read(batch[0].pid, batch, n);
+	for (size_t k = 0; k < n; k++) {
+		struct process *p = &s->procs[who[k]];
+		uint32_t root = root_id(s, p, bucket);
+		if (!batch[k].ok) { /* its slot another's, or the read failed */
+			read += read_own(s, p, root);
+			continue;
+		}
+		activity_add(rs->series, root, event_id(rs, &p->pg, batch[k].word), query_id(s, p));
+		rs->read_through++;
+		p->pg.read_through++;
+		read++;
 	}
 	rs->procs_read = read;
 	uint64_t end = now_ns();

@@ -423,6 +423,10 @@ static void run_ticks(struct sampler *s, struct schedule *sc, uint64_t end, vola
  * for a little, and everything not counted yet counted. */
 static void run_settle(struct sampler *s, volatile int *quit)
 {
+	s->r->read_ticks = s->reads.ticks;
+	s->r->read_through = s->reads.read_through;
+	s->r->read_own = s->reads.read_own;
+	s->r->read_cpu_ns = s->reads.cpu_ns;
 	int reads_error = s->reads.series ? activity_end(s->reads.series) : 0;
 	if (reads_error) { /* (a full disk) */
 		fprintf(stderr, "ptrace_profiler: warning: the report's reads could not be kept (%s): "
