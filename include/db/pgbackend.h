@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "db/pgactivity.h"
 #include "unwind/modules.h"
@@ -179,5 +180,26 @@ enum pg_read pg_backend_read(struct pg_backend *b, struct pg_activity *out);
  * (not tried again); PG_READ_NONE and PG_READ_FAILED as pg_backend_read.
  * Never while we hold the backend stopped (as pg_backend_read). */
 enum pg_read pg_backend_peek(struct pg_backend *b, struct pg_activity *out, int32_t *changecount);
+
+/* The same peek in parts, for a call that reads other processes' too
+ * (pgprocs.h: the slots are in the instance's shared memory, the same
+ * address in each of its processes).  pg_backend_peek_iov fills the
+ * PG_PEEK_IOVS iovecs that read the slot into *k: false when the
+ * process has no slot (PG_READ_NONE).  Once the call has read all
+ * PG_PEEK_BYTES of them, pg_backend_peek_done judges *k as
+ * pg_backend_peek does. */
+#define PG_PEEK_IOVS 5
+struct pg_peek {
+	int32_t before;         /* st_changecount */
+	int32_t procpid;        /* st_procpid: the slot still its own? */
+	int32_t state;          /* st_state */
+	int64_t id;             /* st_query_id */
+	int32_t after;          /* st_changecount again */
+};
+#define PG_PEEK_BYTES (4 * sizeof(int32_t) + sizeof(int64_t))
+bool pg_backend_peek_iov(struct pg_backend *b, struct pg_peek *k, struct iovec *local,
+			 struct iovec *remote);
+enum pg_read pg_backend_peek_done(struct pg_backend *b, const struct pg_peek *k,
+				  struct pg_activity *out, int32_t *changecount);
 
 #endif

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* How far before its word a PGPROC's pid is looked for. */
 #define PG_PID_WINDOW 1024
@@ -48,14 +49,21 @@ struct pg_proc_read {
 	uint64_t word_addr;   /* its word (pgstate.h's word_addr) */
 	int32_t pid_offset;   /* its PGPROC's pid, from word_addr */
 	pid_t pid;            /* the process */
+	/* More of its shared memory read in the same call, after the pid
+	 * (its status slot: pgbackend.h's pg_backend_peek_iov); n_more 0:
+	 * none.  At most 1022 iovecs. */
+	const struct iovec *more_local, *more_remote;
+	size_t n_more;
 	uint32_t word;        /* out: its word, when ok */
 	bool ok;              /* out: read, and the slot still pid's */
+	bool more_ok;         /* out: ok, and the more read whole */
 };
 
-/* Reads each entry's word and then its PGPROC's pid through process
- * reader (any process of the instance), in one process_vm_readv (more
- * for over 512 entries).  An entry is ok when the pid read is its own;
- * entries past a failed read are not.  Returns how many are ok. */
+/* Reads each entry's word, then its PGPROC's pid, then its more, through
+ * process reader (any process of the instance), in one process_vm_readv
+ * (more for over IOV_MAX iovecs).  An entry is ok when the pid read is
+ * its own; entries past a failed read are not.  Returns how many are
+ * ok. */
 size_t pg_procs_read(pid_t reader, struct pg_proc_read *e, size_t n);
 
 #endif

@@ -243,34 +243,47 @@ enum pg_read pg_backend_read(struct pg_backend *b, struct pg_activity *out)
 	return PG_READ_UNSETTLED;
 }
 
-enum pg_read pg_backend_peek(struct pg_backend *b, struct pg_activity *out, int32_t *changecount)
+bool pg_backend_peek_iov(struct pg_backend *b, struct pg_peek *k, struct iovec *local,
+			 struct iovec *remote)
 {
 	if (!b->beentry && find_slot(b) != 0)
-		return PG_READ_NONE;
-	int32_t before, procpid, state, after;
-	int64_t id;
-	struct iovec local[5] = {
-		{ &before, sizeof(before) }, { &procpid, sizeof(procpid) }, { &state, sizeof(state) },
-		{ &id, sizeof(id) }, { &after, sizeof(after) },
-	};
-	struct iovec remote[5] = {
-		{ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(before) },
-		{ (void *)(uintptr_t)(b->beentry + ST_PROCPID), sizeof(procpid) },
-		{ (void *)(uintptr_t)(b->beentry + ST_STATE), sizeof(state) },
-		{ (void *)(uintptr_t)(b->beentry + ST_QUERY_ID), sizeof(id) },
-		{ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(after) },
-	};
-	b->syscalls++;
-	if (process_vm_readv(b->pid, local, 5, remote, 5, 0) != (ssize_t)(4 * sizeof(int32_t) + sizeof(id)))
-		return PG_READ_FAILED;
-	if (procpid != b->pid) { /* exiting (pg_backend_read) */
+		return false;
+	local[0] = (struct iovec){ &k->before, sizeof(k->before) };
+	local[1] = (struct iovec){ &k->procpid, sizeof(k->procpid) };
+	local[2] = (struct iovec){ &k->state, sizeof(k->state) };
+	local[3] = (struct iovec){ &k->id, sizeof(k->id) };
+	local[4] = (struct iovec){ &k->after, sizeof(k->after) };
+	remote[0] = (struct iovec){ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(k->before) };
+	remote[1] = (struct iovec){ (void *)(uintptr_t)(b->beentry + ST_PROCPID), sizeof(k->procpid) };
+	remote[2] = (struct iovec){ (void *)(uintptr_t)(b->beentry + ST_STATE), sizeof(k->state) };
+	remote[3] = (struct iovec){ (void *)(uintptr_t)(b->beentry + ST_QUERY_ID), sizeof(k->id) };
+	remote[4] = (struct iovec){ (void *)(uintptr_t)(b->beentry + ST_CHANGECOUNT), sizeof(k->after) };
+	return true;
+}
+
+enum pg_read pg_backend_peek_done(struct pg_backend *b, const struct pg_peek *k,
+				  struct pg_activity *out, int32_t *changecount)
+{
+	if (k->procpid != b->pid) { /* exiting (pg_backend_read) */
 		b->beentry = 0;
 		b->have_activity = false;
 		return PG_READ_NONE;
 	}
-	if (before != after || (before & 1))
+	if (k->before != k->after || (k->before & 1))
 		return PG_READ_UNSETTLED;
-	*out = (struct pg_activity){ .state = pg_state_of(b->major, state), .query_id = id };
-	*changecount = before;
+	*out = (struct pg_activity){ .state = pg_state_of(b->major, k->state), .query_id = k->id };
+	*changecount = k->before;
 	return PG_READ_OK;
+}
+
+enum pg_read pg_backend_peek(struct pg_backend *b, struct pg_activity *out, int32_t *changecount)
+{
+	struct pg_peek k;
+	struct iovec local[PG_PEEK_IOVS], remote[PG_PEEK_IOVS];
+	if (!pg_backend_peek_iov(b, &k, local, remote))
+		return PG_READ_NONE;
+	b->syscalls++;
+	if (process_vm_readv(b->pid, local, PG_PEEK_IOVS, remote, PG_PEEK_IOVS, 0) != (ssize_t)PG_PEEK_BYTES)
+		return PG_READ_FAILED;
+	return pg_backend_peek_done(b, &k, out, changecount);
 }

@@ -52,26 +52,28 @@ static struct query_frame *known_query(struct reads_state *rs, const struct pg_a
 	return &rs->queries[(uint64_t)a->query_id * 0x9e3779b97f4a7c15ULL >> 57];
 }
 
-/* --pg-queries: the frame of p's statement now, as a text id
- * (ACTIVITY_NONE: none, or not read).  A peek at its status slot (state,
- * id: 24 bytes), and the frame only when the slot was written since the
- * last read: the id's frame seen before, else from a whole read (the
- * statement's text, normalized: pg_backend_read). */
-static uint32_t query_id(struct sampler *s, struct process *p)
+/* --pg-queries: is p's statement read (a backend of a type that reports
+ * one)? */
+static bool wants_query(struct sampler *s, struct process *p)
+{
+	return s->o->pg_queries && p->pgb_ok && pg_backend_type(&p->pgb) &&
+	       pg_backend_type_reports(p->pgb.major, p->pgb.type);
+}
+
+/* The frame of p's statement as a peek at its status slot found it (r, a
+ * and cc: pgbackend.h), as a text id (ACTIVITY_NONE: none, or not read):
+ * the frame only when the slot was written since the last read - the
+ * id's frame seen before, else from a whole read (the statement's text,
+ * normalized: pg_backend_read). */
+static uint32_t query_from_peek(struct sampler *s, struct process *p, enum pg_read r,
+				const struct pg_activity *peeked, int32_t cc)
 {
 	struct reads_state *rs = &s->reads;
-	if (!s->o->pg_queries || !p->pgb_ok || !pg_backend_type(&p->pgb) ||
-	    !pg_backend_type_reports(p->pgb.major, p->pgb.type))
-		return ACTIVITY_NONE;
-	struct pg_activity a;
-	int32_t cc;
-	enum pg_read r = pg_backend_peek(&p->pgb, &a, &cc);
-	if (r == PG_READ_UNSETTLED) /* caught writing: a write is short */
-		r = pg_backend_peek(&p->pgb, &a, &cc);
 	if (r != PG_READ_OK)
 		return ACTIVITY_NONE;
 	if (p->read_cc_known && cc == p->read_cc)
 		return p->read_query;
+	struct pg_activity a = *peeked;
 	struct query_frame *q = known_query(rs, &a);
 	uint32_t id = ACTIVITY_NONE;
 	if (q && q->query_id == a.query_id) {
@@ -89,6 +91,20 @@ static uint32_t query_id(struct sampler *s, struct process *p)
 	p->read_cc = cc;
 	p->read_query = id;
 	return id;
+}
+
+/* --pg-queries: the frame of p's statement now, its slot peeked at its
+ * own way (state, id: 24 bytes), again if caught writing. */
+static uint32_t query_id(struct sampler *s, struct process *p)
+{
+	if (!wants_query(s, p))
+		return ACTIVITY_NONE;
+	struct pg_activity a;
+	int32_t cc = 0;
+	enum pg_read r = pg_backend_peek(&p->pgb, &a, &cc);
+	if (r == PG_READ_UNSETTLED) /* caught writing: a write is short */
+		r = pg_backend_peek(&p->pgb, &a, &cc);
+	return query_from_peek(s, p, r, &a, cc);
 }
 
 /* Not read: processes without a PGPROC, whose word is their own
@@ -165,6 +181,9 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 	uint32_t bucket = activity_tick(rs->series, now);
 	unsigned read = 0;
 	struct pg_proc_read batch[READS_THROUGH_MAX];
+	struct pg_peek peek[READS_THROUGH_MAX]; /* --pg-queries: their slots, */
+	struct iovec peek_local[READS_THROUGH_MAX][PG_PEEK_IOVS]; /* read in the */
+	struct iovec peek_remote[READS_THROUGH_MAX][PG_PEEK_IOVS]; /* same call */
 	size_t who[READS_THROUGH_MAX], n = 0;
 	for (size_t i = 0; i < s->n_targets; i++) {
 		struct process *p = &s->procs[i];
@@ -174,7 +193,15 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 		if (root == ACTIVITY_NONE)
 			continue;
 		if (n < READS_THROUGH_MAX && through(rs, p)) {
-			batch[n] = (struct pg_proc_read){ p->pg.word_addr, p->pg.pid_offset, p->t->pid, 0, false };
+			batch[n] = (struct pg_proc_read){ .word_addr = p->pg.word_addr,
+							  .pid_offset = p->pg.pid_offset,
+							  .pid = p->t->pid };
+			if (wants_query(s, p) &&
+			    pg_backend_peek_iov(&p->pgb, &peek[n], peek_local[n], peek_remote[n])) {
+				batch[n].more_local = peek_local[n];
+				batch[n].more_remote = peek_remote[n];
+				batch[n].n_more = PG_PEEK_IOVS;
+			}
 			who[n++] = i;
 		} else {
 			read += read_own(s, p, root);
@@ -189,7 +216,16 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 			read += read_own(s, p, root);
 			continue;
 		}
-		activity_add(rs->series, root, event_id(rs, &p->pg, batch[k].word), query_id(s, p));
+		uint32_t query = ACTIVITY_NONE;
+		struct pg_activity a;
+		int32_t cc = 0;
+		enum pg_read r = batch[k].more_ok ? pg_backend_peek_done(&p->pgb, &peek[k], &a, &cc) :
+						    PG_READ_FAILED;
+		if (batch[k].more_ok && r != PG_READ_UNSETTLED)
+			query = query_from_peek(s, p, r, &a, cc);
+		else /* no slot read with it, or caught writing */
+			query = query_id(s, p);
+		activity_add(rs->series, root, event_id(rs, &p->pg, batch[k].word), query);
 		rs->read_through++;
 		p->pg.read_through++;
 		read++;

@@ -64,8 +64,8 @@ static void words_kept_only_under_their_pid(void **state)
 	for (int i = 0; i < 3; i++) {
 		procs[i].pid = 100 + i;
 		procs[i].wait_event_info = 0x05000000u + (uint32_t)i;
-		e[i] = (struct pg_proc_read){ (uint64_t)(uintptr_t)&procs[i].wait_event_info, -712,
-					      100 + i, 0, false };
+		e[i] = (struct pg_proc_read){ .word_addr = (uint64_t)(uintptr_t)&procs[i].wait_event_info,
+					      .pid_offset = -712, .pid = 100 + i };
 	}
 	assert_int_equal(pg_procs_read(getpid(), e, 3), 3);
 	for (int i = 0; i < 3; i++) {
@@ -79,7 +79,7 @@ static void words_kept_only_under_their_pid(void **state)
 	assert_true(e[2].ok);
 	/* an unreadable word: it and those after it not ok */
 	e[3] = e[2];
-	e[1] = (struct pg_proc_read){ 4096, -712, 101, 0, false };
+	e[1] = (struct pg_proc_read){ .word_addr = 4096, .pid_offset = -712, .pid = 101 };
 	procs[1].pid = 101;
 	assert_int_equal(pg_procs_read(getpid(), e, 4), 1);
 	assert_true(e[0].ok);
@@ -105,12 +105,49 @@ static void many_in_several_calls(void **state)
 	for (int i = 0; i < N; i++) {
 		procs[i].pid = 1000 + i;
 		procs[i].wait_event_info = (uint32_t)i;
-		e[i] = (struct pg_proc_read){ (uint64_t)(uintptr_t)&procs[i].wait_event_info, -712,
-					      1000 + i, 0, false };
+		e[i] = (struct pg_proc_read){ .word_addr = (uint64_t)(uintptr_t)&procs[i].wait_event_info,
+					      .pid_offset = -712, .pid = 1000 + i };
 	}
 	assert_int_equal(pg_procs_read(getpid(), e, N), N);
 	assert_int_equal(e[N - 1].word, N - 1);
 	assert_int_equal(e[600].word, 600);
+}
+
+/* More of each process's memory in the same call (its status slot):
+ * read after the pid, ok only with it; entries packed within IOV_MAX. */
+static void more_read_with_each(void **state)
+{
+	(void)state;
+	enum { N = 300, MORE = 5 };
+	static struct fake_proc procs[N];
+	static int64_t slot[N][MORE], got[N][MORE];
+	static struct iovec l[N][MORE], r[N][MORE];
+	static struct pg_proc_read e[N];
+	for (int i = 0; i < N; i++) {
+		procs[i].pid = 2000 + i;
+		for (int m = 0; m < MORE; m++) {
+			slot[i][m] = 1000 * i + m;
+			l[i][m] = (struct iovec){ &got[i][m], sizeof(got[i][m]) };
+			r[i][m] = (struct iovec){ &slot[i][m], sizeof(slot[i][m]) };
+		}
+		e[i] = (struct pg_proc_read){ .word_addr = (uint64_t)(uintptr_t)&procs[i].wait_event_info,
+					      .pid_offset = -712, .pid = 2000 + i,
+					      .more_local = l[i], .more_remote = r[i], .n_more = MORE };
+	}
+	assert_int_equal(pg_procs_read(getpid(), e, N), N); /* 146 a call: 3 calls */
+	for (int i = 0; i < N; i++) {
+		assert_true(e[i].more_ok);
+		assert_int_equal(got[i][MORE - 1], 1000 * i + MORE - 1);
+	}
+	procs[7].pid = 1; /* another's slot: its more not ok either */
+	r[9][2].iov_base = (void *)4096; /* unreadable: 9's more, and 10 on */
+	assert_int_equal(pg_procs_read(getpid(), e, 20), 9 - 1 + 1);
+	assert_false(e[7].ok);
+	assert_false(e[7].more_ok);
+	assert_true(e[8].more_ok);
+	assert_true(e[9].ok);
+	assert_false(e[9].more_ok);
+	assert_false(e[10].ok);
 }
 
 int main(void)
@@ -120,6 +157,7 @@ int main(void)
 		cmocka_unit_test(learnt_from_memory),
 		cmocka_unit_test(words_kept_only_under_their_pid),
 		cmocka_unit_test(many_in_several_calls),
+		cmocka_unit_test(more_read_with_each),
 	};
 	return cmocka_run_group_tests_name("pgprocs", tests, NULL, NULL);
 }
