@@ -406,7 +406,12 @@ pg_running_test() {
 # view's, which is the view's own doing: its sampler's work before each
 # snapshot takes a CPU from the others (2 ms of busy loop there moved its
 # CPU share from 24.5 to 16.8 % and its ClientRead up 2 points, our reads
-# unmoved at 28-30 % CPU).
+# unmoved at 28-30 % CPU).  A light observer of the backends' own words
+# (build/test/pg_status -w: their memory read every ms, no SQL) agreed
+# with our reads (CPU 28.1-28.9 against 27.4-29.0, Client 15.6-16.2
+# against 16.4-16.5) where the view said CPU 21.9-25.3, Client 21.5-22.8.
+# So the promised figure (make truth: 4 points) is against the words,
+# and the view is held within make check's 8.
 pg_reads_test() {
 	local backends=$1 sql=$2 out=$TMP/pgreads.html pp rc tol cpu_max
 	# (under the sanitizers too: the reads' memory, against a real
@@ -415,16 +420,27 @@ pg_reads_test() {
 		skip "PostgreSQL report's reads against pg_stat_activity" "python3 is needed"
 		return
 	fi
-	tol=$(pick $TOL 5)
+	local words words_tol
+	tol=$TOL # the view's own sampling moves its shares (above)
+	words_tol=$(pick $TOL 4)
 	cpu_max=$(pick 1.5 1.2)
 	"$sql" "${conn[@]}" -X -q -c "TRUNCATE pp_activity" postgres >/dev/null 2>&1
 	"$PP" -p "$PG_PM" --subprocesses --pg-wait-events --pg-queries -d 1ms --max-overhead 1% -t 6s -v \
 		-o "$out" 2>"$TMP/pgreads.err" &
 	pp=$!
+	# the backends' own words, read every ms by a light observer of their
+	# memory (no ptrace, no SQL), real-time where it may be
+	local -a chrt=()
+	! command -v chrt >/dev/null || chrt=(chrt -f 1)
+	"${chrt[@]}" "$PGS" -w -n 5000 -i 1 $backends >"$TMP/pgreads-words.txt" 2>&1 &
+	words=$!
 	pg_activity_sampler 6 "$TMP/pgreads-call.log"
 	wait "$PSA_PID"
+	wait $words
 	wait $pp
 	rc=$?
+	awk -F '\t' 'NF == 3 { n[$3]++ } END { for (k in n) print k, n[k] }' "$TMP/pgreads-words.txt" \
+		>"$TMP/pgreads-words.counts"
 	"$sql" "${conn[@]}" -X -A -t -F ' ' -c "select coalesce(wtype || ':' || wevent, 'CPU'), count(*)
 		from pp_activity group by 1" postgres >"$TMP/pgreads-psa.counts" 2>>"$TMP/pgreads-call.log"
 	# the backends' reads by event, and a backend's fewest reads a second
@@ -457,6 +473,9 @@ PY
 	local reads_s=${rates% *} samples_s=${rates#* } cpu
 	cpu=$(sed -n 's/.*profiler CPU.* \([0-9.]*\)% of the machine.*/\1/p' "$TMP/pgreads.err")
 	pg_shares "$TMP/pgreads.counts" >"$TMP/pgreads.shares"
+	pg_shares "$TMP/pgreads-words.counts" >"$TMP/pgreads-words.shares"
+	pg_shares_against "$TMP/pgreads.shares" "$TMP/pgreads-words.shares" "$words_tol"
+	local words_bad=$SHARES_APART words_side=$SHARES_SIDE
 	pg_shares "$TMP/pgreads-psa.counts" >"$TMP/pgreads-psa.shares"
 	pg_shares_against "$TMP/pgreads.shares" "$TMP/pgreads-psa.shares" "$tol"
 	local bad=$SHARES_APART side=$SHARES_SIDE
@@ -478,6 +497,8 @@ PY
 	if [ -n "$through" ] && [ -n "$own" ] && [ "$through" -gt $((4 * own)) ]; then
 		pass "PostgreSQL $PGMAJOR report's reads: $through wait words read through one process, $own each its own way"
 	else fail "PostgreSQL $PGMAJOR report's reads through one process" "$through read so, $own each its own way (through > 4 x own)" "$TMP/pgreads.err"; fi
+	if [ -s "$TMP/pgreads-words.counts" ] && [ -z "$words_bad" ]; then pass "PostgreSQL $PGMAJOR report's reads: the backends' events within $words_tol points of their own words read every ms beside us:$words_side"
+	else tfail "PostgreSQL $PGMAJOR report's reads against the backends' own words" "apart by more than $words_tol points:${words_bad:- no words read} ($words_side)" "$TMP/pgreads-words.counts"; fi
 	if [ -z "$bad" ]; then pass "PostgreSQL $PGMAJOR report's reads: the backends' events within $tol points of pg_stat_activity's:$side"
 	else tfail "PostgreSQL $PGMAJOR report's reads against pg_stat_activity" "apart by more than $tol points:$bad ($side)" "$TMP/pgreads.counts"; fi
 }

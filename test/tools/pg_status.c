@@ -11,6 +11,9 @@
  *       word ("-"), ID the query frame's id ("-" when no statement),
  *       FRAME the --pg-queries frame ("-"), WAIT "type:name" of its wait
  *       event ("CPU" for none), IDLE 1 when that wait is the idle one
+ *   pg_status -w [-n ROUNDS] [-i MS] PID...
+ *       the wait words alone, each round: ROUND PID WAIT - a light
+ *       observer of the processes' own memory, beside the profiler
  *   pg_status -t PID...
  *       PID and its title (process_title_read), "-" when not rewritten
  *   pg_status -c N PID
@@ -41,6 +44,7 @@ struct watched {
 	struct pg_process pg;
 	struct pg_backend b;
 	bool ok;
+	uint32_t word;          /* -w: this round's */
 };
 
 static void open_one(struct files *fs, struct watched *w)
@@ -64,6 +68,19 @@ static uint32_t wait_word(const struct watched *w)
 	return word;
 }
 
+/* "type:name" of word, "CPU" for none, the number when not named. */
+static const char *wait_text(const struct watched *w, uint32_t word, char *out, size_t outsz)
+{
+	const char *wt = pg_wait_type(w->pg.table, word), *wn = pg_wait_name(w->pg.table, word);
+	if (!word)
+		snprintf(out, outsz, "CPU");
+	else if (wt && wn)
+		snprintf(out, outsz, "%s:%s", wt, wn);
+	else
+		snprintf(out, outsz, "0x%08x", word);
+	return out;
+}
+
 static void print_one(int round, struct watched *w)
 {
 	struct pg_activity a = { .state = PG_STATE_UNKNOWN };
@@ -77,14 +94,8 @@ static void print_one(int round, struct watched *w)
 	if (have && a.state == PG_STATE_ACTIVE)
 		snprintf(id, sizeof(id), "%" PRId64, a.query_id ? a.query_id : (int64_t)a.text_hash);
 	uint32_t word = wait_word(w);
-	const char *wt = pg_wait_type(w->pg.table, word), *wn = pg_wait_name(w->pg.table, word);
 	char wait[128];
-	if (!word)
-		snprintf(wait, sizeof(wait), "CPU");
-	else if (wt && wn)
-		snprintf(wait, sizeof(wait), "%s:%s", wt, wn);
-	else
-		snprintf(wait, sizeof(wait), "0x%08x", word);
+	wait_text(w, word, wait, sizeof(wait));
 	bool client = w->b.type >= 0 && pg_backend_type_client(w->b.major, w->b.type);
 	printf("%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\n", round, (int)w->pid, type ? type : "-",
 	       have && pg_state_name(a.state) ? pg_state_name(a.state) : "-", id, n ? frame : "-", wait,
@@ -128,12 +139,14 @@ static int normalize_lines(void)
 int main(int argc, char **argv)
 {
 	long rounds = 1, interval_ms = 10, cost_reads = 0;
+	bool words_only = false;
 	bool titles = false;
 	int c;
-	while ((c = getopt(argc, argv, "n:i:c:tq")) != -1) {
+	while ((c = getopt(argc, argv, "n:i:c:tqw")) != -1) {
 		switch (c) {
 		case 'n': rounds = atol(optarg); break;
 		case 'i': interval_ms = atol(optarg); break;
+		case 'w': words_only = true; break;
 		case 'c': cost_reads = atol(optarg); break;
 		case 't': titles = true; break;
 		case 'q': return normalize_lines();
@@ -160,8 +173,14 @@ int main(int argc, char **argv)
 	if (cost_reads)
 		return w[0].ok ? cost(&w[0], cost_reads) : 1;
 	for (long r = 0; r < rounds; r++) {
+		char wait[128];
 		for (int i = 0; i < n; i++)
-			if (w[i].ok)
+			if (w[i].ok && words_only) /* the words first, then the writing */
+				w[i].word = wait_word(&w[i]);
+		for (int i = 0; i < n; i++)
+			if (w[i].ok && words_only)
+				printf("%ld\t%d\t%s\n", r, (int)w[i].pid, wait_text(&w[i], w[i].word, wait, sizeof(wait)));
+			else if (w[i].ok)
 				print_one((int)r, &w[i]);
 		fflush(stdout);
 		if (r + 1 < rounds)
