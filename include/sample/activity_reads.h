@@ -2,8 +2,7 @@
  * read without a stop, for the report's chart (activity.h).
  *
  * With --pg-wait-events and the report (--format html), each tick reads
- * each server process's wait word (pgstate.h's pg_word_read: one
- * process_vm_readv of 12 bytes, about 0.5 µs beside pgbench here) and
+ * each server process's wait word (below: most of them in one call) and
  * counts it in the series under the process's root frame and its state
  * frame.  A round's tick reads first, then the round runs; between the
  * rounds that --max-overhead spaces, the reads keep the asked interval.
