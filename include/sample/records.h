@@ -61,6 +61,7 @@ struct observation {
 struct look_words {
 	int n;                          /* 0: none wanted */
 	int ok;                         /* read */
+	pid_t tid;                      /* through this thread */
 	uint64_t addr[SNAPSHOT_WORDS];
 	uint32_t word[SNAPSHOT_WORDS];
 };
@@ -346,6 +347,7 @@ struct process {
 		bool valid;
 		uint64_t run_ns;
 		int n, ok;
+		pid_t tid; /* read through */
 		uint64_t addr[SNAPSHOT_WORDS];
 		uint32_t word[SNAPSHOT_WORDS];
 	} words;

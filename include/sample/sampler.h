@@ -45,6 +45,7 @@ struct sampler_result {
 				      frames: stopped instead */
 	uint64_t copies_extended;  /* peeks whose copy, cut above the frames the
 				      last unwind read, was too short */
+	uint64_t words_foreign;    /* words found another process's when counted */
 	uint64_t words_reused;     /* a process's words not read again: none of it ran */
 	uint64_t read_ticks;       /* the report's read ticks (activity_reads.h) */
 	uint64_t read_through;     /* words they read through one process */

@@ -29,6 +29,8 @@ struct snapshot {
 	uint64_t word_addr[SNAPSHOT_WORDS];
 	uint32_t word[SNAPSHOT_WORDS];
 	int words_ok;
+	pid_t words_tid; /* the thread they were read through (set by every
+			    read of them; a copy of them carries it along) */
 	struct user_regs_struct regs;
 	/* Only rsp and rip are known (a blocked thread looked at without
 	 * stopping it): the unwinder must not use any other register, */
@@ -80,6 +82,12 @@ int snapshot_peek_ahead(const struct blocked_syscall *where, struct snapshot *s)
 
 /* Reads only the extra words (no stop needed).  0, or -1. */
 int snapshot_read_words(pid_t tid, struct snapshot *s);
+
+/* Were s's words read through thread tid, or none read?  A process's
+ * words sit at the same addresses in every process of its instance (the
+ * binary's variables, the shared memory): read through another process,
+ * they are that one's. */
+bool snapshot_words_through(const struct snapshot *s, pid_t tid);
 
 /* What a stop's registers say about a system call.
  *

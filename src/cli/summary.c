@@ -670,6 +670,10 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 	if (r->words_reused)
 		fprintf(f, "  state words            %" PRIu64 " samples kept their process's last read: "
 			"none of its threads had run since\n", r->words_reused);
+	if (r->words_foreign)
+		fprintf(f, "  others' words          %" PRIu64 " samples counted without their state "
+			"words: those at hand had been read through another process\n",
+			r->words_foreign);
 	if (r->read_ticks)
 		fprintf(f, "  report's reads         %" PRIu64 " ticks, %.1f us of our CPU each (a wake-up "
 			"included between rounds), read %" PRIu64 " wait words: %" PRIu64 " through one "

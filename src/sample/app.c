@@ -68,11 +68,12 @@ void app_read_words(struct sampler *s, struct process *p, pid_t tid)
 	    memcmp(w->addr, sn->word_addr, addr_len) == 0) {
 		memcpy(sn->word, w->word, sizeof(sn->word));
 		sn->words_ok = w->ok;
+		sn->words_tid = w->tid;
 		s->r->words_reused++;
 		return;
 	}
 	snapshot_read_words(tid, sn);
-	*w = (struct words_read){ known, run_ns, sn->n_words, sn->words_ok, { 0 }, { 0 } };
+	*w = (struct words_read){ known, run_ns, sn->n_words, sn->words_ok, sn->words_tid, { 0 }, { 0 } };
 	memcpy(w->addr, sn->word_addr, sizeof(w->addr));
 	memcpy(w->word, sn->word, sizeof(w->word));
 }
@@ -183,11 +184,31 @@ static void note_process(struct sampler *s, struct process *p)
 		read_status(s, p);
 }
 
+/* Were the words in sn (if any) read from p's memory, through any of
+ * its threads? */
+static bool words_of(const struct snapshot *sn, const struct process *p)
+{
+	if (snapshot_words_through(sn, p->t->pid))
+		return true;
+	for (size_t i = 0; i < p->t->n_threads; i++)
+		if (snapshot_words_through(sn, p->t->threads[i].tid))
+			return true;
+	return false;
+}
+
 const char *app_state(struct sampler *s, struct process *p, char *buf, size_t len)
 {
 	note_process(s, p);
+	/* Never another process's words (they sit at the same addresses in
+	 * every process of an instance): none, if that is what s->snap has
+	 * (a capture of another process's between p's read and now). */
+	bool foreign = !words_of(s->snap, p);
+	if (foreign) {
+		s->r->words_foreign++;
+		s->snap->words_ok = 0;
+	}
 	if (pg_words_wanted(s->o)) {
-		p->word_ok = p->pg.server && s->snap->n_words &&
+		p->word_ok = !foreign && p->pg.server && s->snap->n_words &&
 			     pg_word(&p->pg, p->t->pid, s->snap, &p->word) == 0;
 		p->word_fresh = true;
 	}

@@ -77,15 +77,34 @@ static bool ran_since_the_look(struct process *p, struct thread *th, const struc
 	       now.runs != look->sc.runs;
 }
 
+/* The snapshot's words, as read with its stack. */
+static void words_of_snapshot(const struct snapshot *sn, struct look_words *w)
+{
+	w->n = sn->n_words;
+	w->ok = w->n && sn->words_ok;
+	w->tid = sn->words_tid;
+	memcpy(w->addr, sn->word_addr, sizeof(w->addr));
+	memcpy(w->word, sn->word, sizeof(w->word));
+}
+
+/* Back into the snapshot, for the counting (what the look read since may
+ * have replaced them). */
+static void words_into_snapshot(const struct look_words *w, struct snapshot *sn)
+{
+	sn->n_words = w->n;
+	sn->words_ok = w->ok;
+	sn->words_tid = w->tid;
+	memcpy(sn->word_addr, w->addr, sizeof(w->addr));
+	memcpy(sn->word, w->word, sizeof(w->word));
+}
+
 void capture_look_words(struct sampler *s, struct process *p, struct thread *th,
 			struct blocked_look *d)
 {
 	app_set_words(s, p);
-	struct look_words *w = &d->words;
-	w->n = s->snap->n_words;
-	w->ok = w->n && snapshot_read_words(th->tid, s->snap) == 0;
-	memcpy(w->addr, s->snap->word_addr, sizeof(w->addr));
-	memcpy(w->word, s->snap->word, sizeof(w->word));
+	if (s->snap->n_words)
+		snapshot_read_words(th->tid, s->snap);
+	words_of_snapshot(s->snap, &d->words);
 }
 
 /* The tick of a thread seen blocked that ran before it could be read: its
@@ -98,11 +117,7 @@ static bool count_moved_on(struct sampler *s, struct process *p, struct thread *
 	struct sched_counts now;
 	if (tick_trace_on(s->trace) && thread_read_sched(p->t, th, &now) == 0)
 		tick_trace_moved_on(s->trace, th->tid, look->sc.runs, now.runs);
-	const struct look_words *w = &look->words;
-	s->snap->n_words = w->n;
-	s->snap->words_ok = w->ok;
-	memcpy(s->snap->word_addr, w->addr, sizeof(w->addr));
-	memcpy(s->snap->word, w->word, sizeof(w->word));
+	words_into_snapshot(&look->words, s->snap);
 	s->r->no_user_stack++;
 	count_observe(s, p, st, reported_state(look->state, false, false), false, look->kernel,
 		      look->n_kernel);
@@ -188,25 +203,6 @@ static void note_unwind_top(struct sampled_thread *st, const struct unwinder *u,
 {
 	bool whole = complete && n > 0 && frames[n - 1].kind != FRAME_TRUNCATED;
 	st->peek.unwind_top = whole ? unwind_read_top(u) : 0;
-}
-
-/* The snapshot's words, as read with its stack. */
-static void words_of_snapshot(const struct snapshot *sn, struct look_words *w)
-{
-	w->n = sn->n_words;
-	w->ok = w->n && sn->words_ok;
-	memcpy(w->addr, sn->word_addr, sizeof(w->addr));
-	memcpy(w->word, sn->word, sizeof(w->word));
-}
-
-/* Back into the snapshot, for the counting (what the look read since may
- * have replaced them). */
-static void words_into_snapshot(const struct look_words *w, struct snapshot *sn)
-{
-	sn->n_words = w->n;
-	sn->words_ok = w->ok;
-	memcpy(sn->word_addr, w->addr, sizeof(w->addr));
-	memcpy(sn->word, w->word, sizeof(w->word));
 }
 
 /* A peek's copy, read while the thread slept (runs: its run count then),
@@ -458,13 +454,9 @@ static void note_pending(struct sampler *s, const struct process *p, const struc
 /* The snapshot's words and w's, exchanged. */
 static void swap_words(struct snapshot *sn, struct look_words *w)
 {
-	struct look_words mine = { sn->n_words, sn->words_ok, { 0 }, { 0 } };
-	memcpy(mine.addr, sn->word_addr, sizeof(mine.addr));
-	memcpy(mine.word, sn->word, sizeof(mine.word));
-	sn->n_words = w->n;
-	sn->words_ok = w->ok;
-	memcpy(sn->word_addr, w->addr, sizeof(w->addr));
-	memcpy(sn->word, w->word, sizeof(w->word));
+	struct look_words mine;
+	words_of_snapshot(sn, &mine);
+	words_into_snapshot(w, sn);
 	*w = mine;
 }
 

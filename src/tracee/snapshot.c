@@ -44,10 +44,16 @@ int snapshot_read_words(pid_t tid, struct snapshot *s)
 		remote[i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
 	}
 	ssize_t want = 4 * s->n_words;
+	s->words_tid = tid;
 	s->words_ok = s->n_words > 0 &&
 		      process_vm_readv(tid, local, (unsigned long)s->n_words, remote,
 				       (unsigned long)s->n_words, 0) == want;
 	return s->words_ok ? 0 : -1;
+}
+
+bool snapshot_words_through(const struct snapshot *s, pid_t tid)
+{
+	return !s->words_ok || s->words_tid == tid;
 }
 
 int snapshot_regs(pid_t tid, struct snapshot *s)
@@ -93,6 +99,7 @@ static ssize_t read_stack_and_words(pid_t tid, uint64_t start, size_t len, struc
 		remote[1 + i] = (struct iovec){ (void *)(uintptr_t)s->word_addr[i], 4 };
 	}
 	unsigned long n = 1 + (unsigned long)s->n_words;
+	s->words_tid = tid;
 	return process_vm_readv(tid, local, n, remote, n, 0);
 }
 

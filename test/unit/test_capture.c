@@ -31,6 +31,7 @@
 #include "base/frame.h"
 #include "profile/aggregate.h"
 #include "profile/program.h"
+#include "sample/app.h"
 #include "sample/capture.h"
 #include "sample/count.h"
 #include "sample/owed.h"
@@ -212,6 +213,7 @@ int __wrap_snapshot_peek(pid_t tid, const struct blocked_syscall *where, uint64_
 	if (fake.has_words) { /* read with the stack, as the real peek does */
 		memcpy(s->word, fake.word, sizeof(s->word));
 		s->words_ok = 1;
+		s->words_tid = tid;
 	}
 	fake.runs += fake.runs_while_peeked;
 	return 0;
@@ -230,6 +232,7 @@ int __wrap_snapshot_copy_ahead(pid_t tid, uint64_t from, uint64_t stack_top, str
 	if (fake.has_words) {
 		memcpy(s->word, fake.word, sizeof(s->word));
 		s->words_ok = 1;
+		s->words_tid = tid;
 	}
 	return 0;
 }
@@ -263,6 +266,7 @@ int __wrap_snapshot_stack(pid_t tid, uint64_t stack_top, struct snapshot *s)
 	if (fake.has_words) { /* read with the stack, as the real copy does */
 		memcpy(s->word, fake.word, sizeof(s->word));
 		s->words_ok = 1;
+		s->words_tid = tid;
 	}
 	return 0;
 }
@@ -274,6 +278,7 @@ int __wrap_snapshot_read_words(pid_t tid, struct snapshot *s)
 		return 0;
 	memcpy(s->word, fake.word, sizeof(s->word));
 	s->words_ok = 1;
+	s->words_tid = tid;
 	return 0;
 }
 
@@ -1051,6 +1056,30 @@ static void moved_on_keeps_the_words_of_its_look(void **state)
 	assert_int_equal(counted_in_all(w), 1);
 }
 
+/* Words at hand that were read through another process (a capture of
+ * its between this one's read and its count) are that process's: the
+ * state frame says none were read rather than name its event. */
+static void others_words_are_not_counted_as_its_own(void **state)
+{
+	struct world *w = *state;
+	w->o.ksuseopc_addr = 0x1000;
+	w->o.ksusetim_addr = 0x1004;
+	char buf[APP_STATE_MAX];
+	struct snapshot *sn = w->s->snap;
+	app_set_words(w->s, w->p);
+	sn->words_ok = 1;
+	sn->word[0] = 42;
+	sn->words_tid = FAKE_TID + 1; /* another process's thread */
+	assert_string_equal(app_state(w->s, w->p, buf, sizeof(buf)), "[unreadable] (Oracle state)");
+	assert_int_equal(w->r.words_foreign, 1);
+	sn->words_ok = 1;
+	sn->words_tid = FAKE_TID; /* its own thread's */
+	assert_string_equal(app_state(w->s, w->p, buf, sizeof(buf)), "event#=42 (Oracle state)");
+	sn->words_tid = w->t.pid; /* its process's, through its first thread */
+	assert_string_equal(app_state(w->s, w->p, buf, sizeof(buf)), "event#=42 (Oracle state)");
+	assert_int_equal(w->r.words_foreign, 1);
+}
+
 /* A sleep whose stack needs rbp, at fp_place: the first peek cannot
  * unwind it, so it is stopped; the stop's registers are kept, and the
  * next sleep at the same sp and pc is unwound with them, without a stop,
@@ -1212,6 +1241,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(queued_thread_is_counted_with_the_stack_of_its_trap,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(others_words_are_not_counted_as_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(moved_on_keeps_the_words_of_its_look, setup,
 						teardown),
 cmocka_unit_test_setup_teardown(refused_ticks_keep_their_own_words, setup, teardown),

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -165,6 +167,47 @@ static void copy_ahead_then_cut(void **state)
 	free(stack);
 }
 
+/* The same word's place in another process (a fork: the same addresses,
+ * as an instance's shared memory is in each of its processes) holds that
+ * process's value: the words say whose they are. */
+static void words_know_whose(void **state)
+{
+	(void)state;
+	static volatile uint32_t word = 1;
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		word = 2;
+		char c = 0;
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char c;
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	struct snapshot *sn = calloc(1, sizeof(*sn));
+	assert_non_null(sn);
+	sn->n_words = 1;
+	sn->word_addr[0] = (uint64_t)(uintptr_t)&word;
+	assert_true(snapshot_words_through(sn, getpid())); /* none read: none foreign */
+	assert_int_equal(snapshot_read_words(child, sn), 0);
+	assert_int_equal(sn->word[0], 2);
+	assert_true(snapshot_words_through(sn, child));
+	assert_false(snapshot_words_through(sn, getpid()));
+	assert_int_equal(snapshot_read_words(getpid(), sn), 0);
+	assert_int_equal(sn->word[0], 1);
+	assert_true(snapshot_words_through(sn, getpid()));
+	assert_false(snapshot_words_through(sn, child));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +215,7 @@ int main(void)
 		cmocka_unit_test(restarting_codes),
 		cmocka_unit_test(restart_pending_only_before_the_instruction),
 		cmocka_unit_test(copy_ahead_then_cut),
+		cmocka_unit_test(words_know_whose),
 	};
 	return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }
