@@ -164,6 +164,7 @@ int pg_word(struct pg_process *p, pid_t pid, struct snapshot *s, uint32_t *word)
 		s->word_addr[2] = ptr;
 		s->word[2] = w;
 		s->words_ok = 1;
+		s->words_tid = pid; /* (read through the process itself) */
 	}
 	p->word_addr = ptr;
 	*word = s->word[2];

@@ -5,11 +5,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "db/pgprocs.h"
+#include "db/pgstate.h"
+#include "tracee/snapshot.h"
 
 /* A PGPROC as PostgreSQL 15 lays the fields we use out: the pid at 712
  * bytes before the word, its latch's owner_pid at 696. */
@@ -150,6 +153,38 @@ static void more_read_with_each(void **state)
 	assert_false(e[10].ok);
 }
 
+/* A word read by pg_word itself (the snapshot's not read, or its pointer
+ * moved) is read through the process: the snapshot says so, and the
+ * sampler then counts it as the process's own (app.c). */
+static void a_word_read_by_itself_says_through_whom(void **state)
+{
+	(void)state;
+	static uint32_t word = 0x05000001, other = 0x06000002;
+	static uint32_t *pointer = &word;
+	struct pg_process p = { .server = true, .pointer_addr = (uint64_t)(uintptr_t)&pointer };
+	struct snapshot *sn = calloc(1, sizeof(*sn));
+	assert_non_null(sn);
+	pg_words(&p, sn);
+	sn->words_ok = 0;
+	sn->words_tid = getpid() + 1; /* left by another read */
+	uint32_t w = 0;
+	assert_int_equal(pg_word(&p, getpid(), sn, &w), 0);
+	assert_int_equal(w, 0x05000001);
+	assert_true(snapshot_words_through(sn, getpid()));
+	/* moved since: the snapshot's words stand for the moment they were
+	 * read; not read, the word where it points now */
+	pointer = &other;
+	assert_int_equal(pg_word(&p, getpid(), sn, &w), 0);
+	assert_int_equal(w, 0x05000001);
+	sn->words_ok = 0;
+	sn->words_tid = getpid() + 1;
+	assert_int_equal(pg_word(&p, getpid(), sn, &w), 0);
+	assert_int_equal(w, 0x06000002);
+	assert_int_equal(p.word_addr, (uint64_t)(uintptr_t)&other);
+	assert_true(snapshot_words_through(sn, getpid()));
+	free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +193,7 @@ int main(void)
 		cmocka_unit_test(words_kept_only_under_their_pid),
 		cmocka_unit_test(many_in_several_calls),
 		cmocka_unit_test(more_read_with_each),
+		cmocka_unit_test(a_word_read_by_itself_says_through_whom),
 	};
 	return cmocka_run_group_tests_name("pgprocs", tests, NULL, NULL);
 }
