@@ -275,7 +275,8 @@ demo: deps
 
 # --- benchmark (bench/run.sh says what it measures) ----------------------
 # (the target that measures its own freezes is a test target too)
-BENCH_BINS := $(B)/test/targets/freeze_target $(B)/test/targets/sysmix $(B)/bench/bare_loop
+BENCH_BINS := $(B)/test/targets/freeze_target $(B)/test/targets/sysmix $(B)/bench/bare_loop \
+	$(B)/bench/wake_floor
 $(B)/bench/%: bench/%.c | $(B)/bench
 	$(CC) -O2 -g -Wall -Wextra -o $@ $<
 

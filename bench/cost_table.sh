@@ -25,11 +25,15 @@
 # sample and of the machine, and the truth bought: user_work's share in
 # the profile against its own clock.
 #
+# Before it, this machine's price of a wake-up (bench/wake_floor.c), by
+# which the followed rows' extra cost reads.
+#
 # Then a server's shape: 1000 threads waking every 0.5 s (many_threads
 # ... nap) at 10 ms and 1 ms: the share of ticks sampled, the profiler's
 # CPU, and its CPU per thread per round.
 #
-# Tunables: BENCH_ROUNDS (3), BENCH_SECONDS (3), PP (the binary measured,
+# Tunables: COST_PARTS (the tables made: "stops sysmix threads"),
+# BENCH_ROUNDS (3), BENCH_SECONDS (3), PP (the binary measured,
 # ./ptrace_profiler: another build for a before-and-after).  Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +47,11 @@ trap 'rm -rf "$OUT"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "cost_table: needs root (ptrace of a non-child)"; exit 1; }
 
+PARTS=" ${COST_PARTS:-stops sysmix threads} "
+part() { case $PARTS in *" $1 "*) return 0 ;; esac; return 1; }
+
 field() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1"; }
+field_kv() { echo " $1" | sed -n "s/.* $2=\([0-9.]*\).*/\1/p"; }
 
 # run_one TARGET EVERY GUARD ROUND: appends "target every guard lost_us cpu_pct rate" to rows
 run_one() {
@@ -73,42 +81,44 @@ run_one() {
 }
 
 echo "cost_table: $(nproc) CPUs, $(uname -r), $ROUNDS rounds x ${SECS}s per configuration"
-for r in $(seq "$ROUNDS"); do
-	for target in busy idle; do
-		run_one "$target" none none "$r"
-		for every in 100us 1ms 10ms; do
-			for guard in none 1% 0.5%; do run_one "$target" "$every" "$guard" "$r"; done
+if part stops; then
+	for r in $(seq "$ROUNDS"); do
+		for target in busy idle; do
+			run_one "$target" none none "$r"
+			for every in 100us 1ms 10ms; do
+				for guard in none 1% 0.5%; do run_one "$target" "$every" "$guard" "$r"; done
+			done
 		done
+		echo "cost_table: round $r done" >&2
 	done
-	echo "cost_table: round $r done" >&2
-done
 
-awk -v secs="$SECS" '
-function median(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-{
-	key = $1 " " $2 " " $3; k = ++n[key]
-	stop[key, k] = $4; over[key, k] = $5; cpu[key, k] = $6; rate[key, k] = $7
-	if (!(key in seen) && $2 != "none") { seen[key] = 1; order[++nk] = key }
-}
-END {
-	printf "\n| thread | -d | bound | its time lost (own clock) | profiler CPU (of the machine) | samples/s |\n"
-	printf "| --- | --- | --- | ---: | ---: | ---: |\n"
-	for (i = 1; i <= nk; i++) {
-		split(order[i], kk, " "); base = kk[1] " none none"
-		m = n[order[i]]
-		for (j = 1; j <= m; j++) {
-			# the sleeps overran by the baseline run of the same round
-			extra = over[order[i], j] - over[base, j]; if (extra < 0) extra = 0
-			l[j] = (stop[order[i], j] + extra) / 1e4 / secs
-			c[j] = cpu[order[i], j]; r[j] = rate[order[i], j]
-		}
-		printf "| %s | %s | %s | %.2f %% | %.2f %% | %.0f |\n", (kk[1] == "busy" ? "CPU-bound" : "idle, 1 ms work / 10 ms"),
-			kk[2], (kk[3] == "none" ? "none" : "--max-overhead " kk[3]), median(l, m), median(c, m), median(r, m)
+	awk -v secs="$SECS" '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 	}
-}' "$OUT/rows"
+	{
+		key = $1 " " $2 " " $3; k = ++n[key]
+		stop[key, k] = $4; over[key, k] = $5; cpu[key, k] = $6; rate[key, k] = $7
+		if (!(key in seen) && $2 != "none") { seen[key] = 1; order[++nk] = key }
+	}
+	END {
+		printf "\n| thread | -d | bound | its time lost (own clock) | profiler CPU (of the machine) | samples/s |\n"
+		printf "| --- | --- | --- | ---: | ---: | ---: |\n"
+		for (i = 1; i <= nk; i++) {
+			split(order[i], kk, " "); base = kk[1] " none none"
+			m = n[order[i]]
+			for (j = 1; j <= m; j++) {
+				# the sleeps overran by the baseline run of the same round
+				extra = over[order[i], j] - over[base, j]; if (extra < 0) extra = 0
+				l[j] = (stop[order[i], j] + extra) / 1e4 / secs
+				c[j] = cpu[order[i], j]; r[j] = rate[order[i], j]
+			}
+			printf "| %s | %s | %s | %.2f %% | %.2f %% | %.0f |\n", (kk[1] == "busy" ? "CPU-bound" : "idle, 1 ms work / 10 ms"),
+				kk[2], (kk[3] == "none" ? "none" : "--max-overhead " kk[3]), median(l, m), median(c, m), median(r, m)
+		}
+	}' "$OUT/rows"
+fi
 
 # A thread between fast system calls: followed to its CPU (unpinned, as
 # the profiler runs by default), and stopped from afar (the profiler kept
@@ -129,7 +139,14 @@ sm_run() { # CONFIG ROUND
 		;;
 	esac
 }
-if [ "$(nproc)" -ge 2 ]; then
+if part sysmix && [ "$(nproc)" -ge 2 ]; then
+	# this machine's price of a wake-up (bench/wake_floor.c): a followed
+	# thread's round pays one more than a stop from afar (our helper,
+	# woken on the other CPU)
+	floor=$(build/bench/wake_floor 2000 2>/dev/null || true)
+	echo
+	echo "A wake-up on a timer here: $(field_kv "$floor" timer_us) us of CPU; waking a thread asleep on" \
+		"an idle CPU: $(field_kv "$floor" remote_write_us) us to the writer (bench/wake_floor.c)."
 	echo
 	echo "| sysmix (a pread every ~2 us) | work lost | profiler CPU per sample | profiler CPU (of the machine) | user_work, profile / its clock |"
 	echo "| --- | ---: | ---: | ---: | ---: |"
@@ -158,19 +175,21 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 
 # A thousand threads.
-echo
-echo "| 1000 threads waking every 0.5 s | ticks sampled | profiler CPU (of the machine) | CPU per thread per round |"
-echo "| --- | ---: | ---: | ---: |"
-for every in 10ms 1ms; do
-	build/test/targets/many_threads 1000 0 $((SECS + 2)) nap &
-	pid=$!
-	sleep 0.5
-	"$PP" -p "$pid" -d "$every" -t "${SECS}s" -o /dev/null 2>"$OUT/many.$every" || true
-	wait "$pid" || true
-	share=$(sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9.]*%\)).*/\1/p' "$OUT/many.$every")
-	cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs/\1 \2/p' "$OUT/many.$every")
-	rounds=$(sed -n 's/^  rounds *\([0-9]*\) for .*/\1/p' "$OUT/many.$every")
-	echo "$every $share $cpu $rounds" | awk -v secs="$SECS" '{
-		per = $3 / 100 * $4 * secs * 1e6 / ($5 > 0 ? $5 : 1) / 1000
-		printf "| -d %s | %s | %.1f %% | %.2f us |\n", $1, $2, $3, per }'
-done
+if part threads; then
+	echo
+	echo "| 1000 threads waking every 0.5 s | ticks sampled | profiler CPU (of the machine) | CPU per thread per round |"
+	echo "| --- | ---: | ---: | ---: |"
+	for every in 10ms 1ms; do
+		build/test/targets/many_threads 1000 0 $((SECS + 2)) nap &
+		pid=$!
+		sleep 0.5
+		"$PP" -p "$pid" -d "$every" -t "${SECS}s" -o /dev/null 2>"$OUT/many.$every" || true
+		wait "$pid" || true
+		share=$(sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9.]*%\)).*/\1/p' "$OUT/many.$every")
+		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs/\1 \2/p' "$OUT/many.$every")
+		rounds=$(sed -n 's/^  rounds *\([0-9]*\) for .*/\1/p' "$OUT/many.$every")
+		echo "$every $share $cpu $rounds" | awk -v secs="$SECS" '{
+			per = $3 / 100 * $4 * secs * 1e6 / ($5 > 0 ? $5 : 1) / 1000
+			printf "| -d %s | %s | %.1f %% | %.2f us |\n", $1, $2, $3, per }'
+	done
+fi
