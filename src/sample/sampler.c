@@ -73,7 +73,7 @@ struct sampler *sampler_new(const struct options *o, struct target *ts, size_t *
 	cuts_start(&s->cuts);
 	s->shared.cuts = &s->cuts;
 	s->procs = calloc(s->n_targets, sizeof(*s->procs));
-	s->snap = malloc(sizeof(*s->snap));
+	s->snap = calloc(1, sizeof(*s->snap)); /* (no words read yet) */
 	s->switches = switch_regs_new(watches_allowed());
 	if (!s->procs || !s->snap || !s->switches || !s->shared.files || !s->shared.namer) {
 		sampler_free(s);

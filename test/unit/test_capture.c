@@ -1068,7 +1068,8 @@ static void others_words_are_not_counted_as_its_own(void **state)
 	struct snapshot *sn = w->s->snap;
 	app_set_words(w->s, w->p);
 	sn->words_ok = 1;
-	sn->word[0] = 42;
+	sn->word[0] = 42; /* ksuseopc: event 42, */
+	sn->word[1] = 0;  /* ksusetim 0: waiting on it */
 	sn->words_tid = FAKE_TID + 1; /* another process's thread */
 	assert_string_equal(app_state(w->s, w->p, buf, sizeof(buf)), "[unreadable] (Oracle state)");
 	assert_int_equal(w->r.words_foreign, 1);
