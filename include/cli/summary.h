@@ -38,8 +38,10 @@ const char *summary_check_line(const struct options *o, const struct thread_figu
  * heaviest each with its share of them, its share on a CPU and its top
  * three wait events as shares of its own samples, then the sessions'
  * states outside a statement, and how many samples were read before the
- * server computed their statement's id (pgtime.h's renamed_samples). */
-void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken);
+ * server computed their statement's id (pgtime.h's renamed_samples).
+ * reads: t counts the report's reads, not samples (said so; on a CPU
+ * there means no wait event). */
+void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken, bool reads);
 
 /* The start of a process's line: "  process PID NAME N threads now",
  * NAME its comm followed, where the root frames name it by more (a

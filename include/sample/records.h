@@ -470,6 +470,11 @@ struct reads_state {
 		int64_t query_id;  /* 0: none cached */
 		uint32_t id;       /* its text's id */
 	} queries[128];            /* by the id's hash */
+	long *time_entry;         /* --pg-queries: a statement frame's text id
+				     -> its entry in the reads' time model */
+	size_t n_time_entry;
+	bool time_failed;         /* out of memory: the summary's model is
+				     the samples' */
 };
 
 /* The round under way.  round.c begins and ends it; capture.c and

@@ -134,6 +134,10 @@ struct sampler_result {
 	bool query_ids;            /* the server computes query ids */
 	struct pg_time pg_time;    /* --pg-queries: the time model; freed
 				      with the sampler */
+	struct pg_time read_time;  /* the same from the report's reads, every
+				      process at every tick (activity_reads.h):
+				      no wait event counts as on CPU; freed
+				      with the sampler */
 };
 
 struct sampler;

@@ -568,9 +568,10 @@ static double pct(uint64_t part, uint64_t whole)
 
 /* One query of the time model: its share of the instance, on CPU, and its
  * top wait events as shares of its own samples. */
-static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uint64_t taken)
+static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uint64_t taken,
+			const char *unit)
 {
-	fprintf(f, "    %2zu. %5.1f%% of the samples, on CPU %5.1f%%: %s\n", rank, pct(e->samples, taken),
+	fprintf(f, "    %2zu. %5.1f%% of the %s, on CPU %5.1f%%: %s\n", rank, pct(e->samples, taken), unit,
 		pct(e->on_cpu, e->samples), e->frame);
 	const struct pg_time_event *top[EVENTS_SHOWN];
 	size_t n = pg_time_top_events(e, top, EVENTS_SHOWN);
@@ -580,8 +581,9 @@ static void print_query(FILE *f, size_t rank, const struct pg_time_entry *e, uin
 	fprintf(f, "%s\n", n ? "" : " none");
 }
 
-void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
+void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken, bool reads)
 {
+	const char *unit = reads ? "reads" : "samples";
 	uint64_t in_queries = 0;
 	size_t queries = 0;
 	for (size_t i = 0; i < t->n; i++)
@@ -591,11 +593,16 @@ void summary_time_model(FILE *f, const struct pg_time *t, uint64_t taken)
 		}
 	size_t top[QUERIES_SHOWN];
 	size_t n = pg_time_top(t, top, QUERIES_SHOWN);
-	fprintf(f, "  queries (--pg-queries) %zu seen, in %.1f%% of the %" PRIu64 " samples taken%s\n",
-		queries, pct(in_queries, taken), taken,
-		n ? "; the heaviest, waits as shares of each one's samples:" : "");
+	fprintf(f, "  queries (--pg-queries) %zu seen, in %.1f%% of the %" PRIu64 " %s taken", queries,
+		pct(in_queries, taken), taken, unit);
+	if (reads)
+		fprintf(f, " (the report's: every process's state at every tick, read without a stop; "
+			"on CPU: no wait event)");
+	if (n)
+		fprintf(f, "; the heaviest, waits as shares of each one's %s:", unit);
+	fputc('\n', f);
 	for (size_t k = 0; k < n; k++)
-		print_query(f, k + 1, &t->e[top[k]], taken);
+		print_query(f, k + 1, &t->e[top[k]], taken, unit);
 	bool said = false;
 	for (size_t i = 0; i < t->n; i++) {
 		if (pg_time_is_query(t->e[i].frame))
@@ -763,8 +770,10 @@ void summary_print(FILE *f, const struct options *o, const struct target *ts, si
 	print_processes(f, o, ts, n_targets, s, r);
 	print_shared_names(f, o, ts, n_targets, s);
 	print_left_out(f, o, r);
-	if (o->pg_queries)
-		summary_time_model(f, &r->pg_time, r->samples + r->left_out);
+	if (o->pg_queries && r->read_time.n) /* (the report's reads: many more) */
+		summary_time_model(f, &r->read_time, r->read_through + r->read_own, true);
+	else if (o->pg_queries)
+		summary_time_model(f, &r->pg_time, r->samples + r->left_out, false);
 	fprintf(f, "  unwind failures        %" PRIu64 " of %" PRIu64 " samples\n",
 		r->unwind_failures, r->samples);
 	print_cut(f, r);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sample/activity_reads.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -107,6 +108,36 @@ static uint32_t query_id(struct sampler *s, struct process *p)
 	return query_from_peek(s, p, r, &a, cc);
 }
 
+/* --pg-queries: one read of p in the reads' time model (sampler.h's
+ * read_time), under its statement's frame (text id query) and in its
+ * word.  Out of memory, the model is given up (time_failed). */
+static void time_add(struct sampler *s, struct process *p, uint32_t query, uint32_t word)
+{
+	struct reads_state *rs = &s->reads;
+	if (!s->o->pg_queries || query == ACTIVITY_NONE || rs->time_failed)
+		return;
+	if (query >= rs->n_time_entry) {
+		size_t n = (size_t)query + 64;
+		long *more = realloc(rs->time_entry, n * sizeof(*more));
+		if (!more) {
+			rs->time_failed = true;
+			return;
+		}
+		for (size_t i = rs->n_time_entry; i < n; i++)
+			more[i] = -1;
+		rs->time_entry = more;
+		rs->n_time_entry = n;
+	}
+	long *e = &rs->time_entry[query];
+	const char *frame = activity_text(rs->series, query);
+	if (*e < 0 && (!frame || (*e = pg_time_entry(&s->r->read_time, frame)) < 0)) {
+		rs->time_failed = true;
+		return;
+	}
+	if (pg_time_add(&s->r->read_time, (size_t)*e, 1, word == 0, true, word, p->pg.table) != 0)
+		rs->time_failed = true;
+}
+
 /* Not read: processes without a PGPROC, whose word is their own
  * variable's, 0 (no wait) while they sleep. */
 static bool has_no_pgproc(struct process *p)
@@ -159,7 +190,9 @@ static unsigned read_own(struct sampler *s, struct process *p, uint32_t root)
 	/* (one that cannot be read has exited: not counted) */
 	if (pg_word_read(&p->pg, p->t->pid, &word) != 0)
 		return 0;
-	activity_add(rs->series, root, event_id(rs, &p->pg, word), query_id(s, p));
+	uint32_t query = query_id(s, p);
+	activity_add(rs->series, root, event_id(rs, &p->pg, word), query);
+	time_add(s, p, query, word);
 	rs->read_own++;
 	p->pg.read_through = 0;
 	learn_pid_offset(rs, p);
@@ -226,6 +259,7 @@ void activity_read_tick(struct sampler *s, uint64_t now)
 		else /* no slot read with it, or caught writing */
 			query = query_id(s, p);
 		activity_add(rs->series, root, event_id(rs, &p->pg, batch[k].word), query);
+		time_add(s, p, query, batch[k].word);
 		rs->read_through++;
 		p->pg.read_through++;
 		read++;

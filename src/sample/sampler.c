@@ -120,8 +120,10 @@ void sampler_free(struct sampler *s)
 		s->procs[i].t->on_drop = NULL;
 	}
 	free(s->procs);
-	if (s->r) /* the summary has been written from it */
+	if (s->r) { /* the summary has been written from them */
 		pg_time_free(&s->r->pg_time);
+		pg_time_free(&s->r->read_time);
+	}
 	pg_shape_ids_free(&s->shapes);
 	/* After every program: they name with these. */
 	namer_free(s->shared.namer);
@@ -133,6 +135,7 @@ void sampler_free(struct sampler *s)
 	free(s->pg_skipped);
 	timeline_free(s->timeline);
 	activity_free(s->reads.series);
+	free(s->reads.time_entry);
 	free(s->cur.running);
 	free(s->stops.resumed);
 	free(s->stops.pending);
@@ -427,6 +430,8 @@ static void run_settle(struct sampler *s, volatile int *quit)
 	s->r->read_through = s->reads.read_through;
 	s->r->read_own = s->reads.read_own;
 	s->r->read_cpu_ns = s->reads.cpu_ns;
+	if (s->reads.time_failed) /* (out of memory: the samples' model) */
+		pg_time_free(&s->r->read_time);
 	int reads_error = s->reads.series ? activity_end(s->reads.series) : 0;
 	if (reads_error) { /* (a full disk) */
 		fprintf(stderr, "ptrace_profiler: warning: the report's reads could not be kept (%s): "

@@ -1442,6 +1442,13 @@ PY
 	if [ -n "$r_n" ] && [ "$r_n" -ge 100 ] && atleast "${r_lock:-0}" 80 && atleast "${r_named:-0}" 95; then
 		pass "PostgreSQL $PGMAJOR report's reads with a lock held 2 s: $line"
 	else fail "PostgreSQL $PGMAJOR report's reads with a lock held 2 s" "$line (>= 100 reads, >= 80% Lock, >= 95% under a statement)" "$TMP/pgrep.err"; fi
+	# the summary's time model, from those reads: pgbench's statements,
+	# one of them waiting in Lock:relation (the lock's 2 s of the 9)
+	local model
+	model=$(grep -o 'queries (--pg-queries) [0-9]* seen, in [0-9.]*% of the [0-9]* reads taken' "$TMP/pgrep.err")
+	if [ -n "$model" ] && grep -q '^        waits: .*Lock:relation' "$TMP/pgrep.err"; then
+		pass "PostgreSQL $PGMAJOR report's time model from its reads: $model; a statement waiting in Lock:relation"
+	else fail "PostgreSQL $PGMAJOR report's time model from its reads" "${model:-no model from the reads}; Lock:relation in a statement's waits" "$TMP/pgrep.err"; fi
 	# the same with the mouse (test/tools/report_drag.py): a drag over
 	# the lock's range, then a click on that statement's row
 	local drag mfrom mto mn mwant mshare monly mflame

@@ -44,7 +44,7 @@ static void time_model(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	summary_time_model(f, &t, 200);
+	summary_time_model(f, &t, 200, false);
 	fclose(f);
 	assert_string_equal(text,
 		"  queries (--pg-queries) 2 seen, in 25.0% of the 200 samples taken; the heaviest, waits as shares of each one's samples:\n"
@@ -54,11 +54,22 @@ static void time_model(void **state)
 		"        waits: none\n"
 		"  sessions not in a query idle 25.0%\n");
 	free(text);
+	/* the same from the report's reads */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	summary_time_model(f, &t, 200, true);
+	fclose(f);
+	assert_non_null(strstr(text,
+		"  queries (--pg-queries) 2 seen, in 25.0% of the 200 reads taken (the report's: every "
+		"process's state at every tick, read without a stop; on CPU: no wait event); the "
+		"heaviest, waits as shares of each one's reads:\n"
+		"     1.  20.0% of the reads, on CPU  25.0%: query=7 UPDATE b SET x = x + $1\n"));
+	free(text);
 	/* samples read while parsed, counted under their statement's id */
 	t.renamed_samples = 3;
 	text = NULL;
 	f = open_memstream(&text, &len);
-	summary_time_model(f, &t, 200);
+	summary_time_model(f, &t, 200, false);
 	fclose(f);
 	assert_non_null(strstr(text, "  sessions not in a query idle 25.0%\n"
 				     "  read while parsed      3 samples of statements read before the server "
@@ -68,7 +79,7 @@ static void time_model(void **state)
 	pg_time_free(&t);
 	text = NULL;
 	f = open_memstream(&text, &len);
-	summary_time_model(f, &t, 0);
+	summary_time_model(f, &t, 0, false);
 	fclose(f);
 	assert_string_equal(text, "  queries (--pg-queries) 0 seen, in 0.0% of the 0 samples taken\n");
 	free(text);
