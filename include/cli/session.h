@@ -44,7 +44,8 @@ int session_start(struct session *s, const struct options *o, const char *comman
 /* Lets every target go: each one's exit noted in s->exited, its threads
  * detached (all at once, targets_detach; the figures in s->detached),
  * and a launched command still running ended (it was started
- * for this run, as with perf record -- COMMAND). */
+ * for this run, as with perf record -- COMMAND).  From then on a stop
+ * signal is handled as during naming (session_naming). */
 void session_detach(struct session *s);
 
 /* Naming after detaching begins (now) or ends.  Signals meanwhile do not

@@ -32,7 +32,7 @@ static volatile int quit;
 static volatile sig_atomic_t dump;   /* SIGUSR1: the profile so far */
 static volatile sig_atomic_t stops;  /* signals that asked us to end, up to 2 */
 static volatile sig_atomic_t hurry;  /* the second: name no more (namer_hurry) */
-static volatile sig_atomic_t naming; /* naming after detaching, now */
+static volatile sig_atomic_t naming; /* let go, not yet written: from the detach to naming's end */
 
 static void say(const char *text)
 {
@@ -300,6 +300,9 @@ void session_detach(struct session *s)
 		kill(s->ts[0].pid, SIGTERM);
 		waitpid(s->ts[0].pid, NULL, 0);
 	}
+	/* From here a stop signal is only noted, and said: what comes before
+	 * the naming (the stop's cost measured, record.c) is part of it. */
+	naming = 1;
 }
 
 void session_naming(struct session *s, struct namer *n, bool now)
