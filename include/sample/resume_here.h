@@ -13,7 +13,8 @@
  * tasks are all SCHED_IDLE counts as idle to a wake-up, so the thread
  * wakes where it was, and preempts the sampler at once.  A helper thread
  * of ours, SCHED_FIFO, kept off that CPU and asked just before the
- * resume, moves the sampler - queued, not running: no migration stop - to
+ * resume (or visiting then on its own timer: a wake-up sent from the
+ * thread's CPU is the thread's time, ~10 us here), moves the sampler - queued, not running: no migration stop - to
  * its own CPU and gives it SCHED_FIFO back; the sampler ends its round
  * there.  It must not come back as FOLLOW did: its arrival would hold the
  * thread at a system call's end, time its clock counts in the call and no
@@ -72,7 +73,11 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed);
 /* Just before resuming a thread the sampler stopped on cpu, its own: the
  * helper kept off cpu and asked to take the sampler, the sampler made
  * SCHED_IDLE; the next tick's timer armed on cpu for next_due_ns (0:
- * none).  false, nothing done: no other CPU for the helper. */
+ * none).  In a round a timed tick began, the helper is not woken: it
+ * visits on its own timer, at the time such rounds have armed by (their
+ * 90th percentile), and takes the sampler then; a resume armed later, or
+ * near the next tick, wakes it.  false, nothing done: no other CPU for the
+ * helper. */
 bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns);
 
 /* Just after the resume (the sampler runs again, wherever the helper put
@@ -107,6 +112,10 @@ void resume_here_wait_end(struct resume_here *h, bool ended);
 
 /* The waits so ended with the stop pending. */
 uint64_t resume_here_waits_ended(const struct resume_here *h);
+
+/* Resumes the helper took on its visit, no wake-up sent to it from the
+ * thread's CPU (resume_here_arm). */
+uint64_t resume_here_visited(const struct resume_here *h);
 
 /* Moves the helper made. */
 uint64_t resume_here_count(const struct resume_here *h);

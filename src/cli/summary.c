@@ -718,8 +718,10 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 		fprintf(f, "; left a CPU its targets wanted %u times", r->cpu_moves - r->cpu_follows);
 	if (r->followed_threads)
 		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
-			"(%u again, the thread moved), resumed there %" PRIu64 " times", r->followed_threads,
-			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves, r->resumed_here);
+			"(%u again, the thread moved), resumed there %" PRIu64 " times (%" PRIu64 " with no "
+			"wake-up sent: our helper's visit)", r->followed_threads,
+			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves, r->resumed_here,
+			r->resumed_visited);
 	if (r->held_looks)
 		fprintf(f, "; %" PRIu64 " looks held by our tick read its schedstat alone "
 			"(%" PRIu64 " its kernel frames from the call)", r->held_looks, r->assumed_frames);

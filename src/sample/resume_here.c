@@ -25,6 +25,15 @@ enum watch {
 	WATCH_WAITING, /* and it does */
 };
 
+/* The helper's visit to a timed round's resume, on its own timer
+ * (resume_here_sleep_there): the resume then needs no wake-up from the
+ * thread's CPU. */
+enum visit {
+	VISIT_NONE,   /* none due: a resume wakes the helper (the eventfd) */
+	VISIT_DUE,    /* it comes at visit_at and takes a resume armed by then */
+	VISIT_PASSED, /* it came: a resume armed later wakes it */
+};
+
 enum ask {
 	ASK_NONE,   /* nothing asked of the helper */
 	ASK_ARMED,  /* asked: the sampler resumes a thread, SCHED_IDLE */
@@ -54,6 +63,12 @@ struct resume_here {
 	_Atomic int watch;      /* enum watch */
 	_Atomic uint64_t watch_until; /* WATCH_ON's end, CLOCK_MONOTONIC */
 	uint64_t waits_ended;   /* waits the helper ended (the sampler's count) */
+	_Atomic int visit;      /* enum visit */
+	_Atomic uint64_t visit_at; /* VISIT_DUE's time, CLOCK_MONOTONIC */
+	uint64_t tick_due;      /* the timed tick this round is for, 0 none */
+	uint64_t arm_after_ns;  /* a timed round arms this long after its tick,
+				   or sooner 9 times in 10 (learnt) */
+	_Atomic uint64_t visited; /* moves made on a visit, no wake-up sent */
 };
 
 /* A held thread's trap is waited for this long after its tick is due,
@@ -62,6 +77,16 @@ struct resume_here {
  * the wait to an end, and again every WATCH_AGAIN_NS while it lasts. */
 #define WATCH_BOUND_NS 1500000ULL
 #define WATCH_AGAIN_NS 1000000ULL
+
+/* The visit's time after the tick: learnt from the rounds (their 90th
+ * percentile, arm_after_ns), within these bounds.  A resume waits for it
+ * (rather than wake the helper) when it comes within VISIT_MAX_NS, and
+ * this long before the next tick at least: the round ends in between. */
+#define VISIT_FIRST_NS 70000ULL
+#define VISIT_MIN_NS 20000ULL
+#define VISIT_MAX_NS 250000ULL
+#define VISIT_STEP_NS 1000ULL
+#define VISIT_BEFORE_TICK_NS 100000ULL
 
 static const struct sched_param FIFO_1 = { .sched_priority = 1 };
 
@@ -112,22 +137,38 @@ static uint64_t clock_ns(void)
 
 /* The helper's sleep until asked (false: the eventfd failed).  While it
  * watches, no longer than the watch: then a sampler not waiting lets it
- * go, and one waiting past it is signalled, its wait ended. */
-static bool helper_sleep(struct resume_here *h)
+ * go, and one waiting past it is signalled, its wait ended.  While a
+ * visit is due, no longer than its time: then a resume armed by then is
+ * taken (*visit), and one armed later will wake it. */
+static bool helper_sleep(struct resume_here *h, bool *visit)
 {
 	uint64_t n;
+	*visit = false;
 	for (;;) {
-		if (atomic_load(&h->watch) == WATCH_OFF)
-			return read(h->wake, &n, sizeof(n)) == sizeof(n) || errno == EINTR;
-		uint64_t now = clock_ns(), until = atomic_load(&h->watch_until);
-		if (now >= until) {
-			int on = WATCH_ON;
-			if (atomic_compare_exchange_strong(&h->watch, &on, WATCH_OFF))
-				continue; /* not waiting: the watch is over */
-			atomic_store(&h->watch_until, now + WATCH_AGAIN_NS);
-			syscall(SYS_tgkill, getpid(), h->sampler, RESUME_HERE_WATCH_SIGNAL);
-			continue;
+		uint64_t now = clock_ns();
+		if (atomic_load(&h->visit) == VISIT_DUE && now >= atomic_load(&h->visit_at)) {
+			atomic_store(&h->visit, VISIT_PASSED);
+			if (atomic_load(&h->ask) == ASK_ARMED) {
+				*visit = true;
+				return true; /* a resume asked for without a wake-up */
+			}
 		}
+		uint64_t until = atomic_load(&h->visit) == VISIT_DUE ? atomic_load(&h->visit_at) : UINT64_MAX;
+		if (atomic_load(&h->watch) != WATCH_OFF) {
+			uint64_t w = atomic_load(&h->watch_until);
+			if (now >= w) {
+				int on = WATCH_ON;
+				if (atomic_compare_exchange_strong(&h->watch, &on, WATCH_OFF))
+					continue; /* not waiting: the watch is over */
+				atomic_store(&h->watch_until, now + WATCH_AGAIN_NS);
+				syscall(SYS_tgkill, getpid(), h->sampler, RESUME_HERE_WATCH_SIGNAL);
+				continue;
+			}
+			if (w < until)
+				until = w;
+		}
+		if (until == UINT64_MAX)
+			return read(h->wake, &n, sizeof(n)) == sizeof(n) || errno == EINTR;
 		struct pollfd wake = { .fd = h->wake, .events = POLLIN };
 		struct timespec left = { (time_t)((until - now) / 1000000000ULL),
 					 (long)((until - now) % 1000000000ULL) };
@@ -143,7 +184,8 @@ static void *helper_main(void *arg)
 {
 	struct resume_here *h = arg;
 	for (;;) {
-		if (!helper_sleep(h))
+		bool visit;
+		if (!helper_sleep(h, &visit))
 			break;
 		if (atomic_load(&h->end))
 			break;
@@ -170,6 +212,7 @@ static void *helper_main(void *arg)
 			pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
 		atomic_store(&h->moved_to, moved ? cpu : -1);
 		atomic_fetch_add(&h->moves, moved);
+		atomic_fetch_add(&h->visited, moved && visit);
 		atomic_store(&h->ask, ASK_NONE);
 	}
 	return NULL;
@@ -211,6 +254,8 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	h->sampler = (pid_t)syscall(SYS_gettid);
 	h->allowed = *allowed;
 	h->off_cpu = -1;
+	h->arm_after_ns = VISIT_FIRST_NS;
+	atomic_init(&h->visit, VISIT_NONE);
 	atomic_init(&h->ask, ASK_NONE);
 	atomic_init(&h->moved_to, -1);
 	atomic_init(&h->placed, -1);
@@ -267,6 +312,19 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	return h;
 }
 
+/* A timed round arms at now: the visit's time follows the 90th
+ * percentile of those offsets from the tick (a step up when over it, a
+ * ninth of one down when under). */
+static void learn_arm(struct resume_here *h, uint64_t now)
+{
+	if (!h->tick_due || now < h->tick_due)
+		return;
+	uint64_t after = now - h->tick_due, q = h->arm_after_ns;
+	h->tick_due = 0; /* (one arm a tick) */
+	q = after > q ? q + VISIT_STEP_NS : q - VISIT_STEP_NS / 9;
+	h->arm_after_ns = q < VISIT_MIN_NS ? VISIT_MIN_NS : q > VISIT_MAX_NS ? VISIT_MAX_NS : q;
+}
+
 bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns)
 {
 	assert(atomic_load(&h->ask) == ASK_NONE); /* every arm is done before the next */
@@ -291,6 +349,15 @@ bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns)
 	if (sched_setscheduler(0, SCHED_IDLE | SCHED_RESET_ON_FORK, &zero) != 0)
 		return false;
 	atomic_store(&h->ask, ASK_ARMED);
+	uint64_t now = clock_ns();
+	learn_arm(h, now);
+	/* the helper comes by itself, soon, and well before the next tick:
+	 * no wake-up sent from this CPU (it sets VISIT_PASSED before it
+	 * looks at the ask) */
+	uint64_t visit_at = atomic_load(&h->visit_at);
+	if (atomic_load(&h->visit) == VISIT_DUE && visit_at <= now + VISIT_MAX_NS &&
+	    (!next_due_ns || visit_at + VISIT_BEFORE_TICK_NS <= next_due_ns))
+		return true;
 	uint64_t one = 1;
 	if (write(h->wake, &one, sizeof(one)) != sizeof(one)) {
 		atomic_store(&h->ask, ASK_NONE);
@@ -321,6 +388,7 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	h->tick_due = 0; /* (a timed round that armed no resume) */
 	bool there = h->timer_due && h->timer_due >= due_ns && h->taken && thread_cpu == h->timer_cpu &&
 		     h->stat_fd >= 0 && h->timer_due > now + SLEEP_AHEAD_NS;
 	h->taken = false;
@@ -334,6 +402,9 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 	/* watched from now: the helper's sleeps are then bounded */
 	atomic_store(&h->watch_until, h->timer_due + WATCH_BOUND_NS);
 	atomic_store(&h->watch, WATCH_ON);
+	/* and visited once the round should have armed its resume */
+	atomic_store(&h->visit_at, h->timer_due + h->arm_after_ns);
+	atomic_store(&h->visit, VISIT_DUE);
 	atomic_store(&h->placed, -1);
 	atomic_store(&h->place_cpu, thread_cpu);
 	atomic_store(&h->ask, ASK_PLACE);
@@ -354,6 +425,7 @@ int resume_here_woke(struct resume_here *h)
 	atomic_compare_exchange_strong(&h->ask, &place, ASK_NONE);
 	while (atomic_load(&h->ask) == ASK_MOVING)
 		; /* its call, to its end */
+	h->tick_due = h->timer_due;
 	h->timer_due = 0; /* fired */
 	return atomic_load(&h->placed);
 }
@@ -380,6 +452,11 @@ void resume_here_wait_end(struct resume_here *h, bool ended)
 uint64_t resume_here_waits_ended(const struct resume_here *h)
 {
 	return h ? h->waits_ended : 0;
+}
+
+uint64_t resume_here_visited(const struct resume_here *h)
+{
+	return h ? atomic_load(&((struct resume_here *)h)->visited) : 0;
 }
 
 uint64_t resume_here_count(const struct resume_here *h)

@@ -1,7 +1,8 @@
 /* Unit tests: resume_here.h - a thread stopped on our CPU is resumed
  * there, and the helper takes the sampler to another CPU, real-time
  * again; then, asleep, put back there, and woken there by the tick's timer
- * armed before; its wait for a trap watched from there.  Against a real child that spins, traced as the sampler traces:
+ * armed before; its wait for a trap watched from there; a round that
+ * tick began resumed with no wake-up sent, on the helper's visit.  Against a real child that spins, traced as the sampler traces:
  * root and two CPUs (a real-time policy and ptrace), else skipped. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -171,11 +172,98 @@ static void resumed_where_it_stopped(void **state)
 	waitpid(child, NULL, __WALL);
 }
 
+/* A round a timed tick began resumes its thread with no wake-up sent
+ * from the thread's CPU: the helper visits on its own timer, once such
+ * rounds have armed (70 us after the tick at first), and takes us then.
+ * Counted over the rounds that armed well before that; the others, and
+ * the first (not timed), wake it as before. */
+static void a_timed_round_is_visited(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	if (geteuid() != 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
+	    CPU_COUNT(&allowed) < 2) {
+		print_message("skipped: needs root and two CPUs\n");
+		skip();
+	}
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (volatile uint64_t x = 0;; x++)
+			;
+	}
+	assert_int_equal(ptrace(PTRACE_SEIZE, child, NULL, NULL), 0);
+	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
+	struct resume_here *h = resume_here_new(&allowed);
+	assert_non_null(h);
+	int moved = 0, timed = 0, early = 0, visited = 0, cpu = -1;
+	uint64_t tick = 0; /* the timed tick that began this round, 0 none */
+	for (int i = 0; i < TRIES; i++) {
+		/* its CPU read first, as a round's look reads its stat */
+		int on = cpu_of(child);
+		if (!tick) { /* (a timed tick put us there) */
+			cpu = on;
+			cpu_set_t there;
+			CPU_ZERO(&there);
+			CPU_SET(cpu, &there);
+			assert_int_equal(sched_setaffinity(0, sizeof(there), &there), 0);
+		}
+		assert_int_equal(ptrace(PTRACE_INTERRUPT, child, NULL, NULL), 0);
+		int status;
+		assert_int_equal(waitpid(child, &status, __WALL), child);
+		assert_true(WIFSTOPPED(status));
+		uint64_t at = now_ns(), before = resume_here_visited(h), due = at + 2000000;
+		assert_true(resume_here_arm(h, cpu, due));
+		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
+		/* asleep past the visit, as the sampler is queued behind the
+		 * thread it resumed (here the kernel does not always let the
+		 * child preempt us at once) */
+		struct timespec nap = { 0, 300000L };
+		nanosleep(&nap, NULL);
+		int to = resume_here_done(h);
+		moved += to >= 0;
+		if (tick && at < tick + 50000) {
+			early++;
+			visited += to >= 0 && resume_here_visited(h) == before + 1;
+		}
+		tick = 0;
+		uint64_t timer_ns = 0;
+		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
+			sigset_t sig;
+			sigemptyset(&sig);
+			sigaddset(&sig, RESUME_HERE_SIGNAL);
+			struct timespec most = { 0, 50000000L };
+			int got = sigtimedwait(&sig, NULL, &most);
+			int woke_on = sched_getcpu(), placed = resume_here_woke(h);
+			timed++;
+			if (got == RESUME_HERE_SIGNAL && placed == cpu && woke_on == cpu)
+				tick = timer_ns;
+		}
+	}
+	print_message("%d tries: moved in %d, %d ticks timed; %d rounds armed within 50 us of "
+		      "theirs, the helper's visit took %d of them (%llu visits in all)\n", TRIES,
+		      moved, timed, early, visited, (unsigned long long)resume_here_visited(h));
+	assert_true(moved >= TRIES * 3 / 4);
+	assert_true(resume_here_visited(h) <= resume_here_count(h));
+	if (early >= 5)
+		assert_true(visited >= early / 2);
+	else
+		print_message("(too few rounds armed early on this host to hold the visit to them)\n");
+	resume_here_free(h);
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, __WALL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_cpu_is_not_enough),
 		cmocka_unit_test(resumed_where_it_stopped),
+		cmocka_unit_test(a_timed_round_is_visited),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
