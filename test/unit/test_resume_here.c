@@ -61,13 +61,15 @@ static uint64_t now_ns(void)
 
 #define TRIES 40
 
-static void resumed_where_it_stopped(void **state)
+/* A child that spins, seized as the sampler seizes, and this thread
+ * SCHED_FIFO with a helper (*h), as the sampler is; skipped without root
+ * and two CPUs (a real-time policy and ptrace).  *allowed: our CPUs, given
+ * back by spinner_end. */
+static pid_t spinner_seized(cpu_set_t *allowed, struct resume_here **h)
 {
-	(void)state;
-	cpu_set_t allowed;
-	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
-	if (geteuid() != 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-	    CPU_COUNT(&allowed) < 2) {
+	struct sched_param fifo = { .sched_priority = 1 };
+	if (geteuid() != 0 || sched_getaffinity(0, sizeof(*allowed), allowed) != 0 ||
+	    CPU_COUNT(allowed) < 2) {
 		print_message("skipped: needs root and two CPUs\n");
 		skip();
 	}
@@ -80,20 +82,61 @@ static void resumed_where_it_stopped(void **state)
 	}
 	assert_int_equal(ptrace(PTRACE_SEIZE, child, NULL, NULL), 0);
 	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
-	struct resume_here *h = resume_here_new(&allowed);
-	assert_non_null(h);
+	*h = resume_here_new(allowed);
+	assert_non_null(*h);
+	return child;
+}
+
+/* This thread on cpu alone. */
+static void pin_to(int cpu)
+{
+	cpu_set_t there;
+	CPU_ZERO(&there);
+	CPU_SET(cpu, &there);
+	assert_int_equal(sched_setaffinity(0, sizeof(there), &there), 0);
+}
+
+/* The child stopped, as a tick stops a thread. */
+static void stop_child(pid_t child)
+{
+	int status;
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, child, NULL, NULL), 0);
+	assert_int_equal(waitpid(child, &status, __WALL), child);
+	assert_true(WIFSTOPPED(status));
+}
+
+/* The tick's timer signal, waited for 50 ms at most: the signal, or -1. */
+static int wait_tick(void)
+{
+	sigset_t tick;
+	sigemptyset(&tick);
+	sigaddset(&tick, RESUME_HERE_SIGNAL);
+	struct timespec most = { 0, 50000000L };
+	return sigtimedwait(&tick, NULL, &most);
+}
+
+static void spinner_end(pid_t child, struct resume_here *h, const cpu_set_t *allowed)
+{
+	struct sched_param other = { 0 };
+	resume_here_free(h);
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	sched_setaffinity(0, sizeof(*allowed), allowed);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, __WALL);
+}
+
+static void resumed_where_it_stopped(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	struct resume_here *h;
+	pid_t child = spinner_seized(&allowed, &h);
 	int moved = 0, stayed = 0, timed = 0, woke_there = 0, late = 0, watched = 0, ended = 0;
 	for (int i = 0; i < TRIES; i++) {
 		/* on its CPU, as FOLLOW sleeps: our arrival takes the CPU from it */
 		int cpu = cpu_of(child);
-		cpu_set_t there;
-		CPU_ZERO(&there);
-		CPU_SET(cpu, &there);
-		assert_int_equal(sched_setaffinity(0, sizeof(there), &there), 0);
-		assert_int_equal(ptrace(PTRACE_INTERRUPT, child, NULL, NULL), 0);
-		int status;
-		assert_int_equal(waitpid(child, &status, __WALL), child);
-		assert_true(WIFSTOPPED(status));
+		pin_to(cpu);
+		stop_child(child);
 		/* the next tick in 2 ms, on this CPU's timer */
 		uint64_t due = now_ns() + 2000000;
 		bool armed = resume_here_arm(h, cpu, due);
@@ -118,11 +161,7 @@ static void resumed_where_it_stopped(void **state)
 		late += to >= 0 && now_ns() + 1000000 > due;
 		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
 			assert_true(timer_ns == due); /* armed for that tick */
-			sigset_t tick;
-			sigemptyset(&tick);
-			sigaddset(&tick, RESUME_HERE_SIGNAL);
-			struct timespec most = { 0, 50000000L };
-			int got = sigtimedwait(&tick, NULL, &most);
+			int got = wait_tick();
 			int woke_on = sched_getcpu(), placed = resume_here_woke(h);
 			timed++;
 			if (got == RESUME_HERE_SIGNAL && now_ns() >= due && placed == cpu && woke_on == cpu)
@@ -165,11 +204,7 @@ static void resumed_where_it_stopped(void **state)
 	assert_true(watched >= timed * 3 / 4);
 	assert_int_equal(ended, watched);
 	assert_int_equal(resume_here_waits_ended(h), (uint64_t)ended);
-	resume_here_free(h);
-	sched_setscheduler(0, SCHED_OTHER, &other);
-	sched_setaffinity(0, sizeof(allowed), &allowed);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, __WALL);
+	spinner_end(child, h, &allowed);
 }
 
 /* A round a timed tick began resumes its thread with no wake-up sent
@@ -181,23 +216,8 @@ static void a_timed_round_is_visited(void **state)
 {
 	(void)state;
 	cpu_set_t allowed;
-	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
-	if (geteuid() != 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-	    CPU_COUNT(&allowed) < 2) {
-		print_message("skipped: needs root and two CPUs\n");
-		skip();
-	}
-	pid_t child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (volatile uint64_t x = 0;; x++)
-			;
-	}
-	assert_int_equal(ptrace(PTRACE_SEIZE, child, NULL, NULL), 0);
-	assert_int_equal(sched_setscheduler(0, SCHED_FIFO, &fifo), 0);
-	struct resume_here *h = resume_here_new(&allowed);
-	assert_non_null(h);
+	struct resume_here *h;
+	pid_t child = spinner_seized(&allowed, &h);
 	int moved = 0, timed = 0, early = 0, visited = 0, cpu = -1;
 	uint64_t tick = 0; /* the timed tick that began this round, 0 none */
 	for (int i = 0; i < TRIES; i++) {
@@ -205,15 +225,9 @@ static void a_timed_round_is_visited(void **state)
 		int on = cpu_of(child);
 		if (!tick) { /* (a timed tick put us there) */
 			cpu = on;
-			cpu_set_t there;
-			CPU_ZERO(&there);
-			CPU_SET(cpu, &there);
-			assert_int_equal(sched_setaffinity(0, sizeof(there), &there), 0);
+			pin_to(cpu);
 		}
-		assert_int_equal(ptrace(PTRACE_INTERRUPT, child, NULL, NULL), 0);
-		int status;
-		assert_int_equal(waitpid(child, &status, __WALL), child);
-		assert_true(WIFSTOPPED(status));
+		stop_child(child);
 		uint64_t at = now_ns(), before = resume_here_visited(h), due = at + 2000000;
 		assert_true(resume_here_arm(h, cpu, due));
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
@@ -231,11 +245,7 @@ static void a_timed_round_is_visited(void **state)
 		tick = 0;
 		uint64_t timer_ns = 0;
 		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
-			sigset_t sig;
-			sigemptyset(&sig);
-			sigaddset(&sig, RESUME_HERE_SIGNAL);
-			struct timespec most = { 0, 50000000L };
-			int got = sigtimedwait(&sig, NULL, &most);
+			int got = wait_tick();
 			int woke_on = sched_getcpu(), placed = resume_here_woke(h);
 			timed++;
 			if (got == RESUME_HERE_SIGNAL && placed == cpu && woke_on == cpu)
@@ -251,11 +261,7 @@ static void a_timed_round_is_visited(void **state)
 		assert_true(visited >= early / 2);
 	else
 		print_message("(too few rounds armed early on this host to hold the visit to them)\n");
-	resume_here_free(h);
-	sched_setscheduler(0, SCHED_OTHER, &other);
-	sched_setaffinity(0, sizeof(allowed), &allowed);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, __WALL);
+	spinner_end(child, h, &allowed);
 }
 
 int main(void)
