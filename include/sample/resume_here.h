@@ -73,12 +73,21 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed);
 /* Just before resuming a thread the sampler stopped on cpu, its own: the
  * helper kept off cpu and asked to take the sampler, the sampler made
  * SCHED_IDLE; the next tick's timer armed on cpu for next_due_ns (0:
- * none).  In a round a timed tick began, the helper is not woken: it
+ * none), and a second for the tick after, then_due_ns (0: none; later
+ * than next_due_ns): the next round keeps that one when it is the tick it
+ * wants, and the CPU's own timer needs no programming of ours (a write
+ * that leaves the guest on a virtual CPU).  In a round a timed tick began, the helper is not woken: it
  * visits on its own timer, at the time such rounds have armed by (their
  * 90th percentile), and takes the sampler then; a resume armed later, or
  * near the next tick, wakes it.  false, nothing done: no other CPU for the
  * helper. */
-bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns);
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns);
+/* How long after its tick a timed round arms its resume, half the time
+ * or sooner (learnt): then_due_ns is best the first tick due this long
+ * and the round's margin after next_due_ns. */
+uint64_t resume_here_lag_ns(const struct resume_here *h);
+/* Ticks whose timer was armed a round before, and kept (NULL: 0). */
+uint64_t resume_here_armed_ahead(const struct resume_here *h);
 
 /* Just after the resume (the sampler runs again, wherever the helper put
  * it): SCHED_FIFO again.  Returns the CPU the helper moved the sampler

@@ -88,6 +88,7 @@ struct sampler_result {
 	unsigned followed_threads; /* threads followed to their CPU */
 	uint64_t resumed_here;     /* of their stops, resumed on their CPU (resume_here.h) */
 	uint64_t resumed_visited;  /* of those, taken by the helper's visit: no wake-up sent */
+	uint64_t armed_ahead;      /* timed ticks whose timer was armed a round before */
 	uint64_t held_looks;       /* their looks by schedstat and wchan alone (round.c) */
 	uint64_t yields_unbounded; /* their traps waited for in waitpid, the helper
 				      watching (resume_here.h) */

@@ -719,9 +719,10 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 	if (r->followed_threads)
 		fprintf(f, "; followed %u thread%s caught leaving system calls to its CPU %u times "
 			"(%u again, the thread moved), resumed there %" PRIu64 " times (%" PRIu64 " with no "
-			"wake-up sent: our helper's visit)", r->followed_threads,
+			"wake-up sent: our helper's visit; %" PRIu64 " ticks on a timer armed a round "
+			"before)", r->followed_threads,
 			r->followed_threads > 1 ? "s" : "", r->cpu_follows, r->follow_moves, r->resumed_here,
-			r->resumed_visited);
+			r->resumed_visited, r->armed_ahead);
 	if (r->held_looks)
 		fprintf(f, "; %" PRIu64 " looks held by our tick read its schedstat alone "
 			"(%" PRIu64 " its kernel frames from the call)", r->held_looks, r->assumed_frames);

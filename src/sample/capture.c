@@ -597,9 +597,13 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 		    sched_getcpu() == s->me.cpu; /* (not a trap seen in the timed wait) */
 	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c.resumed_ns + TIMER_AHEAD_NS,
 								 TIMER_AHEAD_TICKS) : 0;
+	/* and the one the next round will want, as it is likely to arm
+	 * (its timer armed now costs the thread nothing then) */
+	uint64_t then = next ? schedule_first_from(s->sched, next + resume_here_lag_ns(s->here) +
+							     TIMER_AHEAD_NS, TIMER_AHEAD_TICKS) : 0;
 	/* (without the timer, coming back would hold it unseen: resumed
 	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
-	here = here && next && resume_here_arm(s->here, s->me.cpu, next);
+	here = here && next && resume_here_arm(s->here, s->me.cpu, next, then);
 	c.cont_ns = now_ns();
 	thread_resume(p->t, th);
 	if (here) {

@@ -51,11 +51,14 @@ struct resume_here {
 	_Atomic int moved_to;   /* the CPU of the last move */
 	_Atomic bool end;
 	_Atomic uint64_t moves;
-	/* the next tick's timer */
-	timer_t timer;
-	bool has_timer;
-	uint64_t timer_due;     /* armed for, 0: not armed */
-	int timer_cpu;          /* on the CPU the sampler was on then */
+	/* the next tick's timer, and the one after's (set_timers) */
+	timer_t timer[2];
+	bool has_timer;         /* both made */
+	int cur;                /* timer[cur] is the next tick's */
+	uint64_t timer_due;     /* timer[cur] armed for, 0: not armed */
+	uint64_t then_due;      /* timer[cur ^ 1] armed for, 0: not armed */
+	int timer_cpu;          /* both on the CPU the sampler was on then */
+	uint64_t armed_ahead;   /* ticks whose timer was armed a round before */
 	bool taken;             /* the sampler was taken from it since */
 	_Atomic int place_cpu;  /* ASK_PLACE's CPU */
 	_Atomic int placed;     /* where the helper put it, -1 not */
@@ -68,6 +71,7 @@ struct resume_here {
 	uint64_t tick_due;      /* the timed tick this round is for, 0 none */
 	uint64_t arm_after_ns;  /* a timed round arms this long after its tick,
 				   or sooner 9 times in 10 (learnt) */
+	uint64_t arm_lag_ns;    /* ... or sooner half the time (learnt) */
 	_Atomic uint64_t visited; /* moves made on a visit, no wake-up sent */
 };
 
@@ -220,22 +224,54 @@ static void *helper_main(void *arg)
 
 static void end_timer(struct resume_here *h)
 {
-	if (h->has_timer)
-		timer_delete(h->timer);
+	if (h->has_timer) {
+		timer_delete(h->timer[0]);
+		timer_delete(h->timer[1]);
+	}
 	h->has_timer = false;
 	if (h->stat_fd >= 0)
 		close(h->stat_fd);
 	h->stat_fd = -1;
 }
 
-static void set_timer(struct resume_here *h, uint64_t due_ns)
+/* timer[i] armed for due_ns (0: disarmed); what it is armed for now */
+static uint64_t set_one(struct resume_here *h, int i, uint64_t due_ns)
 {
 	struct itimerspec its = { .it_value = { (time_t)(due_ns / 1000000000ULL),
 						(long)(due_ns % 1000000000ULL) } };
-	if (h->has_timer && timer_settime(h->timer, TIMER_ABSTIME, &its, NULL) == 0)
-		h->timer_due = due_ns;
-	else
-		h->timer_due = 0;
+	return h->has_timer && timer_settime(h->timer[i], TIMER_ABSTIME, &its, NULL) == 0 ? due_ns : 0;
+}
+
+/* The next tick's timer armed for next_ns, and the other for then_ns, the
+ * tick after (0: none), both on this CPU.  Arming the timer that will
+ * fire first programs the CPU's own timer (a write that leaves the
+ * guest on a virtual CPU: 6 us of sysmix's time at the median, at 1 ms);
+ * arming one behind another does not, and when the first fires the
+ * kernel programs the CPU's timer for the next one as it does anyway.
+ * So a tick is armed a round before it where it can be: the round the
+ * timer wakes then finds it armed for the tick it wants (capture.c,
+ * resume_here_then_ns), and arms only the one behind it. */
+static void set_timers(struct resume_here *h, int cpu, uint64_t next_ns, uint64_t then_ns)
+{
+	int n = h->cur ^ 1; /* (the one armed ahead, if any) */
+	if (!next_ns) {
+		if (h->timer_due)
+			h->timer_due = set_one(h, h->cur, 0);
+		if (h->then_due)
+			h->then_due = set_one(h, n, 0);
+		return;
+	}
+	if (h->then_due == next_ns && h->timer_cpu == cpu && !h->timer_due) {
+		h->armed_ahead++;
+	} else {
+		if (h->timer_due) /* (not left to fire: its round is over) */
+			set_one(h, h->cur, 0);
+		h->then_due = set_one(h, n, next_ns);
+	}
+	h->cur = n;
+	h->timer_due = h->then_due;
+	h->then_due = then_ns > next_ns && h->timer_due ? set_one(h, n ^ 1, then_ns) : 0;
+	h->timer_cpu = cpu;
 }
 
 /* RESUME_HERE_WATCH_SIGNAL's handler: its delivery is the point. */
@@ -255,6 +291,7 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	h->allowed = *allowed;
 	h->off_cpu = -1;
 	h->arm_after_ns = VISIT_FIRST_NS;
+	h->arm_lag_ns = VISIT_FIRST_NS;
 	atomic_init(&h->visit, VISIT_NONE);
 	atomic_init(&h->ask, ASK_NONE);
 	atomic_init(&h->moved_to, -1);
@@ -279,7 +316,11 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	pthread_sigmask(SIG_BLOCK, &tick, NULL);
 	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = RESUME_HERE_SIGNAL };
 	ev._sigev_un._tid = h->sampler;
-	h->has_timer = timer_create(CLOCK_MONOTONIC, &ev, &h->timer) == 0;
+	h->has_timer = timer_create(CLOCK_MONOTONIC, &ev, &h->timer[0]) == 0;
+	if (h->has_timer && timer_create(CLOCK_MONOTONIC, &ev, &h->timer[1]) != 0) {
+		timer_delete(h->timer[0]);
+		h->has_timer = false;
+	}
 	h->wake = eventfd(0, EFD_CLOEXEC);
 	pthread_attr_t a;
 	bool attr = pthread_attr_init(&a) == 0;
@@ -319,13 +360,21 @@ static void learn_arm(struct resume_here *h, uint64_t now)
 {
 	if (!h->tick_due || now < h->tick_due)
 		return;
-	uint64_t after = now - h->tick_due, q = h->arm_after_ns;
+	uint64_t after = now - h->tick_due, q = h->arm_after_ns, m = h->arm_lag_ns;
 	h->tick_due = 0; /* (one arm a tick) */
 	q = after > q ? q + VISIT_STEP_NS : q - VISIT_STEP_NS / 9;
 	h->arm_after_ns = q < VISIT_MIN_NS ? VISIT_MIN_NS : q > VISIT_MAX_NS ? VISIT_MAX_NS : q;
+	/* (and the median, a step either way) */
+	m = after > m ? m + VISIT_STEP_NS : m - VISIT_STEP_NS;
+	h->arm_lag_ns = m < VISIT_MIN_NS ? VISIT_MIN_NS : m > VISIT_MAX_NS ? VISIT_MAX_NS : m;
 }
 
-bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns)
+uint64_t resume_here_lag_ns(const struct resume_here *h)
+{
+	return h->arm_lag_ns;
+}
+
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns)
 {
 	assert(atomic_load(&h->ask) == ASK_NONE); /* every arm is done before the next */
 	if (cpu < 0 || cpu >= CPU_SETSIZE)
@@ -338,12 +387,8 @@ bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns)
 			return false;
 		h->off_cpu = cpu;
 	}
-	/* here, on its CPU: the timer's interrupt will be this CPU's */
-	if (next_due_ns)
-		set_timer(h, next_due_ns);
-	else if (h->timer_due)
-		set_timer(h, 0);
-	h->timer_cpu = cpu;
+	/* here, on its CPU: the timers' interrupts will be this CPU's */
+	set_timers(h, cpu, next_due_ns, then_due_ns);
 	h->taken = false;
 	static const struct sched_param zero = { .sched_priority = 0 };
 	if (sched_setscheduler(0, SCHED_IDLE | SCHED_RESET_ON_FORK, &zero) != 0)
@@ -393,8 +438,7 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 		     h->stat_fd >= 0 && h->timer_due > now + SLEEP_AHEAD_NS;
 	h->taken = false;
 	if (!there) {
-		if (h->timer_due)
-			set_timer(h, 0);
+		set_timers(h, thread_cpu, 0, 0);
 		return false;
 	}
 	assert(atomic_load(&h->ask) == ASK_NONE);
@@ -411,7 +455,7 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 	uint64_t one = 1;
 	if (write(h->wake, &one, sizeof(one)) != sizeof(one)) {
 		atomic_store(&h->ask, ASK_NONE);
-		set_timer(h, 0);
+		set_timers(h, thread_cpu, 0, 0);
 		return false;
 	}
 	return true;
@@ -452,6 +496,11 @@ void resume_here_wait_end(struct resume_here *h, bool ended)
 uint64_t resume_here_waits_ended(const struct resume_here *h)
 {
 	return h ? h->waits_ended : 0;
+}
+
+uint64_t resume_here_armed_ahead(const struct resume_here *h)
+{
+	return h ? h->armed_ahead : 0;
 }
 
 uint64_t resume_here_visited(const struct resume_here *h)

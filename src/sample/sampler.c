@@ -464,6 +464,7 @@ static void run_end(struct sampler *s, struct sampler_result *r, uint64_t start,
 	s->lift = NULL;
 	r->resumed_here = resume_here_count(s->here);
 	r->resumed_visited = resume_here_visited(s->here);
+	r->armed_ahead = resume_here_armed_ahead(s->here);
 	r->yields_ended = resume_here_waits_ended(s->here);
 	resume_here_free(s->here);
 	s->here = NULL;

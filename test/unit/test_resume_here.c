@@ -2,8 +2,10 @@
  * there, and the helper takes the sampler to another CPU, real-time
  * again; then, asleep, put back there, and woken there by the tick's timer
  * armed before; its wait for a trap watched from there; a round that
- * tick began resumed with no wake-up sent, on the helper's visit.  Against a real child that spins, traced as the sampler traces:
- * root and two CPUs (a real-time policy and ptrace), else skipped. */
+ * tick began resumed with no wake-up sent, on the helper's visit; the
+ * tick after armed a round ahead, and kept.  Against a real child that
+ * spins, traced as the sampler traces: root and two CPUs (a real-time
+ * policy and ptrace), else skipped. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -139,7 +141,7 @@ static void resumed_where_it_stopped(void **state)
 		stop_child(child);
 		/* the next tick in 2 ms, on this CPU's timer */
 		uint64_t due = now_ns() + 2000000;
-		bool armed = resume_here_arm(h, cpu, due);
+		bool armed = resume_here_arm(h, cpu, due, 0);
 		assert_true(armed);
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
 		int to = resume_here_done(h);
@@ -229,7 +231,7 @@ static void a_timed_round_is_visited(void **state)
 		}
 		stop_child(child);
 		uint64_t at = now_ns(), before = resume_here_visited(h), due = at + 2000000;
-		assert_true(resume_here_arm(h, cpu, due));
+		assert_true(resume_here_arm(h, cpu, due, 0));
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
 		/* asleep past the visit, as the sampler is queued behind the
 		 * thread it resumed (here the kernel does not always let the
@@ -264,12 +266,65 @@ static void a_timed_round_is_visited(void **state)
 	spinner_end(child, h, &allowed);
 }
 
+/* The round a timer woke finds the next tick's timer armed a round
+ * before, when it asks for that tick: kept (the CPU's timer needs no
+ * programming of ours), and it fires then.  One that asks for another
+ * tick (every fourth round here: 200 us later) has it armed anew, and
+ * the tick armed before does not fire. */
+static void a_tick_armed_ahead_is_kept(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	struct resume_here *h;
+	pid_t child = spinner_seized(&allowed, &h);
+	int timed = 0, on_time = 0, asked_ahead = 0, asked_other = 0, cpu = -1;
+	uint64_t then = 0; /* the tick after, armed by the last round; 0 none */
+	for (int i = 0; i < TRIES; i++) {
+		if (!then) { /* (no timed tick put us there) */
+			cpu = cpu_of(child);
+			pin_to(cpu);
+		}
+		stop_child(child);
+		uint64_t due = then ? then : now_ns() + 2000000;
+		if (then && i % 4 == 3) {
+			due += 200000;
+			asked_other++;
+		} else {
+			asked_ahead += then != 0;
+		}
+		then = 0;
+		assert_true(resume_here_arm(h, cpu, due, due + 1000000));
+		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
+		struct timespec nap = { 0, 300000L }; /* (as a_timed_round_is_visited) */
+		nanosleep(&nap, NULL);
+		resume_here_done(h);
+		uint64_t timer_ns = 0;
+		if (!resume_here_sleep_there(h, due, cpu, &timer_ns))
+			continue; /* (late on a busy host: the next round arms anew) */
+		assert_true(timer_ns == due);
+		int got = wait_tick();
+		resume_here_woke(h);
+		timed++;
+		on_time += got == RESUME_HERE_SIGNAL && now_ns() >= due;
+		if (got == RESUME_HERE_SIGNAL && sched_getcpu() == cpu)
+			then = due + 1000000;
+	}
+	print_message("%d tries: %d ticks timed, %d woken at their tick or after; %d rounds asked "
+		      "for the tick armed ahead (%llu kept), %d for another\n", TRIES, timed, on_time,
+		      asked_ahead, (unsigned long long)resume_here_armed_ahead(h), asked_other);
+	assert_int_equal(resume_here_armed_ahead(h), (uint64_t)asked_ahead);
+	assert_int_equal(on_time, timed);
+	assert_true(timed >= TRIES * 3 / 4 && asked_ahead >= TRIES / 2 && asked_other >= 2);
+	spinner_end(child, h, &allowed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_cpu_is_not_enough),
 		cmocka_unit_test(resumed_where_it_stopped),
 		cmocka_unit_test(a_timed_round_is_visited),
+		cmocka_unit_test(a_tick_armed_ahead_is_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
