@@ -68,7 +68,7 @@ run_one() {
 		local g=()
 		[ "$guard" = none ] || g=(--max-overhead "$guard")
 		"$PP" -p "$pid" -d "$every" "${g[@]}" -t "${SECS}s" -o /dev/null 2>"$err" || true
-		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s [0-9]* CPUs/\1/p' "$err")
+		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s [0-9]* CPUs.*/\1/p' "$err")
 		# the ticks sampled per second: as asked, or as the guard spaced them
 		rate=$(sed -n -e 's/.*achieved \([0-9.e+]*\)\/s.*/\1/p' \
 			-e 's/.*spaced by --max-overhead to \([0-9.e+]*\)\/s.*/\1/p' "$err")
@@ -186,7 +186,7 @@ if part threads; then
 		"$PP" -p "$pid" -d "$every" -t "${SECS}s" -o /dev/null 2>"$OUT/many.$every" || true
 		wait "$pid" || true
 		share=$(sed -n 's/.*achieved [0-9.e+]*\/s (\([0-9.]*%\)).*/\1/p' "$OUT/many.$every")
-		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs/\1 \2/p' "$OUT/many.$every")
+		cpu=$(sed -n 's/.* \([0-9.]*\)% of the machine.s \([0-9]*\) CPUs.*/\1 \2/p' "$OUT/many.$every")
 		rounds=$(sed -n 's/^  rounds *\([0-9]*\) for .*/\1/p' "$OUT/many.$every")
 		echo "$every $share $cpu $rounds" | awk -v secs="$SECS" '{
 			per = $3 / 100 * $4 * secs * 1e6 / ($5 > 0 ? $5 : 1) / 1000
