@@ -250,7 +250,7 @@ static uint64_t set_one(struct resume_here *h, int i, uint64_t due_ns)
  * kernel programs the CPU's timer for the next one as it does anyway.
  * So a tick is armed a round before it where it can be: the round the
  * timer wakes then finds it armed for the tick it wants (capture.c,
- * resume_here_then_ns), and arms only the one behind it. */
+ * resume_here_lag_ns), and arms only the one behind it. */
 static void set_timers(struct resume_here *h, int cpu, uint64_t next_ns, uint64_t then_ns)
 {
 	int n = h->cur ^ 1; /* (the one armed ahead, if any) */
