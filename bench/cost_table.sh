@@ -23,7 +23,9 @@
 # Rounds interleaved.  Reported: the work it lost (its loops against the
 # same round's unprofiled run, pinned alike), the profiler's CPU per
 # sample and of the machine, and the truth bought: user_work's share in
-# the profile against its own clock.
+# the profile against its own clock; then the two ways paired by round
+# (followed less from afar: work lost, our CPU per sample), the mean and
+# its standard error, which a table's medians are too noisy to give.
 #
 # Before it, this machine's price of a wake-up (bench/wake_floor.c), by
 # which the followed rows' extra cost reads.
@@ -171,6 +173,28 @@ if part sysmix && [ "$(nproc)" -ge 2 ]; then
 			printf "| -d %s, %s | %.1f %% | %.1f us | %.2f %% | %.1f / %.1f |\n", k[1],
 				(k[2] == "apart" ? "stopped from another CPU" : "followed to its CPU"),
 				median(lost, n), median(per, n), median(cpu, n), median(prof, n), median(own, n) }'
+	done
+	# the two ways paired by round, which a single table's medians are
+	# too noisy to compare (the rounds' unprofiled runs vary by a few
+	# percent): the difference's mean and its standard error
+	echo
+	for d in 1ms 100us; do
+		for r in $(seq "$ROUNDS"); do
+			echo "$(field "$OUT/sm.none.$r" loops) $(field "$OUT/sm.$d.$r" loops)" \
+				"$(field "$OUT/sm.none-apart.$r" loops) $(field "$OUT/sm.$d-apart.$r" loops)" \
+				"$(sed -n 's/^  profiler CPU *\([0-9.]*\) us per sample.*/\1/p' "$OUT/sm.$d.$r.err")" \
+				"$(sed -n 's/^  profiler CPU *\([0-9.]*\) us per sample.*/\1/p' "$OUT/sm.$d-apart.$r.err")"
+		done | awk -v d="$d" '
+		function se(s, ss, n,   m) { m = s / n; return n > 1 ? sqrt((ss / n - m * m) / (n - 1)) : 0 }
+		$1 > 0 && $3 > 0 && NF == 6 {
+			n++; x = 100 * (1 - $2 / $1) - 100 * (1 - $4 / $3); s += x; ss += x * x
+			y = $5 - $6; c += y; cc += y * y
+		}
+		END {
+			if (!n) exit
+			printf "Followed against from afar at -d %s, paired by round (%d): work lost %+.2f points " \
+				"(standard error %.2f), profiler CPU %+.1f us a sample (%.1f).\n", d, n, s / n,
+				se(s, ss, n), c / n, se(c, cc, n) }'
 	done
 fi
 
