@@ -28,7 +28,12 @@
 # its standard error, which a table's medians are too noisy to give.
 #
 # Before it, this machine's price of a wake-up (bench/wake_floor.c), by
-# which the followed rows' extra cost reads.
+# which the followed rows' extra cost reads.  Where perf(1) may record,
+# the same rounds run sysmix under perf record as well (cpu-clock every
+# 1 ms and 100 us of its CPU, call graphs by copying 8 KiB of its stack
+# at each sample, as perf needs for code without frame pointers): the
+# price of the on-CPU profiler people know, which cannot see the rest,
+# paired by round against the followed rows.
 #
 # Then a server's shape: 1000 threads waking every 0.5 s (many_threads
 # ... nap) at 10 ms and 1 ms: the share of ticks sampled, the profiler's
@@ -134,6 +139,14 @@ sm_run() { # CONFIG ROUND
 	case $c in
 	none) "$SM" "$SECS" >"$out" 2>/dev/null || true ;;
 	none-apart) taskset -c 0 "$SM" "$SECS" >"$out" 2>/dev/null || true ;;
+	perf-*)
+		local every=$((${c#perf-} * 1000)) # its microseconds, in ns of its CPU
+		perf record -q -e cpu-clock -c "$every" --call-graph dwarf,8192 -o "$OUT/perf.data" \
+			-- "$SM" "$SECS" >"$out" 2>"$out.err" || true
+		perf report -i "$OUT/perf.data" --no-children -g none --sort sym --stdio 2>/dev/null |
+			awk '$NF == "user_work" { sub("%", "", $1); u = $1 } END { printf "%.1f\n", u + 0 }' >"$out.user"
+		rm -f "$OUT/perf.data"
+		;;
 	*)
 		"${pp[@]}" "$PP" -v -d "${c%-apart}" -o "$OUT/sm.folded" -- "${tgt[@]}" "$SECS" >"$out" 2>"$out.err" || true
 		awk '{ n = $NF; t += n; if ($0 ~ /;user_work(;| )/) m += n } END { printf "%.1f\n", t ? 100 * m / t : 0 }' \
@@ -141,7 +154,15 @@ sm_run() { # CONFIG ROUND
 		;;
 	esac
 }
+# Can perf record here?  (perf_event_paranoid, or the tool absent)
+perf_records() {
+	command -v perf >/dev/null 2>&1 &&
+		perf record -q -e cpu-clock -c 1000000 -o "$OUT/perf.try" -- true >/dev/null 2>&1
+}
 if part sysmix && [ "$(nproc)" -ge 2 ]; then
+	PERF_CONFIGS=
+	if perf_records; then PERF_CONFIGS="perf-1000 perf-100"; fi
+	rm -f "$OUT/perf.try"
 	# this machine's price of a wake-up (bench/wake_floor.c): a followed
 	# thread's round pays one more than a stop from afar (our helper,
 	# woken on the other CPU)
@@ -153,7 +174,7 @@ if part sysmix && [ "$(nproc)" -ge 2 ]; then
 	echo "| sysmix (a pread every ~2 us) | work lost | profiler CPU per sample | profiler CPU (of the machine) | user_work, profile / its clock |"
 	echo "| --- | ---: | ---: | ---: | ---: |"
 	for r in $(seq "$ROUNDS"); do
-		for c in none none-apart 1ms 100us 1ms-apart 100us-apart; do sm_run "$c" "$r"; done
+		for c in none none-apart 1ms 100us 1ms-apart 100us-apart $PERF_CONFIGS; do sm_run "$c" "$r"; done
 	done
 	for c in 1ms 100us 1ms-apart 100us-apart; do
 		base=none
@@ -173,6 +194,20 @@ if part sysmix && [ "$(nproc)" -ge 2 ]; then
 			printf "| -d %s, %s | %.1f %% | %.1f us | %.2f %% | %.1f / %.1f |\n", k[1],
 				(k[2] == "apart" ? "stopped from another CPU" : "followed to its CPU"),
 				median(lost, n), median(per, n), median(cpu, n), median(prof, n), median(own, n) }'
+	done
+	for c in $PERF_CONFIGS; do
+		for r in $(seq "$ROUNDS"); do
+			echo "$(field "$OUT/sm.none.$r" loops) $(field "$OUT/sm.$c.$r" loops)" \
+				"$(sed -n 's/^user_share=\([0-9.]*\).*/\1/p' "$OUT/sm.$c.$r") $(cat "$OUT/sm.$c.$r.user")"
+		done | awk -v us="${c#perf-}" '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+		}
+		{ n++; lost[n] = $1 > 0 ? 100 * (1 - $2 / $1) : 0; own[n] = 100 * $3; prof[n] = $4 }
+		END {
+			printf "| perf record, every %s of its CPU (dwarf, 8 KiB) | %.1f %% | | | %.1f / %.1f |\n",
+				(us == 1000 ? "1 ms" : us " us"), median(lost, n), median(prof, n), median(own, n) }'
 	done
 	# the two ways paired by round, which a single table's medians are
 	# too noisy to compare (the rounds' unprofiled runs vary by a few
@@ -195,6 +230,17 @@ if part sysmix && [ "$(nproc)" -ge 2 ]; then
 			printf "Followed against from afar at -d %s, paired by round (%d): work lost %+.2f points " \
 				"(standard error %.2f), profiler CPU %+.1f us a sample (%.1f).\n", d, n, s / n,
 				se(s, ss, n), c / n, se(c, cc, n) }'
+		[ -n "$PERF_CONFIGS" ] || continue
+		p=perf-$([ "$d" = 1ms ] && echo 1000 || echo 100)
+		for r in $(seq "$ROUNDS"); do
+			echo "$(field "$OUT/sm.none.$r" loops) $(field "$OUT/sm.$d.$r" loops) $(field "$OUT/sm.$p.$r" loops)"
+		done | awk -v d="$d" '
+		function se(s, ss, n,   m) { m = s / n; return n > 1 ? sqrt((ss / n - m * m) / (n - 1)) : 0 }
+		$1 > 0 && $3 > 0 && NF == 3 { n++; x = 100 * ($3 - $2) / $1; s += x; ss += x * x }
+		END {
+			if (!n) exit
+			printf "Followed against perf record at the same interval, paired by round (%d): work lost " \
+				"%+.2f points (standard error %.2f).\n", n, s / n, se(s, ss, n) }'
 	done
 fi
 
