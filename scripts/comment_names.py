@@ -25,7 +25,7 @@ FOREIGN = {
     # the Linux kernel: functions in kernel stacks, fields, sysctls
     'exit_to_user_mode_loop', 'cond_resched', 'generic_perform_write', 'do_syscall_64',
     'asm_sysvec', 'asm_common_interrupt', 'asm_exc_page_fault', 'perf_event_paranoid',
-    'exclude_kernel', 'sched_attr', 'rt_sigreturn',
+    'exclude_kernel', 'sched_attr', 'rt_sigreturn', 'fs_base',
     # PostgreSQL: settings, views, functions, fields
     'pg_stat_statements', 'pgstat_report_activity', 'track_activities',
     'track_activity_query_size', 'bgw_name', 'search_path', 'wait_event_info',

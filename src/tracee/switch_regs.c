@@ -2,6 +2,7 @@
  * a CPU (switch_regs.h). */
 #define _GNU_SOURCE
 #include "tracee/switch_regs.h"
+#include "tracee/perf_ring.h"
 
 #include <asm/perf_regs.h>
 #include <assert.h>
@@ -120,15 +121,6 @@ void switch_regs_unwatch(struct switch_regs *sr, struct switch_watch *w)
 	sr->st.watching--;
 }
 
-/* Copies len bytes at offset pos of the ring, which wraps. */
-static void ring_copy(const struct switch_watch *w, size_t ring, uint64_t pos, void *out, size_t len)
-{
-	const unsigned char *data = (const unsigned char *)w->meta + w->meta->data_offset;
-	size_t at = (size_t)(pos % ring), first = len < ring - at ? len : ring - at;
-	memcpy(out, data + at, first);
-	memcpy((unsigned char *)out + first, data, len - first);
-}
-
 /* Every record since the last read: the newest sample is the one that
  * counts, and a loss (the ring was full) makes the one before untrue. */
 void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
@@ -137,13 +129,13 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 		return;
 	struct perf_event_mmap_page *meta = w->meta;
 	size_t ring = (size_t)meta->data_size;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t head = perf_ring_head(meta);
 	uint64_t tail = meta->data_tail;
 	if (tail == head)
 		return; /* no switch since */
 	while (tail < head) {
 		struct switch_sample s;
-		ring_copy(w, ring, tail, &s.h, sizeof(s.h));
+		perf_ring_copy(meta, tail, &s.h, sizeof(s.h));
 		if (s.h.size < sizeof(s.h) || s.h.size > head - tail)
 			break; /* never seen: the kernel writes whole records */
 		if (s.h.type == PERF_RECORD_LOST) {
@@ -151,7 +143,7 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 			sr->st.lost++;
 		} else if (s.h.type == PERF_RECORD_SAMPLE) {
 			size_t n = s.h.size < sizeof(s) ? s.h.size : sizeof(s);
-			ring_copy(w, ring, tail, &s, n);
+			perf_ring_copy(meta, tail, &s, n);
 			/* short: no user registers (ABI_NONE) */
 			w->have = n == sizeof(s) && s.abi != PERF_SAMPLE_REGS_ABI_NONE;
 			memcpy(w->last, s.reg, sizeof(w->last));
@@ -164,18 +156,18 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 		w->have = false;
 		sr->st.lost++;
 	}
-	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+	perf_ring_done(meta, head);
 }
 
 uint64_t switch_regs_mark(struct switch_regs *sr, struct switch_watch *w)
 {
 	switch_regs_drain(sr, w);
-	return w ? __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE) : 0;
+	return w ? perf_ring_head(w->meta) : 0;
 }
 
 bool switch_regs_unmoved(const struct switch_watch *w, uint64_t mark)
 {
-	return w && __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE) == mark;
+	return w && perf_ring_head(w->meta) == mark;
 }
 
 bool switch_regs_room(const struct switch_regs *sr, size_t share)
