@@ -81,16 +81,18 @@ $(B) $(B)/test $(B)/test/targets $(B)/demo $(B)/bench:
 
 # --- tests ---------------------------------------------------------------
 # A library no test links, for tests that load one late (by absolute path).
-# Its twin is the same code with its function named spare_twinfun: the
-# same size and layout, other bytes (file identity tests).
+# Its twin is the same code with its function named spare_twinfunc: the
+# same size and layout, other bytes (file identity tests).  Both built with
+# a -D of the same length (gcc records its options in the debug info), the
+# name too: the same size wherever the checkout lies.
 SPARE_LIB := $(B)/test/libspare.so
 SPARE_TWIN := $(B)/test/libspare_twin.so
 UNIT_DEFS := -DSPARE_LIB='"$(CURDIR)/$(SPARE_LIB)"' -DSPARE_TWIN='"$(CURDIR)/$(SPARE_TWIN)"' \
 	-DTRACES_DIR='"$(CURDIR)/test/unit/traces"'
 $(SPARE_LIB): test/unit/spare_lib.c | $(B)/test
-	$(CC) -O1 -g -fPIC -shared -o $@ $<
+	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_function -o $@ $<
 $(SPARE_TWIN): test/unit/spare_lib.c | $(B)/test
-	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_twinfun -o $@ $<
+	$(CC) -O1 -g -fPIC -shared -Dspare_function=spare_twinfunc -o $@ $<
 # A test may stand in for the layer under the code it tests: the calls the
 # library's objects make to NAME go to the test's own __wrap_NAME (ld's
 # --wrap), for every __wrap_ function the test defines.  The production

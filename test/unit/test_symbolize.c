@@ -781,7 +781,7 @@ static void replaced_file_not_shared(void **state)
 	snprintf(next, sizeof(next), "%s/next.so", dir);
 	for (int with_id = 1; with_id >= 0; with_id--) {
 		const char *versions[2] = { SPARE_LIB, SPARE_TWIN };
-		const char *names[2] = { "spare_function", "spare_twinfun" };
+		const char *names[2] = { "spare_function", "spare_twinfunc" };
 		pid_t child[2];
 		int go[2][2];
 		uint64_t fn[2];
