@@ -80,8 +80,20 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed);
  * visits on its own timer, at the time such rounds have armed by (their
  * 90th percentile), and takes the sampler then; a resume armed later, or
  * near the next tick, wakes it.  false, nothing done: no other CPU for the
- * helper. */
-bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns);
+ * helper.
+ *
+ * queued: the thread was not stopped but only preempted by our tick, and
+ * waits on cpu behind the sampler (switch_copy.h).  SCHED_IDLE would not
+ * let it run: a task made SCHED_IDLE may still be picked before it (the
+ * scheduler favours an idle task over a normal one only at a wake-up),
+ * and it waited ~20 us more so on sysmix.  So the sampler sleeps instead,
+ * the helper asked: the thread runs at once, and the helper moves the
+ * sampler asleep and wakes it on its own CPU, real-time.  Returns once
+ * moved (or false, nothing asked: the helper could not be woken). */
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns,
+		     bool queued);
+/* When a queued thread's resume let it run (CLOCK_MONOTONIC). */
+uint64_t resume_here_idle_at(const struct resume_here *h);
 /* How long after its tick a timed round arms its resume, half the time
  * or sooner (learnt): then_due_ns is best the first tick due this long
  * and the round's margin after next_due_ns. */

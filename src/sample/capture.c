@@ -603,7 +603,7 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 							     TIMER_AHEAD_NS, TIMER_AHEAD_TICKS) : 0;
 	/* (without the timer, coming back would hold it unseen: resumed
 	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
-	here = here && next && resume_here_arm(s->here, s->me.cpu, next, then);
+	here = here && next && resume_here_arm(s->here, s->me.cpu, next, then, false);
 	c.cont_ns = now_ns();
 	thread_resume(p->t, th);
 	if (here) {

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@ enum visit {
 enum ask {
 	ASK_NONE,   /* nothing asked of the helper */
 	ASK_ARMED,  /* asked: the sampler resumes a thread, SCHED_IDLE */
+	ASK_ASLEEP, /* asked: the sampler let a thread it preempted run on,
+		       asleep on ask until moved */
 	ASK_MOVING, /* the helper is moving it */
 	ASK_PLACE,  /* asked: put the sleeping sampler on place_cpu */
 };
@@ -73,6 +76,7 @@ struct resume_here {
 				   or sooner 9 times in 10 (learnt) */
 	uint64_t arm_lag_ns;    /* ... or sooner half the time (learnt) */
 	_Atomic uint64_t visited; /* moves made on a visit, no wake-up sent */
+	uint64_t idle_ns;       /* a queued thread's resume let it run then */
 };
 
 /* A held thread's trap is waited for this long after its tick is due,
@@ -152,7 +156,8 @@ static bool helper_sleep(struct resume_here *h, bool *visit)
 		uint64_t now = clock_ns();
 		if (atomic_load(&h->visit) == VISIT_DUE && now >= atomic_load(&h->visit_at)) {
 			atomic_store(&h->visit, VISIT_PASSED);
-			if (atomic_load(&h->ask) == ASK_ARMED) {
+			int ask = atomic_load(&h->ask);
+			if (ask == ASK_ARMED || ask == ASK_ASLEEP) {
 				*visit = true;
 				return true; /* a resume asked for without a wake-up */
 			}
@@ -184,6 +189,10 @@ static bool helper_sleep(struct resume_here *h, bool *visit)
 	}
 }
 
+/* The sampler's state read this many times at most, until it sleeps
+ * (ASK_ASLEEP): it is a system call or two away from it. */
+#define ASLEEP_WAIT_TRIES 200
+
 static void *helper_main(void *arg)
 {
 	struct resume_here *h = arg;
@@ -197,9 +206,14 @@ static void *helper_main(void *arg)
 			place(h);
 			continue;
 		}
-		int armed = ASK_ARMED;
-		if (!atomic_compare_exchange_strong(&h->ask, &armed, ASK_MOVING))
+		int armed = ASK_ARMED, asleep = ASK_ASLEEP;
+		bool sleeper = atomic_compare_exchange_strong(&h->ask, &asleep, ASK_MOVING);
+		if (!sleeper && !atomic_compare_exchange_strong(&h->ask, &armed, ASK_MOVING))
 			continue; /* called off: the sampler ran on before we came */
+		/* one that sleeps: asleep first (it is on its way), so that
+		 * the move interrupts nobody on the thread's CPU */
+		for (int i = 0; sleeper && i < ASLEEP_WAIT_TRIES && sampler_state(h) != 'S'; i++)
+			;
 		/* the sampler is queued behind the thread it resumed: here,
 		 * then real-time again (in that order: real-time there, it
 		 * would preempt the thread) */
@@ -218,6 +232,8 @@ static void *helper_main(void *arg)
 		atomic_fetch_add(&h->moves, moved);
 		atomic_fetch_add(&h->visited, moved && visit);
 		atomic_store(&h->ask, ASK_NONE);
+		if (sleeper)
+			syscall(SYS_futex, &h->ask, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	}
 	return NULL;
 }
@@ -369,12 +385,44 @@ static void learn_arm(struct resume_here *h, uint64_t now)
 	h->arm_lag_ns = m < VISIT_MIN_NS ? VISIT_MIN_NS : m > VISIT_MAX_NS ? VISIT_MAX_NS : m;
 }
 
+uint64_t resume_here_idle_at(const struct resume_here *h)
+{
+	return h->idle_ns;
+}
+
 uint64_t resume_here_lag_ns(const struct resume_here *h)
 {
 	return h->arm_lag_ns;
 }
 
-bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns)
+/* A queued thread's resume: the helper asked, and the sampler asleep
+ * until it is moved (the thread runs the moment it sleeps).  false, the
+ * helper not asked: it could not be woken. */
+static bool sleep_until_moved(struct resume_here *h, uint64_t next_due_ns)
+{
+	atomic_store(&h->ask, ASK_ASLEEP);
+	uint64_t now = clock_ns();
+	learn_arm(h, now);
+	uint64_t visit_at = atomic_load(&h->visit_at);
+	uint64_t one = 1;
+	if (!(atomic_load(&h->visit) == VISIT_DUE && visit_at <= now + VISIT_MAX_NS &&
+	      (!next_due_ns || visit_at + VISIT_BEFORE_TICK_NS <= next_due_ns)) &&
+	    write(h->wake, &one, sizeof(one)) != sizeof(one)) {
+		int asleep = ASK_ASLEEP;
+		if (atomic_compare_exchange_strong(&h->ask, &asleep, ASK_NONE))
+			return false;
+	}
+	h->idle_ns = clock_ns();
+	for (;;) {
+		int ask = atomic_load(&h->ask);
+		if (ask != ASK_ASLEEP && ask != ASK_MOVING)
+			return true;
+		syscall(SYS_futex, &h->ask, FUTEX_WAIT_PRIVATE, ask, NULL, NULL, 0);
+	}
+}
+
+bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns,
+		     bool queued)
 {
 	assert(atomic_load(&h->ask) == ASK_NONE); /* every arm is done before the next */
 	if (cpu < 0 || cpu >= CPU_SETSIZE)
@@ -390,6 +438,8 @@ bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint6
 	/* here, on its CPU: the timers' interrupts will be this CPU's */
 	set_timers(h, cpu, next_due_ns, then_due_ns);
 	h->taken = false;
+	if (queued)
+		return sleep_until_moved(h, next_due_ns);
 	static const struct sched_param zero = { .sched_priority = 0 };
 	if (sched_setscheduler(0, SCHED_IDLE | SCHED_RESET_ON_FORK, &zero) != 0)
 		return false;

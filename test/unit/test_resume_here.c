@@ -141,7 +141,7 @@ static void resumed_where_it_stopped(void **state)
 		stop_child(child);
 		/* the next tick in 2 ms, on this CPU's timer */
 		uint64_t due = now_ns() + 2000000;
-		bool armed = resume_here_arm(h, cpu, due, 0);
+		bool armed = resume_here_arm(h, cpu, due, 0, false);
 		assert_true(armed);
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
 		int to = resume_here_done(h);
@@ -209,6 +209,40 @@ static void resumed_where_it_stopped(void **state)
 	spinner_end(child, h, &allowed);
 }
 
+/* A thread our tick only preempted, not stopped (its copy made by the
+ * kernel as it left the CPU, switch_copy.h), queued behind us on its
+ * CPU: arming lets it run there at once, and the helper, asked before we
+ * are SCHED_IDLE, takes us off behind it.  A try counts when we came back
+ * moved (not called off) and the child never left its CPU. */
+static void a_preempted_thread_runs_on_here(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	struct resume_here *h;
+	pid_t child = spinner_seized(&allowed, &h);
+	int moved = 0, stayed = 0;
+	for (int i = 0; i < TRIES; i++) {
+		int cpu = cpu_of(child);
+		pin_to(cpu); /* real-time, there: the child waits for us */
+		uint64_t due = now_ns() + 2000000;
+		assert_true(resume_here_arm(h, cpu, due, 0, true));
+		int to = resume_here_done(h);
+		assert_int_equal(sched_getscheduler(0) & ~SCHED_RESET_ON_FORK, SCHED_FIFO);
+		moved += to >= 0 && to != cpu;
+		stayed += cpu_of(child) == cpu;
+		uint64_t timer_ns = 0;
+		if (resume_here_sleep_there(h, due, cpu, &timer_ns)) {
+			wait_tick();
+			resume_here_woke(h);
+		}
+	}
+	print_message("%d tries: moved in %d, the child on its CPU after in %d\n", TRIES, moved,
+		      stayed);
+	assert_true(moved >= TRIES * 3 / 4);
+	assert_true(stayed >= TRIES / 2);
+	spinner_end(child, h, &allowed);
+}
+
 /* A round a timed tick began resumes its thread with no wake-up sent
  * from the thread's CPU: the helper visits on its own timer, once such
  * rounds have armed (70 us after the tick at first), and takes us then.
@@ -231,7 +265,7 @@ static void a_timed_round_is_visited(void **state)
 		}
 		stop_child(child);
 		uint64_t at = now_ns(), before = resume_here_visited(h), due = at + 2000000;
-		assert_true(resume_here_arm(h, cpu, due, 0));
+		assert_true(resume_here_arm(h, cpu, due, 0, false));
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
 		/* asleep past the visit, as the sampler is queued behind the
 		 * thread it resumed (here the kernel does not always let the
@@ -293,7 +327,7 @@ static void a_tick_armed_ahead_is_kept(void **state)
 			asked_ahead += then != 0;
 		}
 		then = 0;
-		assert_true(resume_here_arm(h, cpu, due, due + 1000000));
+		assert_true(resume_here_arm(h, cpu, due, due + 1000000, false));
 		assert_int_equal(ptrace(PTRACE_CONT, child, NULL, NULL), 0);
 		struct timespec nap = { 0, 300000L }; /* (as a_timed_round_is_visited) */
 		nanosleep(&nap, NULL);
@@ -323,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_cpu_is_not_enough),
 		cmocka_unit_test(resumed_where_it_stopped),
+		cmocka_unit_test(a_preempted_thread_runs_on_here),
 		cmocka_unit_test(a_timed_round_is_visited),
 		cmocka_unit_test(a_tick_armed_ahead_is_kept),
 	};
