@@ -151,6 +151,10 @@ void capture_unstopped(struct sampler *s, struct process *p, struct sampled_thre
  * trap are counted as read; its record stays for the summary. */
 void capture_thread_ended(void *arg, struct target *t, struct thread *th);
 
+/* A followed thread's copy at our tick closed (its thread ended, or its
+ * record let go): none when it had none. */
+void capture_follow_end(struct sampled_thread *st);
+
 /* Leaves our CPU if a thread resumed since the last look at where the
  * threads are (the kernel may put it on our CPU: we woke it), or one seen
  * queued at the tick, wants it (placement.h).  At the end of each round,

@@ -103,6 +103,7 @@ struct pending_stop {
 /* Whether the sampler follows a thread to its CPU, and what tells that
  * our tick holds it there (placement.h; capture.c writes the stops' and
  * the resume's fields, round.c the held ones). */
+struct follow_copy;
 struct follow_watch {
 	/* its stops on another CPU than ours, and those of them that caught
 	 * it leaving a system call (halved now and then: the recent ones
@@ -120,6 +121,9 @@ struct follow_watch {
 	struct sched_counts held_sc; /* its schedstat then */
 	unsigned held_looks;    /* looks that read nothing else since its last
 				   whole one (round.c, held_by_us) */
+	struct follow_copy *copy; /* its registers and stack, copied by the
+				     kernel as our tick takes its CPU
+				     (capture.c; NULL: stopped instead) */
 };
 
 /* cold.h's: a thread asleep and not run for several looks is cold, proven
@@ -483,6 +487,7 @@ struct reads_state {
 struct round_state {
 	uint64_t number;       /* from 1 */
 	bool committed;        /* its observations counted */
+	uint64_t due_ns;       /* the tick it is for */
 	uint64_t tick_ns;      /* when it began */
 	uint64_t mid_due_ns;   /* the next tick due while it runs, 0 none */
 	unsigned n_mid;        /* the passes it made */
@@ -573,6 +578,8 @@ struct sampler {
 	int error;             /* errno of the first failure, 0 if none */
 	struct snapshot *snap; /* one copy buffer, reused by every capture */
 	struct switch_regs *switches; /* the threads watched for their registers */
+	int copy_refused;              /* why no switch copy could be made (errno; 0: none
+					  refused): none is tried again (switch_copy.h) */
 	struct round_state cur; /* this round (round.c's) */
 	struct stop_state stops; /* its stops and resumes (capture.c's) */
 	struct call_frames call_frames; /* a held thread's kernel frames (capture.c's) */

@@ -90,6 +90,11 @@ struct sampler_result {
 	uint64_t resumed_visited;  /* of those, taken by the helper's visit: no wake-up sent */
 	uint64_t armed_ahead;      /* timed ticks whose timer was armed a round before */
 	uint64_t held_looks;       /* their looks by schedstat and wchan alone (round.c) */
+	uint64_t copied;           /* their samples from the kernel's copy as our tick
+				      took the CPU: no stop (capture.c, switch_copy.h) */
+	uint64_t copy_unknown;     /* held stops made though a copy came: its
+				      address's call not known yet (call_sites.h) */
+	int copy_refused;          /* why no copy could be made (errno; 0 none refused) */
 	uint64_t yields_unbounded; /* their traps waited for in waitpid, the helper
 				      watching (resume_here.h) */
 	uint64_t yields_ended;     /* of those, waits the helper ended */

@@ -726,6 +726,12 @@ static void print_mechanics(FILE *f, const struct sampler *s, const struct sampl
 	if (r->held_looks)
 		fprintf(f, "; %" PRIu64 " looks held by our tick read its schedstat alone "
 			"(%" PRIu64 " its kernel frames from the call)", r->held_looks, r->assumed_frames);
+	if (r->copied || r->copy_unknown)
+		fprintf(f, "; %" PRIu64 " samples copied by the kernel as our tick took the CPU, no "
+			"stop (%" PRIu64 " stopped: the call at its address not known yet)", r->copied,
+			r->copy_unknown);
+	if (r->followed_threads && r->copy_refused)
+		fprintf(f, "; no copies at our tick (perf events: %s)", strerror(r->copy_refused));
 	if (r->yields_unbounded)
 		fprintf(f, "; %" PRIu64 " traps waited for in waitpid (%" PRIu64 " waits ended by "
 			"the watch)", r->yields_unbounded, r->yields_ended);

@@ -3,6 +3,7 @@
 #include "sample/capture.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -11,10 +12,12 @@
 #include "base/array.h"
 #include "name/syscall.h"
 #include "sample/app.h"
+#include "sample/call_sites.h"
 #include "sample/count.h"
 #include "sample/cold.h"
 #include "sample/owed.h"
 #include "tracee/snapshot.h"
+#include "tracee/switch_copy.h"
 
 /* How long to spin for the trap of a thread on a CPU, or of a blocked one
  * our interrupt wakes: longer than either takes when a CPU is free. */
@@ -572,7 +575,42 @@ struct stop_copy {
 	struct sched_counts stopped;
 	uint64_t resumed_ns;
 	uint64_t cont_ns;  /* just before PTRACE_CONT */
+	bool from_switch;  /* copied by the kernel as our tick took its CPU:
+			      not stopped (switch_copy.h) */
+	uint64_t queued_from; /* then queued for its CPU since: a wait its
+				 schedstat adds only when it ends */
 };
+
+/* After the copy: the thread let go.  Followed, and held on this CPU,
+ * still ours: it runs on here, and the next tick's timer is armed here,
+ * if that tick is far enough ahead for the round to end before it
+ * (resume_here.h); stopped, PTRACE_CONT wakes it. */
+static void let_go(struct sampler *s, struct process *p, struct thread *th,
+		   const struct sampled_thread *st, const struct pending_stop *ps,
+		   struct stop_copy *c, bool stopped)
+{
+	c->resumed_ns = now_ns();
+	bool here = s->here && !s->tick_timed && st->follow.on && ps->took_its_cpu &&
+		    sched_getcpu() == s->me.cpu; /* (not a trap seen in the timed wait) */
+	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c->resumed_ns + TIMER_AHEAD_NS,
+								 TIMER_AHEAD_TICKS) : 0;
+	/* and the one the next round will want, as it is likely to arm
+	 * (its timer armed now costs the thread nothing then) */
+	uint64_t then = next ? schedule_first_from(s->sched, next + resume_here_lag_ns(s->here) +
+							     TIMER_AHEAD_NS, TIMER_AHEAD_TICKS) : 0;
+	/* (without the timer, coming back would hold it unseen: resumed
+	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
+	here = here && next && resume_here_arm(s->here, s->me.cpu, next, then, !stopped);
+	/* (not stopped: it ran on as the sampler slept, or at our round's end) */
+	c->cont_ns = here && !stopped ? resume_here_idle_at(s->here) : now_ns();
+	if (stopped)
+		thread_resume(p->t, th);
+	if (here) {
+		int cpu = resume_here_done(s->here);
+		if (cpu >= 0)
+			placement_moved(&s->placement, cpu);
+	}
+}
 
 /* The stop itself: registers, stack (unless it is parked), run count,
  * resume - all of what the thread waits for, and nothing else. */
@@ -589,28 +627,7 @@ static struct stop_copy copy_and_resume(struct sampler *s, struct process *p, st
 	/* the one read in a stop that is not a copy: its run count, which
 	 * then tells whether it ran since (decide.h) */
 	c.runs_known = c.copied && thread_read_sched(p->t, th, &c.stopped) == 0;
-	c.resumed_ns = now_ns();
-	/* followed, and stopped on this CPU, still ours: it wakes here, and
-	 * the next tick's timer is armed here, if that tick is far enough
-	 * ahead for the round to end before it */
-	bool here = s->here && !s->tick_timed && st->follow.on && ps->took_its_cpu &&
-		    sched_getcpu() == s->me.cpu; /* (not a trap seen in the timed wait) */
-	uint64_t next = here && s->sched ? schedule_first_from(s->sched, c.resumed_ns + TIMER_AHEAD_NS,
-								 TIMER_AHEAD_TICKS) : 0;
-	/* and the one the next round will want, as it is likely to arm
-	 * (its timer armed now costs the thread nothing then) */
-	uint64_t then = next ? schedule_first_from(s->sched, next + resume_here_lag_ns(s->here) +
-							     TIMER_AHEAD_NS, TIMER_AHEAD_TICKS) : 0;
-	/* (without the timer, coming back would hold it unseen: resumed
-	 * as FOLLOW always did, it wakes on another CPU, and we follow) */
-	here = here && next && resume_here_arm(s->here, s->me.cpu, next, then, false);
-	c.cont_ns = now_ns();
-	thread_resume(p->t, th);
-	if (here) {
-		int cpu = resume_here_done(s->here);
-		if (cpu >= 0)
-			placement_moved(&s->placement, cpu);
-	}
+	let_go(s, p, th, st, ps, &c, true);
 	return c;
 }
 
@@ -652,7 +669,8 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	st->stopped.running += was_running;
 	uint64_t frozen_from = was_running ? ps->began_ns : seen_ns;
 	uint64_t frozen = c->resumed_ns - frozen_from;
-	hist_add(&s->r->frozen, frozen);
+	if (!c->from_switch) /* (a copy is no stop) */
+		hist_add(&s->r->frozen, frozen);
 	/* What the budget counts is what the thread lost: from when it stopped
 	 * running (our round's start, when the round held its CPU) to
 	 * PTRACE_CONT, and the wait for a CPU after it, read at its next look
@@ -677,13 +695,88 @@ static void note_stop_cost(struct sampler *s, struct sampled_thread *st,
 	st->follow.resume_run_ns = c->stopped.run_ns;
 	st->follow.resume_cont_ns = c->cont_ns;
 	if (c->runs_known) {
-		overhead_note_resume(&st->cost, c->stopped.wait_ns, c->stopped.runs, c->resumed_ns,
-				     was_running);
+		/* (a copy's: its wait until we let go of its CPU is ours, held) */
+		uint64_t wait_ns = c->stopped.wait_ns +
+				   (c->from_switch && c->cont_ns > c->queued_from ? c->cont_ns - c->queued_from : 0);
+		overhead_note_resume(&st->cost, wait_ns, c->stopped.runs, c->resumed_ns, was_running);
 		/* (read while stopped: the same at the resume) */
 		overhead_offcpu_stop(&st->stopped.offcpu, was_running, c->stopped.run_ns, c->stopped.runs,
 				     c->resumed_ns);
 	} else
 		st->stopped.offcpu.known = false;
+}
+
+/* A followed thread's copy at our tick (switch_copy.h), and the calls
+ * its stops taught at each address (call_sites.h), of the program it ran
+ * then. */
+struct follow_copy {
+	struct switch_copy *watch;
+	unsigned execs;          /* its process's execs when the sites were learnt */
+	struct call_sites sites;
+};
+
+/* How much of its stack a copy holds: what its last stop needed (from
+ * its stack pointer to where its unwind read, copy_top) and FOLLOW_COPY_SLACK more,
+ * within these bounds; a deeper stack's rest is read while our tick holds
+ * it (snapshot_extend).  The kernel copies as much at each switch. */
+#define FOLLOW_COPY_MIN 2048
+#define FOLLOW_COPY_SLACK 1024
+#define FOLLOW_COPY_MAX 16384
+
+static size_t follow_copy_bytes(const struct sampled_thread *st, uint64_t sp)
+{
+	uint64_t top = copy_top(st);
+	uint64_t need = top > sp ? top - sp : FOLLOW_COPY_MAX;
+	need = (need + FOLLOW_COPY_SLACK + 1023) & ~(uint64_t)1023;
+	return need < FOLLOW_COPY_MIN ? FOLLOW_COPY_MIN : need > FOLLOW_COPY_MAX ? FOLLOW_COPY_MAX : (size_t)need;
+}
+
+/* Its watch, armed for good: the ioctl that arms it interrupts the CPU
+ * it runs on, once.  Without permission none is tried again. */
+static void follow_copy_open(struct sampler *s, const struct process *p, struct sampled_thread *st,
+			     uint64_t sp)
+{
+	if (s->copy_refused || st->follow.copy)
+		return;
+	struct follow_copy *fc = calloc(1, sizeof(*fc));
+	int err = ENOMEM;
+	if (fc)
+		fc->watch = switch_copy_open(st->tid, follow_copy_bytes(st, sp), &err);
+	if (fc && fc->watch && switch_copy_arm(fc->watch) != 0) {
+		err = errno;
+		switch_copy_close(fc->watch);
+		fc->watch = NULL;
+	}
+	if (!fc || !fc->watch) {
+		/* the thread gone, or no descriptor left: this thread only */
+		if (err != ESRCH && err != EMFILE && err != ENFILE && err != ENOMEM)
+			s->copy_refused = err;
+		free(fc);
+		return;
+	}
+	fc->execs = p->t->execs;
+	st->follow.copy = fc;
+}
+
+void capture_follow_end(struct sampled_thread *st)
+{
+	if (!st->follow.copy)
+		return;
+	switch_copy_close(st->follow.copy->watch);
+	free(st->follow.copy);
+	st->follow.copy = NULL;
+}
+
+/* A stop's registers teach its address's call; of another program, the
+ * sites known are forgotten first. */
+static void follow_copy_learn(const struct process *p, struct follow_copy *fc,
+			      const struct user_regs_struct *r)
+{
+	if (fc->execs != p->t->execs) {
+		memset(&fc->sites, 0, sizeof(fc->sites));
+		fc->execs = p->t->execs;
+	}
+	call_sites_learn(&fc->sites, r->rip, (long)r->orig_rax);
 }
 
 /* A stop of st running on another CPU: did it land where a system call
@@ -711,6 +804,7 @@ static void note_far_stop(struct sampler *s, const struct process *p, const stru
 		s->stops.follow[s->stops.n_follow++] = thread_ref_of(s, p, th);
 		st->follow.on = true;
 		s->r->followed_threads++;
+		follow_copy_open(s, p, st, s->snap->regs.rsp);
 	}
 }
 
@@ -778,6 +872,8 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	bool blocked_ok = stop_shows_blocked_tick(f, in_call, ps->runs_known, ps->runs);
 	if (c->copied && ps->took_its_cpu)
 		frames_at_our_tick(s, ps, in_call, at.nr);
+	if (c->copied && !c->from_switch && st->follow.copy && !th->group_stop)
+		follow_copy_learn(p, st->follow.copy, &s->snap->regs);
 	if (c->copied && ps->running && ps->at_once)
 		note_far_stop(s, p, th, st, in_call);
 	/* asleep where a peek could not unwind it: its registers, for the
@@ -802,6 +898,40 @@ static void unwind_and_count(struct sampler *s, struct process *p, struct thread
 	}
 }
 
+/* The sample(s) of a thread whose registers and stack are copied (c),
+ * and which runs again: the stop's cost noted, then unwound and counted.
+ * asked_ns: when its stop was asked (or its copy made); seen_ns: when
+ * its trap was seen; execs: its process's execs before. */
+static void finish_stop(struct sampler *s, struct process *p, struct thread *th,
+			struct sampled_thread *st, struct pending_stop *ps, struct thread_memory *m,
+			const struct stop_copy *c, uint64_t asked_ns, uint64_t seen_ns, unsigned execs)
+{
+	uint64_t t1 = now_ns();
+	if (!s->cur.committed)
+		s->cur.released_ns = c->resumed_ns;
+	if (array_reserve((void **)&s->stops.resumed, s->stops.n_resumed + 1, &s->stops.cap_resumed,
+			  sizeof(*s->stops.resumed)))
+		s->stops.resumed[s->stops.n_resumed++] = thread_ref_of(s, p, th);
+	note_stop_cost(s, st, ps, c, seen_ns);
+	if (p->t->execs != execs || !m) {
+		/* An execve completed while we waited: what /proc said before
+		 * the stop was the old program's, the stack is the new one's.
+		 * Such a sample describes neither. */
+		free(ps);
+		return;
+	}
+	struct stop_times when = { asked_ns, seen_ns, c->resumed_ns, ps->at_once };
+	struct stop_facts f = stop_facts(th, ps, s->snap, c->runs_known, c->stopped.runs);
+	if (c->parked) {
+		owed_count(s, p, st, m->frames, m->n_frames, m->complete);
+		count_parked(s, p, th, st, ps, c, &f, &when);
+	} else {
+		unwind_and_count(s, p, th, st, ps, m, c, &f, &when);
+	}
+	free(ps);
+	hist_add(&s->r->work, now_ns() - t1);
+}
+
 /* Completes the sample(s) of a thread we stopped, now that it is: copy,
  * resume, then unwind and count.  Called as soon as its trap is seen. */
 static void complete_stop(struct sampler *s, struct process *p, struct thread *th,
@@ -819,30 +949,7 @@ static void complete_stop(struct sampler *s, struct process *p, struct thread *t
 	struct thread_memory *m = memory_of(st);
 	app_set_words(s, p); /* a trap may come while another process is sampled */
 	struct stop_copy c = copy_and_resume(s, p, th, st, m, ps);
-	uint64_t t1 = now_ns();
-	if (!s->cur.committed)
-		s->cur.released_ns = c.resumed_ns;
-	if (array_reserve((void **)&s->stops.resumed, s->stops.n_resumed + 1, &s->stops.cap_resumed,
-			  sizeof(*s->stops.resumed)))
-		s->stops.resumed[s->stops.n_resumed++] = thread_ref_of(s, p, th);
-	note_stop_cost(s, st, ps, &c, seen_ns);
-	if (p->t->execs != execs || !m) {
-		/* An execve completed while we waited: what /proc said before
-		 * the stop was the old program's, the stack is the new one's.
-		 * Such a sample describes neither. */
-		free(ps);
-		return;
-	}
-	struct stop_times when = { th->stop_asked_ns, seen_ns, c.resumed_ns, ps->at_once };
-	struct stop_facts f = stop_facts(th, ps, s->snap, c.runs_known, c.stopped.runs);
-	if (c.parked) {
-		owed_count(s, p, st, m->frames, m->n_frames, m->complete);
-		count_parked(s, p, th, st, ps, &c, &f, &when);
-	} else {
-		unwind_and_count(s, p, th, st, ps, m, &c, &f, &when);
-	}
-	free(ps);
-	hist_add(&s->r->work, now_ns() - t1);
+	finish_stop(s, p, th, st, ps, m, &c, th->stop_asked_ns, seen_ns, execs);
 }
 
 void capture_on_trap(void *arg, struct target *t, struct thread *th, uint64_t seen_ns)
@@ -874,6 +981,62 @@ void capture_poll_pending(struct sampler *s)
 	s->stops.n_pending = kept;
 }
 
+/* A followed thread our tick took its CPU from, sampled from the copy
+ * the kernel made of it as it left the CPU to us (switch_copy.h): its
+ * registers and stack of that instant, the call it was leaving by its
+ * address (call_sites.h), the rest of a deeper stack and its process's
+ * words read now - proven of that instant by its run count, read last,
+ * unchanged since the round's first read (it has not run since our tick
+ * took its CPU).  No stop: it runs on as our round lets go of its CPU.
+ * false: no copy fits (none, the ring overrun, an address no stop
+ * taught yet, or it ran meanwhile), and it is stopped as before. */
+static bool sample_from_copy(struct sampler *s, struct process *p, struct thread *th,
+			     struct sampled_thread *st, struct pending_stop *ps)
+{
+	struct follow_copy *fc = st->follow.copy;
+	if (!fc || !ps->took_its_cpu || !ps->runs_known || s->tick_timed ||
+	    fc->execs != p->t->execs || sched_getcpu() != s->me.cpu)
+		return false;
+	struct snapshot *sn = s->snap;
+	struct switch_copied cp;
+	uint64_t from = s->cur.due_ns && s->cur.due_ns < s->cur.tick_ns ? s->cur.due_ns : s->cur.tick_ns;
+	if (switch_copy_take(fc->watch, from, &cp, sn->stack, SNAPSHOT_STACK_MAX) != TAKE_COPY ||
+	    cp.at_ns > s->cur.tick_ns || cp.cpu != s->me.cpu)
+		return false;
+	long nr;
+	if (!call_sites_known(&fc->sites, cp.regs.rip, &nr)) {
+		s->r->copy_unknown++;
+		return false;
+	}
+	sn->tid = th->tid;
+	sn->regs = cp.regs;
+	sn->regs.orig_rax = (unsigned long long)nr; /* CALL_NONE: -1, none */
+	sn->partial_regs = sn->callee_saved = false;
+	sn->stack_start = cp.regs.rsp;
+	sn->stack_len = cp.stack_len;
+	stack_bounds(p, st, cp.regs.rsp, false);
+	uint64_t top = copy_top(st); /* (a copy found short: the whole stack next time) */
+	if (top > sn->stack_start + sn->stack_len)
+		snapshot_extend(th->tid, top, sn); /* else cut: unwound as far */
+	app_set_words(s, p);
+	sn->words_ok = 0;
+	if (sn->n_words)
+		snapshot_read_words(th->tid, sn);
+	struct stop_copy c = { .copied = true, .from_switch = true };
+	c.runs_known = thread_read_sched(p->t, th, &c.stopped) == 0;
+	if (!c.runs_known || c.stopped.runs != ps->runs)
+		return false; /* it ran: the rest is not of that instant */
+	c.queued_from = cp.at_ns;
+	ps->began_ns = cp.at_ns;
+	ps->at_once = true;
+	struct thread_memory *m = memory_of(st);
+	unsigned execs = p->t->execs;
+	let_go(s, p, th, st, ps, &c, false);
+	s->r->copied++;
+	finish_stop(s, p, th, st, ps, m, &c, cp.at_ns, c.resumed_ns, execs);
+	return true;
+}
+
 void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 		  struct sampled_thread *st, const struct stop_request *rq, const char *kernel,
 		  int n_kernel)
@@ -893,6 +1056,10 @@ void capture_stop(struct sampler *s, struct process *p, struct thread *th,
 	ps->took_its_cpu = rq->on_cpu && !rq->running && rq->state == 'R';
 	ps->frames_assumed = rq->frames_assumed;
 	ps->frames_check = rq->frames_check;
+	/* held by our tick, its look read nothing else: its copy, if one
+	 * fits (a look that read all teaches the calls, by a stop) */
+	if (rq->frames_assumed && sample_from_copy(s, p, th, st, ps))
+		return;
 	if (thread_interrupt(th, &ps->began_ns) != 0) {
 		free(ps);
 		return;
@@ -1109,6 +1276,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	st->ended = true;
 	switch_regs_unwatch(s->switches, st->switched);
 	st->switched = NULL;
+	capture_follow_end(st);
 	free(st->memory);
 	st->memory = NULL;
 	free(st->refused.owed);

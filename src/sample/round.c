@@ -677,6 +677,7 @@ void round_run(struct sampler *s, uint64_t due_ns, volatile int *quit)
 {
 	s->cur.number++;
 	s->cur.committed = false;
+	s->cur.due_ns = due_ns;
 	s->cur.tick_ns = s->cur.released_ns = now_ns();
 	CPU_ZERO(&s->cur.wanted);
 	CPU_ZERO(&s->cur.followed);

@@ -50,6 +50,7 @@ static void unwatch_all(struct sampler *s)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		switch_regs_unwatch(s->switches, sampled_at(s, i)->switched);
 		sampled_at(s, i)->switched = NULL;
+		capture_follow_end(sampled_at(s, i));
 	}
 }
 
@@ -465,6 +466,7 @@ static void run_end(struct sampler *s, struct sampler_result *r, uint64_t start,
 	r->resumed_here = resume_here_count(s->here);
 	r->resumed_visited = resume_here_visited(s->here);
 	r->armed_ahead = resume_here_armed_ahead(s->here);
+	r->copy_refused = s->copy_refused;
 	r->yields_ended = resume_here_waits_ended(s->here);
 	resume_here_free(s->here);
 	s->here = NULL;
