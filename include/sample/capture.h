@@ -153,7 +153,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th);
 
 /* A followed thread's copy at our tick closed (its thread ended, or its
  * record let go): none when it had none. */
-void capture_follow_end(struct sampled_thread *st);
+void capture_follow_end(struct sampler *s, struct sampled_thread *st);
 
 /* Leaves our CPU if a thread resumed since the last look at where the
  * threads are (the kernel may put it on our CPU: we woke it), or one seen

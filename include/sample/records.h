@@ -580,6 +580,7 @@ struct sampler {
 	struct switch_regs *switches; /* the threads watched for their registers */
 	int copy_refused;              /* why no switch copy could be made (errno; 0: none
 					  refused): none is tried again (switch_copy.h) */
+	size_t copies_open;            /* followed threads' copies open now (capture.c) */
 	struct round_state cur; /* this round (round.c's) */
 	struct stop_state stops; /* its stops and resumes (capture.c's) */
 	struct call_frames call_frames; /* a held thread's kernel frames (capture.c's) */

@@ -732,11 +732,16 @@ static size_t follow_copy_bytes(const struct sampled_thread *st, uint64_t sp)
 }
 
 /* Its watch, armed for good: the ioctl that arms it interrupts the CPU
- * it runs on, once.  Without permission none is tried again. */
+ * it runs on, once.  Without permission none is tried again.  At most
+ * FOLLOW_COPIES_MAX at once, each a descriptor and 5 to 33 pages of
+ * locked memory (a server whose threads are all followed: the others
+ * are stopped). */
+#define FOLLOW_COPIES_MAX 64
+
 static void follow_copy_open(struct sampler *s, const struct process *p, struct sampled_thread *st,
 			     uint64_t sp)
 {
-	if (s->copy_refused || st->follow.copy)
+	if (s->copy_refused || st->follow.copy || s->copies_open >= FOLLOW_COPIES_MAX)
 		return;
 	struct follow_copy *fc = calloc(1, sizeof(*fc));
 	int err = ENOMEM;
@@ -756,15 +761,18 @@ static void follow_copy_open(struct sampler *s, const struct process *p, struct 
 	}
 	fc->execs = p->t->execs;
 	st->follow.copy = fc;
+	s->copies_open++;
 }
 
-void capture_follow_end(struct sampled_thread *st)
+void capture_follow_end(struct sampler *s, struct sampled_thread *st)
 {
 	if (!st->follow.copy)
 		return;
 	switch_copy_close(st->follow.copy->watch);
 	free(st->follow.copy);
 	st->follow.copy = NULL;
+	assert(s->copies_open > 0);
+	s->copies_open--;
 }
 
 /* A stop's registers teach its address's call; of another program, the
@@ -1276,7 +1284,7 @@ void capture_thread_ended(void *arg, struct target *t, struct thread *th)
 	st->ended = true;
 	switch_regs_unwatch(s->switches, st->switched);
 	st->switched = NULL;
-	capture_follow_end(st);
+	capture_follow_end(s, st);
 	free(st->memory);
 	st->memory = NULL;
 	free(st->refused.owed);

@@ -68,7 +68,7 @@ static void retire_record(struct sampler *s, size_t i)
 	s->procs[st->proc].retired_samples += st->counts.samples;
 	s->r->retired_threads++;
 	switch_regs_unwatch(s->switches, st->switched);
-	capture_follow_end(st);
+	capture_follow_end(s, st);
 	free(st->memory);
 	free(st->refused.owed);
 	memset(st, 0, sizeof(*st));

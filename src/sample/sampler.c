@@ -50,7 +50,7 @@ static void unwatch_all(struct sampler *s)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		switch_regs_unwatch(s->switches, sampled_at(s, i)->switched);
 		sampled_at(s, i)->switched = NULL;
-		capture_follow_end(sampled_at(s, i));
+		capture_follow_end(s, sampled_at(s, i));
 	}
 }
 
