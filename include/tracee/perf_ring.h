@@ -9,6 +9,7 @@
 #define PTRACE_PROFILER_PERF_RING_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +24,19 @@ static inline void perf_ring_copy(const struct perf_event_mmap_page *meta, uint6
 	size_t at = (size_t)(pos % ring), first = len < ring - at ? len : ring - at;
 	memcpy(out, data + at, first);
 	memcpy((unsigned char *)out + first, data, len - first);
+}
+
+/* The header of the record at pos into *h, when a whole record lies
+ * there before head: false at the end (and for a header never seen: the
+ * kernel writes whole records).  A walk: for (pos = tail;
+ * perf_ring_record(meta, pos, head, &h); pos += h.size). */
+static inline bool perf_ring_record(const struct perf_event_mmap_page *meta, uint64_t pos,
+				    uint64_t head, struct perf_event_header *h)
+{
+	if (pos >= head)
+		return false;
+	perf_ring_copy(meta, pos, h, sizeof(*h));
+	return h->size >= sizeof(*h) && h->size <= head - pos;
 }
 
 static inline uint64_t perf_ring_head(const struct perf_event_mmap_page *meta)

@@ -149,11 +149,8 @@ enum switch_take switch_copy_take(struct switch_copy *c, uint64_t from_ns,
 	uint64_t newest = UINT64_MAX; /* where the copy's record is */
 	struct copy_head best;
 	bool lost_after = false;      /* a loss after the newest copy */
-	while (tail < head) {
-		struct copy_head s;
-		perf_ring_copy(meta, tail, &s.h, sizeof(s.h));
-		if (s.h.size < sizeof(s.h) || s.h.size > head - tail)
-			break; /* never seen: the kernel writes whole records */
+	struct copy_head s;
+	for (; perf_ring_record(meta, tail, head, &s.h); tail += s.h.size) {
 		if (s.h.type == PERF_RECORD_LOST) {
 			lost_after = true;
 		} else if (s.h.type == PERF_RECORD_SAMPLE && s.h.size >= sizeof(s)) {
@@ -165,7 +162,6 @@ enum switch_take switch_copy_take(struct switch_copy *c, uint64_t from_ns,
 				lost_after = false;
 			}
 		}
-		tail += s.h.size;
 	}
 	/* no room for one more: the newest switch may be the one dropped,
 	 * its loss written only once we make room */

@@ -133,11 +133,8 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 	uint64_t tail = meta->data_tail;
 	if (tail == head)
 		return; /* no switch since */
-	while (tail < head) {
-		struct switch_sample s;
-		perf_ring_copy(meta, tail, &s.h, sizeof(s.h));
-		if (s.h.size < sizeof(s.h) || s.h.size > head - tail)
-			break; /* never seen: the kernel writes whole records */
+	struct switch_sample s;
+	for (; perf_ring_record(meta, tail, head, &s.h); tail += s.h.size) {
 		if (s.h.type == PERF_RECORD_LOST) {
 			w->have = false;
 			sr->st.lost++;
@@ -148,7 +145,6 @@ void switch_regs_drain(struct switch_regs *sr, struct switch_watch *w)
 			w->have = n == sizeof(s) && s.abi != PERF_SAMPLE_REGS_ABI_NONE;
 			memcpy(w->last, s.reg, sizeof(w->last));
 		}
-		tail += s.h.size;
 	}
 	/* A ring with no room for one more sample may have dropped the
 	 * newest: its loss is written only once we make room. */
