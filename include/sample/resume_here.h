@@ -83,11 +83,12 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed);
  * helper.
  *
  * queued: the thread was not stopped but only preempted by our tick, and
- * waits on cpu behind the sampler (switch_copy.h).  SCHED_IDLE would not
- * let it run: a task made SCHED_IDLE may still be picked before it (the
- * scheduler favours an idle task over a normal one only at a wake-up),
- * and it waited ~20 us more so on sysmix.  So the sampler sleeps instead,
- * the helper asked: the thread runs at once, and the helper moves the
+ * waits on cpu behind the sampler (switch_copy.h).  Made SCHED_IDLE as
+ * for a stopped thread, the sampler lets it run the moment it changes
+ * its policy, before it has asked the helper: left queued behind a
+ * thread that never sleeps, it came back a third of the ticks late at
+ * 1 ms on sysmix.  So the helper is asked first and the sampler sleeps
+ * on the ask: the thread runs as it sleeps, and the helper moves the
  * sampler asleep and wakes it on its own CPU, real-time.  Returns once
  * moved (or false, nothing asked: the helper could not be woken). */
 bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint64_t then_due_ns,
