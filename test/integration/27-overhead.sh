@@ -236,10 +236,15 @@ bad_input "--max-overhead one" "invalid share 'one' for --max-overhead" --max-ov
 # A neighbour's wake-ups while we hold the target are not in the base
 # run, and we cannot see them as ours: CI's host (stop 62) had it lose
 # 29.1 % (its stops' gaps 28.0 %) where the summary said 18.4 %, and the
-# same build said 22.9 against 23.2 here alone.  So make check takes an
-# under-count down to half the target's loss, never an over-count beyond
-# its tolerance; make truth (a quiet host) holds 5 points either way.  A
-# figure of the stopped share alone (9.9 against 21.2, above) misses both.
+# same build said 22.9 against 23.2 here alone.  The other way too: a
+# neighbour's time that falls inside our stops is in the base run, so the
+# loss less the base undercounts us beside it (`rehearse --noise`: the
+# summary 34.9 and 39.4 % against 26.3 and 26.7 less the base, all gaps
+# 39.6-41.1 %).  So the target's loss less the base is the least we cost
+# and all its gaps the most: make check takes a figure from half the one
+# to the other, or within its tolerance of the first; make truth (a quiet
+# host) holds 5 points either way.  A figure of the stopped share alone
+# (9.9 against 21.2, above) misses both.
 # lost_share REPORT SECONDS BASE: REPORT's gaps less BASE's rate over its
 # whole run, % of SECONDS.
 lost_share() {
@@ -250,7 +255,7 @@ lost_share() {
 		{ printf "%.2f", (field($0, "gap_total_us") - bg * field($0, "seconds")) / 1e4 / s }' "$3" "$1"
 }
 cost_figure_test() {
-	local d=$1 tol=$2 out=$TMP/cf.$1 base=$TMP/cf.$1.base err=$TMP/cf.$1.err own figure rc
+	local d=$1 tol=$2 out=$TMP/cf.$1 base=$TMP/cf.$1.base err=$TMP/cf.$1.err own all figure rc
 	"$T/freeze_target" 1 "$base"
 	"$T/freeze_target" 5 "$out" &
 	local pid=$!
@@ -261,13 +266,14 @@ cost_figure_test() {
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	own=$(lost_share "$out" 4 "$base")
+	all=$(lost_share "$out" 4 /dev/null)
 	figure=$(sed -n 's/^  target cost .* lost \([0-9.]*\)% of its time to us.*/\1/p' "$err")
 	if [ $rc != 0 ] || [ -z "$figure" ] || ! grep -q "stops that took it off a CPU" "$err"; then
 		fail "the summary's cost at -d $d" "exit $rc, its line: $(grep 'target cost' "$err")" "$err"
-	elif near "$figure" "$own" "$tol" || { [ "$TRUTH" != 1 ] && atleast "$own" "$figure" &&
+	elif near "$figure" "$own" "$tol" || { [ "$TRUTH" != 1 ] && atleast "$all" "$figure" &&
 		atleast "$figure" "$(awk -v o="$own" 'BEGIN { print o / 2 }')"; }; then
-		pass "the summary's cost at -d $d: lost ${figure}% of its time to us, freeze_target's own loss ${own}% ($(pick "at least half, at most $tol points over" "within $tol points"); its stops' gaps $(stopped_share "$out" 4)%, its gaps without us $(lost_share "$base" 1 /dev/null)%)"
-	else tfail "the summary's cost at -d $d" "lost ${figure}% against freeze_target's own ${own}% ($(pick "at least half, at most $tol points over" "within $tol points"); its stops' gaps $(stopped_share "$out" 4)%)" "$err"; fi
+		pass "the summary's cost at -d $d: lost ${figure}% of its time to us, freeze_target's own loss ${own}% ($(pick "within $tol points, or from half of it to all its gaps, ${all}%" "within $tol points"); its stops' gaps $(stopped_share "$out" 4)%, its gaps without us $(lost_share "$base" 1 /dev/null)%)"
+	else tfail "the summary's cost at -d $d" "lost ${figure}% against freeze_target's own ${own}% ($(pick "within $tol points, or from half of it to all its gaps, ${all}%" "within $tol points"); its stops' gaps $(stopped_share "$out" 4)%)" "$err"; fi
 }
 if [ $CAN_ATTACH = 0 ]; then skip "the summary's cost" "$WHY_NO_ATTACH"
 elif ! timing_only "the summary's cost"; then
