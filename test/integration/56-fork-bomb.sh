@@ -116,7 +116,7 @@ fork_bomb_run() {
 	threads=$(detached "$TMP/$name.err")
 	# every process seized (and the first) detached: a thread each
 	if [ "$RC" = 0 ] && [ "$procs" -ge 300 ] && [ "$bad" = 0 ] && [ -n "$joined" ] &&
-		[ "${threads:-0}" -ge $((joined + 1)) ] && ! grep -q 'left to the kernel' "$TMP/$name.err"; then
+		[ "${threads:-0}" -ge $((joined + 1)) ]; then
 		pass "fork bomb ($how): exit 0, ${joined} processes seized on the way, $threads threads detached; of the bomb's $procs processes afterwards none traced or stopped"
 	else fail "fork bomb ($how)" "exit $RC (0), ${threads:-?} threads detached (>= ${joined:-?} seized + 1), $procs processes of the bomb afterwards (>= 300), $bad of them traced or in a tracing stop (0); $(grep -E 'detaching|subprocesses' "$TMP/$name.err" | tr -s ' ' | tr '\n' ' ')" "$TMP/$name.err"; fi
 	local want=300
@@ -127,12 +127,17 @@ fork_bomb_run() {
 	# (a correct build: 1.0-1.4 s beside no neighbour, 1.3-1.8 s in the
 	# rehearsals of a slower day, once 2.6 s; each spinner traps when it
 	# gets its turn among the 400: make check allows a busy host twice
-	# make truth's 2 s)
+	# make truth's 2 s.  A thread whose turn did not come by the
+	# detach's own bound is left to the kernel, which detaches it as we
+	# exit - none is left traced or stopped (judged above), but it was
+	# not let go in time: a matter of time too, once in 48 rehearsals,
+	# when a slow hour let the duration run seize 63)
 	local most
 	most=$(pick 4000 2000)
-	if [ -n "$ms" ] && awk -v a="$ms" -v m="$most" 'BEGIN { exit !(a <= m) }'; then
-		pass "fork bomb ($how): $threads threads detached in $ms ms (<= $most)"
-	else tfail "fork bomb ($how): detach time" "detaching took ${ms:-?} ms (<= $most)" "$TMP/$name.err"; fi
+	if [ -n "$ms" ] && awk -v a="$ms" -v m="$most" 'BEGIN { exit !(a <= m) }' &&
+		! grep -q 'left to the kernel' "$TMP/$name.err"; then
+		pass "fork bomb ($how): $threads threads detached in $ms ms (<= $most), none left to the kernel"
+	else tfail "fork bomb ($how): detach time" "detaching took ${ms:-?} ms (<= $most)$(grep -q 'left to the kernel' "$TMP/$name.err" && echo ', some left to the kernel')" "$TMP/$name.err"; fi
 }
 
 if [ "$(id -u)" != 0 ]; then
