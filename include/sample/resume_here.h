@@ -111,7 +111,9 @@ int resume_here_done(struct resume_here *h);
  * thread on thread_cpu: was the timer armed for that tick or a later one
  * (*timer_ns: for when) on that CPU, and the sampler taken from it?  Then
  * the helper is asked to put the sampler back there once it sleeps, and
- * the tick is the timer's: true.  Else the timer is disarmed: false (the
+ * the tick is the timer's: true.  (The helper, yielding its CPU to the
+ * sampler since the move, takes the ask when the sampler sleeps: no
+ * wake-up is sent then.)  Else the timer is disarmed: false (the
  * sampler moves as FOLLOW does). */
 bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_cpu, uint64_t *timer_ns);
 

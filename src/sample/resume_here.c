@@ -50,6 +50,10 @@ struct resume_here {
 	int wake;               /* eventfd: the helper's ask (and its end) */
 	cpu_set_t allowed;      /* the sampler's CPUs */
 	int off_cpu;            /* the CPU the helper is kept off, -1 none yet */
+	_Atomic int helper_on;  /* the one CPU the helper is pinned to, -1 none */
+	_Atomic bool yielding;  /* the helper waits its turn behind the sampler
+				   it moved (helper_main): an ask of ASK_PLACE
+				   needs no wake-up then */
 	_Atomic int ask;        /* enum ask */
 	_Atomic int moved_to;   /* the CPU of the last move */
 	_Atomic bool end;
@@ -223,17 +227,38 @@ static void *helper_main(void *arg)
 		if (cpu >= 0)
 			CPU_SET(cpu, &one);
 		bool moved = cpu >= 0 && sched_setaffinity(h->sampler, sizeof(one), &one) == 0;
-		sched_setscheduler(h->sampler, SCHED_FIFO | SCHED_RESET_ON_FORK, &FIFO_1);
+		/* (a sleeper never left SCHED_FIFO: sleep_until_moved) */
+		if (!sleeper)
+			sched_setscheduler(h->sampler, SCHED_FIFO | SCHED_RESET_ON_FORK, &FIFO_1);
 		/* and here ourselves, where the sampler will ask us to put it
-		 * back once it sleeps (place: we must share its CPU) */
-		if (moved)
-			pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+		 * back once it sleeps (place: we must share its CPU); pinned
+		 * here already unless resume_here_arm let us go since */
+		if (moved && atomic_load(&h->helper_on) != cpu &&
+		    pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0)
+			atomic_store(&h->helper_on, cpu);
 		atomic_store(&h->moved_to, moved ? cpu : -1);
 		atomic_fetch_add(&h->moves, moved);
 		atomic_fetch_add(&h->visited, moved && visit);
+		if (moved)
+			atomic_store(&h->yielding, true);
 		atomic_store(&h->ask, ASK_NONE);
 		if (sleeper)
 			syscall(SYS_futex, &h->ask, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		if (!moved)
+			continue;
+		/* The sampler now waits for this CPU, under our priority: we
+		 * go behind it, and our turn comes when it sleeps - as a rule
+		 * at the round's end, having asked to be put back (ASK_PLACE,
+		 * resume_here_sleep_there), which wakes nobody while we
+		 * yield.  Each side stores, then loads the other's flag
+		 * (sequentially consistent): the sampler sees us yielding
+		 * and we see its ask, or it wakes us.  A sampler that blocks
+		 * mid-round gives us our turn early: no ask yet, and we sleep
+		 * on the eventfd as before. */
+		sched_yield();
+		atomic_store(&h->yielding, false);
+		if (atomic_load(&h->ask) == ASK_PLACE)
+			place(h);
 	}
 	return NULL;
 }
@@ -311,6 +336,8 @@ struct resume_here *resume_here_new(const cpu_set_t *allowed)
 	atomic_init(&h->visit, VISIT_NONE);
 	atomic_init(&h->ask, ASK_NONE);
 	atomic_init(&h->moved_to, -1);
+	atomic_init(&h->helper_on, -1);
+	atomic_init(&h->yielding, false);
 	atomic_init(&h->placed, -1);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/thread-self/stat");
@@ -434,6 +461,7 @@ bool resume_here_arm(struct resume_here *h, int cpu, uint64_t next_due_ns, uint6
 		    pthread_setaffinity_np(h->thread, sizeof(others), &others) != 0)
 			return false;
 		h->off_cpu = cpu;
+		atomic_store(&h->helper_on, -1); /* (pinned no more) */
 	}
 	/* here, on its CPU: the timers' interrupts will be this CPU's */
 	set_timers(h, cpu, next_due_ns, then_due_ns);
@@ -502,6 +530,9 @@ bool resume_here_sleep_there(struct resume_here *h, uint64_t due_ns, int thread_
 	atomic_store(&h->placed, -1);
 	atomic_store(&h->place_cpu, thread_cpu);
 	atomic_store(&h->ask, ASK_PLACE);
+	/* (the helper yielding behind us takes the ask when we sleep) */
+	if (atomic_load(&h->yielding))
+		return true;
 	uint64_t one = 1;
 	if (write(h->wake, &one, sizeof(one)) != sizeof(one)) {
 		atomic_store(&h->ask, ASK_NONE);
