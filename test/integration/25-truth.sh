@@ -54,10 +54,17 @@ periodic_tests() {
 		if [ $rc = 0 ] && [ "$asleep_in_work" = 0 ]; then
 			pass "periodic work at $d: exit 0, no sample asleep over its work"
 		else fail "periodic work at $d" "exit $rc; $asleep_in_work samples asleep over periodic_work's frames (0)" "$out.folded"; fi
-		# what is a matter of time: the shares, and the self-check (schedstat)
+		# what is a matter of time: the shares, and the self-check
+		# (schedstat).  Beside a busy neighbour the threads wait for a
+		# CPU, and our ticks, late on a busy CPU too, see less of it:
+		# the self-check says so, as it should (in make check mode, 6-10
+		# of 16 threads "queued ... in fewer samples" at 100 us in a busy
+		# hour, shares right).  make check asks the shares; make truth,
+		# on a quiet host, silence too.
 		if near "$grid_p" "$grid_t" 2 && near "$drift_p" "$drift_t" 2 &&
-			near "$grid_rp" "$grid_rt" 2.5 && near "$drift_rp" "$drift_rt" 2.5 && [ "$warned" = 0 ]; then
-			pass "periodic work at $d: on a grid ${grid_p}% (the target: ${grid_t}%), running ${grid_rp}% (schedstat ${grid_rt}%); drifting ${drift_p}% (${drift_t}%), running ${drift_rp}% (${drift_rt}%); self-check silent"
+			near "$grid_rp" "$grid_rt" 2.5 && near "$drift_rp" "$drift_rt" 2.5 &&
+			{ [ "$warned" = 0 ] || [ "$TRUTH" != 1 ]; }; then
+			pass "periodic work at $d: on a grid ${grid_p}% (the target: ${grid_t}%), running ${grid_rp}% (schedstat ${grid_rt}%); drifting ${drift_p}% (${drift_t}%), running ${drift_rp}% (${drift_rt}%); self-check spoke $warned times"
 		else tfail "periodic work at $d: shares against the target's clock and schedstat" "grid ${grid_p}% (target ${grid_t}%), running ${grid_rp}% (schedstat ${grid_rt}%); drifting ${drift_p}% (target ${drift_t}%), running ${drift_rp}% (${drift_rt}%); tolerance 2 and 2.5 points; self-check spoke $warned times" "$out.folded"; fi
 	done
 }
