@@ -275,8 +275,6 @@ int session_start(struct session *s, const struct options *o, const char *comman
 		oracle_names_free(s->names);
 		return 2;
 	}
-	/* Wake up on time: the default 50 us timer slack is half of a 100 us tick. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	int rc = take_targets(s);
 	if (rc == 0)
 		rc = check_targets(s);
@@ -285,6 +283,10 @@ int session_start(struct session *s, const struct options *o, const char *comman
 		oracle_names_free(s->names);
 		return rc;
 	}
+	/* Wake up on time: the default 50 us timer slack is half of a 100 us
+	 * tick.  Only now: a command we launch keeps the slack it would have
+	 * had (a child inherits its parent's, and its default with it). */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	session_target_line(s);
 	return 0;
 }

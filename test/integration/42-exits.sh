@@ -15,6 +15,14 @@ launch_status_tests() {
 	rc=$?
 	if [ $rc = 0 ]; then pass "launch: a command we end at the end of the run gives 0"
 	else fail "launch: ended by us" "got $rc, expected 0" "$TMP/ended.err"; fi
+	# a command keeps the timer slack it would have had (ours is 1 ns,
+	# set for our ticks): a launched program's timers as they are
+	local mine theirs
+	if mine=$(cat /proc/self/timerslack_ns 2>/dev/null); then
+		theirs=$("$PP" -d 1ms -o /dev/null -- cat /proc/self/timerslack_ns 2>"$TMP/slack.err")
+		if [ "$theirs" = "$mine" ]; then pass "launch: the command's timer slack is its own ($theirs ns), not ours"
+		else fail "launch: the command's timer slack" "${theirs:-nothing} ns, expected $mine (the shell's)" "$TMP/slack.err"; fi
+	else skip "launch: the command's timer slack" "no /proc/self/timerslack_ns here"; fi
 }
 launch_status_tests
 
